@@ -1,0 +1,1 @@
+"""The registry's rules: format-agnostic, HTTP-agnostic."""

@@ -1,0 +1,197 @@
+"""The registry's errors, each carrying Confluent's HTTP status and error code.
+
+Every failure a client can provoke is one of these; `app/api/errors.py` turns them into
+`{"error_code": N, "message": "..."}` in one place. Numbers and message templates follow
+Confluent's `Errors.java` so that clients (which sometimes branch on `error_code`) and humans
+reading logs see what they would see with the reference registry.
+"""
+from __future__ import annotations
+
+
+class RegistryError(Exception):
+    http_status: int = 500
+    error_code: int = 500
+
+    def __init__(self, message: str, *, error_code: int | None = None, http_status: int | None = None):
+        super().__init__(message)
+        self.message = message
+        if error_code is not None:
+            self.error_code = error_code
+        if http_status is not None:
+            self.http_status = http_status
+
+
+# -- framework-level errors: the HTTP status doubles as the error code ------------------
+class BadRequest(RegistryError):
+    http_status, error_code = 400, 400
+
+
+class EndpointNotFound(RegistryError):
+    http_status, error_code = 404, 404
+
+
+class MethodNotAllowed(RegistryError):
+    http_status, error_code = 405, 405
+
+
+class NotAcceptable(RegistryError):
+    http_status, error_code = 406, 406
+
+
+class UnsupportedMediaType(RegistryError):
+    http_status, error_code = 415, 415
+
+
+class UnprocessableEntity(RegistryError):
+    http_status, error_code = 422, 422
+
+
+# -- 404 -------------------------------------------------------------------------------------
+class SubjectNotFound(RegistryError):
+    http_status, error_code = 404, 40401
+
+    @classmethod
+    def for_subject(cls, subject: str) -> "SubjectNotFound":
+        return cls(f"Subject '{subject}' not found.")
+
+
+class VersionNotFound(RegistryError):
+    http_status, error_code = 404, 40402
+
+    @classmethod
+    def for_version(cls, version: int | str) -> "VersionNotFound":
+        return cls(f"Version {version} not found.")
+
+
+class SchemaNotFound(RegistryError):
+    http_status, error_code = 404, 40403
+
+    @classmethod
+    def for_id(cls, schema_id: int | str) -> "SchemaNotFound":
+        return cls(f"Schema {schema_id} not found")
+
+    @classmethod
+    def generic(cls) -> "SchemaNotFound":
+        return cls("Schema not found")
+
+
+class SubjectSoftDeleted(RegistryError):
+    http_status, error_code = 404, 40404
+
+    @classmethod
+    def for_subject(cls, subject: str) -> "SubjectSoftDeleted":
+        return cls(f"Subject '{subject}' was soft deleted.Set permanent=true to delete permanently")
+
+
+class SubjectNotSoftDeleted(RegistryError):
+    http_status, error_code = 404, 40405
+
+    @classmethod
+    def for_subject(cls, subject: str) -> "SubjectNotSoftDeleted":
+        return cls(f"Subject '{subject}' was not deleted first before being permanently deleted")
+
+
+class SchemaVersionSoftDeleted(RegistryError):
+    http_status, error_code = 404, 40406
+
+    @classmethod
+    def for_version(cls, subject: str, version: int) -> "SchemaVersionSoftDeleted":
+        return cls(f"Subject '{subject}' Version {version} was soft deleted.Set permanent=true to delete permanently")
+
+
+class SchemaVersionNotSoftDeleted(RegistryError):
+    http_status, error_code = 404, 40407
+
+    @classmethod
+    def for_version(cls, subject: str, version: int) -> "SchemaVersionNotSoftDeleted":
+        return cls(
+            f"Subject '{subject}' Version {version} was not deleted first before being permanently deleted"
+        )
+
+
+class SubjectCompatibilityNotConfigured(RegistryError):
+    http_status, error_code = 404, 40408
+
+    @classmethod
+    def for_subject(cls, subject: str) -> "SubjectCompatibilityNotConfigured":
+        return cls(f"Subject '{subject}' does not have subject-level compatibility configured")
+
+
+class SubjectModeNotConfigured(RegistryError):
+    http_status, error_code = 404, 40409
+
+    @classmethod
+    def for_subject(cls, subject: str) -> "SubjectModeNotConfigured":
+        return cls(f"Subject '{subject}' does not have subject-level mode configured")
+
+
+# -- 409 -------------------------------------------------------------------------------------
+class IncompatibleSchema(RegistryError):
+    """The code is 40901 by default; settings may switch it to the 7.x value 409."""
+
+    http_status, error_code = 409, 40901
+
+
+# -- 422 -------------------------------------------------------------------------------------
+class InvalidSchema(RegistryError):
+    http_status, error_code = 422, 42201
+
+
+class InvalidVersion(RegistryError):
+    http_status, error_code = 422, 42202
+
+    @classmethod
+    def for_value(cls, value: str) -> "InvalidVersion":
+        return cls(
+            f"The specified version '{value}' is not a valid version id. Allowed values are between "
+            "[1, 2^31-1] and the string \"latest\""
+        )
+
+
+class InvalidCompatibilityLevel(RegistryError):
+    http_status, error_code = 422, 42203
+
+
+class InvalidMode(RegistryError):
+    http_status, error_code = 422, 42204
+
+
+class OperationNotPermitted(RegistryError):
+    http_status, error_code = 422, 42205
+
+
+class ReferenceExists(RegistryError):
+    http_status, error_code = 422, 42206
+
+
+class InvalidSubject(RegistryError):
+    http_status, error_code = 422, 42208
+
+    @classmethod
+    def for_subject(cls, subject: str) -> "InvalidSubject":
+        return cls(f"The specified subject '{subject}' is not a valid.")
+
+
+class SchemaTooLarge(RegistryError):
+    http_status, error_code = 422, 42209
+
+
+class InvalidRuleSet(RegistryError):
+    http_status, error_code = 422, 42210
+
+
+class ContextNotEmpty(RegistryError):
+    http_status, error_code = 422, 42211
+
+    @classmethod
+    def for_context(cls, context: str) -> "ContextNotEmpty":
+        return cls(f"The specified context '{context}' is not empty.")
+
+
+# -- 500 -------------------------------------------------------------------------------------
+class StoreError(RegistryError):
+    http_status, error_code = 500, 50001
+
+
+class OperationTimeout(RegistryError):
+    http_status, error_code = 500, 50002

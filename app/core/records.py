@@ -1,0 +1,69 @@
+"""What the core hands back to the API layer: plain, immutable records.
+
+The API renders them into Confluent's JSON shapes; nothing here knows about JSON keys
+beyond the metadata/rule-set documents that are stored as given.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.types import SchemaReference
+
+
+@dataclass(frozen=True)
+class StoredSchema:
+    """The immutable content behind one schema id. Cached in process by `key`.
+
+    `key` is the storage row's own never-reused key; `id` is the public schema id inside
+    `context` (a context is "." for the default one).
+    """
+
+    key: int
+    context: str
+    id: int
+    guid: str
+    schema_type: str
+    schema: str
+    references: tuple[SchemaReference, ...] = ()
+    metadata: dict[str, Any] | None = None
+    rule_set: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class SubjectVersion:
+    """A schema as held by one subject-version.
+
+    `subject` is the qualified name (`:.ctx:name` outside the default context).
+    `text` is the schema text to serve: the canonical text, or the `format=` rendering.
+    """
+
+    subject: str
+    version: int
+    schema: StoredSchema
+    ts: int
+    deleted: bool
+    text: str
+
+    @property
+    def id(self) -> int:
+        return self.schema.id
+
+
+@dataclass(frozen=True)
+class SchemaById:
+    """Reply to `GET /schemas/ids/{id}` and `/schemas/guids/{guid}`.
+
+    `holder` is the subject-version shown in the 8.x reply (None for the guid endpoint).
+    """
+
+    schema: StoredSchema
+    text: str
+    holder: SubjectVersion | None
+    max_id: int | None = None
+
+
+@dataclass(frozen=True)
+class CompatibilityReport:
+    is_compatible: bool
+    messages: list[str] = field(default_factory=list)

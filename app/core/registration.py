@@ -1,0 +1,317 @@
+"""Registration, lookup and compatibility checks: the flows that take a schema from a request.
+
+Registration follows the reference's order of steps (spec §5.2) inside one transaction that
+holds the subject's row lock, so version numbers and ids are race-free across a fleet.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from app.core import compatibility
+from app.core.config import effective_config, effective_mode, rows_needed
+from app.core.errors import (
+    IncompatibleSchema,
+    InvalidSchema,
+    OperationNotPermitted,
+    SchemaNotFound,
+    StoreError,
+    SubjectNotFound,
+    VersionNotFound,
+)
+from app.core.identity import guid_from_hash, identity_hash
+from app.core.metadata import (
+    has_version_property,
+    merge_metadata,
+    merge_rule_sets,
+    normalize_metadata,
+    normalize_rule_set,
+    stamp_version,
+)
+from app.core.records import CompatibilityReport, StoredSchema, SubjectVersion
+from app.core.resolver import Candidate, SchemaResolver, request_references
+from app.core.subjects import parse_version, resolve_alias, subject_version, validate_subject
+from app.core.types import CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
+from app.settings import Settings
+from app.storage.repository import Repository, Store, VersionRow, WriteConflict
+
+_WRITE_ATTEMPTS = 5
+
+
+class Registrar:
+    def __init__(self, repository: Repository, resolver: SchemaResolver, settings: Settings):
+        self.repo = repository
+        self.resolver = resolver
+        self.settings = settings
+
+    # ------------------------------------------------------------------ register
+    def register(
+        self, subject: str, request: SchemaRequest, normalize: bool, force: bool, fmt: str | None
+    ) -> SubjectVersion:
+        qs = QualifiedSubject.parse(subject)
+        validate_subject(qs, subject, registering=True)
+        metadata = normalize_metadata(request.metadata)
+        rule_set = normalize_rule_set(request.rule_set)
+        refs = request_references(request.references)
+        for attempt in range(_WRITE_ATTEMPTS):
+            try:
+                with self.repo.write() as store:
+                    result, fresh = self._register(store, qs, request, metadata, rule_set, refs, normalize, force)
+                if fresh is not None:
+                    self.resolver.remember(*fresh)
+                with self.repo.read() as store:
+                    return subject_version(self.resolver, store, result[0], result[1], fmt)
+            except WriteConflict:
+                if attempt == _WRITE_ATTEMPTS - 1:
+                    raise StoreError("Could not register the schema: too much concurrent contention") from None
+        raise AssertionError("unreachable")
+
+    def _register(
+        self,
+        store: Store,
+        qs: QualifiedSubject,
+        request: SchemaRequest,
+        metadata: dict[str, Any] | None,
+        rule_set: dict[str, Any] | None,
+        refs: list,
+        normalize: bool,
+        force: bool,
+    ) -> tuple[tuple[QualifiedSubject, VersionRow], tuple[StoredSchema, Any] | None]:
+        qs, _ = resolve_alias(store, qs)
+        subject_row = store.lock_subject(qs.context, qs.name)
+        rows = store.settings_rows(rows_needed(qs.context, qs.name))
+        config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
+        mode = effective_mode(qs.context, qs.name, rows)
+        importing = mode is Mode.IMPORT
+        versions = store.versions(subject_row.id)
+        live = [v for v in versions if not v.deleted]
+        latest = self.resolver.content(store, live[-1].schema_pk) if live else None
+        next_version = versions[-1].version + 1 if versions else 1
+
+        text, schema_type = request.schema, request.schema_type
+        if not text:
+            if importing or latest is None:
+                raise InvalidSchema("Empty schema")
+            text, schema_type, refs = latest.schema, latest.schema_type, list(latest.references)
+        candidate = self.resolver.candidate(
+            store, qs.context, schema_type, text, refs,
+            normalize=(normalize or bool(config.get("normalize"))) and not importing,
+            strict=not importing and config.get("validateNewSchemas") is not False,
+            live_refs=True,
+        )
+        if importing:
+            md, rs = metadata, rule_set
+        else:
+            md, rs = merged_documents(metadata, rule_set, latest, config, request.version, next_version)
+        digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
+
+        # Step 2: the subject already holds this schema -> answer it, no mode check.
+        no_version = request.version is None or request.version <= 0
+        found = self.resolver.find_match(store, live, digest, candidate, [md, metadata], rs)
+        if found is not None:
+            if no_version and request.id in (None, found.schema_id):
+                return (qs, found), None
+            if request.version == found.version and request.id == found.schema_id:
+                return (qs, found), None
+
+        # Step 3: the mode decides whether anything may be written.
+        explicit_id = request.id is not None and request.id >= 0
+        if mode.read_only:
+            raise OperationNotPermitted(f"Subject {qs.qualified()} is in read-only mode")
+        if explicit_id and not importing:
+            raise OperationNotPermitted(f"Subject {qs.qualified()} is not in import mode")
+        if not explicit_id and mode is not Mode.READWRITE:
+            raise OperationNotPermitted(f"Subject {qs.qualified()} is not in read-write mode")
+
+        store.lock_hash(digest)
+        same = store.schemas_by_hash(digest, qs.context)
+        reuse = next((s for s in same if not explicit_id or s[2] == request.id), None)
+
+        if not importing and not force:
+            level = CompatibilityLevel.parse(config["compatibility"])
+            history = self.history(store, live, level, config, md)
+            messages = compatibility.check(
+                self.resolver.formats, level, candidate.parsed, history,
+                validate_fields=bool(config.get("validateFields")),
+            )
+            if messages:
+                raise IncompatibleSchema(
+                    "Schema being registered is incompatible with an earlier schema for subject "
+                    f'"{qs.qualified()}", details: [{", ".join(messages)}]',
+                    error_code=self.settings.incompatible_error_code,
+                )
+
+        version = next_version
+        if not no_version:
+            if importing:
+                version = int(request.version)  # type: ignore[arg-type]
+            elif request.version != next_version:
+                raise InvalidSchema(
+                    f"Version {request.version} is not one more than previous version {next_version - 1}"
+                )
+        if any(v.version == version for v in versions):
+            raise OperationNotPermitted(f"Version {version} of subject {qs.qualified()} already exists")
+
+        if explicit_id:
+            holder = store.schema_pk_for_id(qs.context, int(request.id))  # type: ignore[arg-type]
+            if holder is not None and (reuse is None or holder != reuse[0]):
+                raise OperationNotPermitted(
+                    f"Overwrite new schema with id {request.id} in context {qs.context} is not permitted."
+                )
+        fresh = None
+        if reuse is not None:
+            pk, schema_id = reuse[0], reuse[2]
+            # Step 12: older soft-deleted versions holding the same id go, unless referenced.
+            stale = [
+                v.version for v in versions
+                if v.deleted and v.schema_pk == pk and not store.referrers(qs.context, qs.name, [v.version])
+            ]
+            if stale:
+                store.hard_delete(subject_row.id, stale, [])
+        else:
+            schema_id = int(request.id) if explicit_id else store.allocate_id()  # type: ignore[arg-type]
+            pk = store.insert_schema(
+                qs.context, schema_id, digest, candidate.schema_type, candidate.text, candidate.references, md, rs
+            )
+            if explicit_id:
+                store.move_id_allocation_past(schema_id)
+            stored = StoredSchema(
+                key=pk, context=qs.context, id=schema_id, guid=guid_from_hash(digest), schema_type=candidate.schema_type,
+                schema=candidate.text, references=tuple(candidate.plain_references), metadata=md, rule_set=rs,
+            )
+            fresh = (stored, candidate.parsed)
+        ts = store.insert_version(subject_row.id, version, pk)
+        store.ensure_context(qs.context)
+        return (qs, VersionRow(version, pk, schema_id, digest, False, ts)), fresh
+
+    def history(
+        self,
+        store: Store,
+        live: list[VersionRow],
+        level: CompatibilityLevel,
+        config: dict[str, Any],
+        metadata: dict[str, Any] | None,
+        *,
+        single: VersionRow | None = None,
+    ) -> list[compatibility.Previous]:
+        """Previous versions to compare with, newest first: all live ones for a transitive
+        level, the newest otherwise, restricted to the new schema's compatibility group."""
+        if single is not None:
+            chosen = [single]
+        else:
+            chosen = list(reversed(live))
+            group = config.get("compatibilityGroup")
+            if group:
+                value = ((metadata or {}).get("properties") or {}).get(group)
+                chosen = [
+                    v for v in chosen
+                    if ((self.resolver.content(store, v.schema_pk).metadata or {}).get("properties") or {}).get(group)
+                    == value
+                ]
+            if not level.transitive:
+                chosen = chosen[:1]
+        out = []
+        for v in chosen:
+            stored = self.resolver.content(store, v.schema_pk)
+            out.append(
+                compatibility.Previous(v.version, stored.schema_type, stored.schema, self.resolver.parsed(store, stored))
+            )
+        return out
+
+    # ------------------------------------------------------------------ lookup
+    def lookup(
+        self, subject: str, request: SchemaRequest, normalize: bool, deleted: bool, fmt: str | None
+    ) -> SubjectVersion:
+        qs = QualifiedSubject.parse(subject)
+        metadata = normalize_metadata(request.metadata)
+        rule_set = normalize_rule_set(request.rule_set)
+        refs = request_references(request.references)
+        with self.repo.read() as store:
+            qs, row = resolve_alias(store, qs)
+            rows = store.settings_rows(rows_needed(qs.context, qs.name))
+            config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
+            candidate = self.resolver.candidate(
+                store, qs.context, request.schema_type, request.schema, refs,
+                normalize=normalize or bool(config.get("normalize")), strict=False, live_refs=False,
+            )
+            versions = store.versions(row.id) if row else []
+            in_scope = [v for v in versions if deleted or not v.deleted]
+            if not in_scope:
+                raise SubjectNotFound.for_subject(qs.qualified())
+            digest = identity_hash(candidate.text, candidate.plain_references, metadata, rule_set)
+            found = self.resolver.find_match(store, in_scope, digest, candidate, [metadata], rule_set)
+            live = [v for v in versions if not v.deleted]
+            if found is None and live:
+                latest = self.resolver.content(store, live[-1].schema_pk)
+                md, rs = merged_documents(metadata, rule_set, latest, config, None, None)
+                digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
+                found = self.resolver.find_match(store, in_scope, digest, candidate, [md], rs)
+            if found is None:
+                raise SchemaNotFound.generic()
+            return subject_version(self.resolver, store, qs, found, fmt)
+
+    # ------------------------------------------------------------------ compatibility
+    def check(
+        self, subject: str, version: str | None, request: SchemaRequest, normalize: bool, verbose: bool
+    ) -> CompatibilityReport:
+        number = parse_version(version) if version is not None else None
+        qs = QualifiedSubject.parse(subject)
+        metadata = normalize_metadata(request.metadata)
+        rule_set = normalize_rule_set(request.rule_set)
+        refs = request_references(request.references)
+        with self.repo.read() as store:
+            qs, row = resolve_alias(store, qs)
+            rows = store.settings_rows(rows_needed(qs.context, qs.name))
+            config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
+            versions = store.versions(row.id) if row else []
+            live = [v for v in versions if not v.deleted]
+            target = None
+            if version is not None:
+                if number is None:
+                    if not live:
+                        return CompatibilityReport(True, [])
+                    target = live[-1]
+                else:
+                    target = next((v for v in live if v.version == number), None)
+                    if target is None:
+                        raise VersionNotFound.for_version(number)
+            try:
+                candidate = self.resolver.candidate(
+                    store, qs.context, request.schema_type, request.schema, refs,
+                    normalize=normalize or bool(config.get("normalize")), strict=True, live_refs=True,
+                )
+            except InvalidSchema as exc:
+                if verbose:
+                    return CompatibilityReport(False, [exc.message])
+                raise
+            latest = self.resolver.content(store, live[-1].schema_pk) if live else None
+            md, _ = merged_documents(metadata, rule_set, latest, config, None, None)
+            level = CompatibilityLevel.parse(config["compatibility"])
+            history = self.history(store, live, level, config, md, single=target)
+            messages = compatibility.check(
+                self.resolver.formats, level, candidate.parsed, history,
+                validate_fields=bool(config.get("validateFields")), single_target=target is not None,
+            )
+        return CompatibilityReport(not messages, messages)
+
+
+def merged_documents(
+    metadata: dict[str, Any] | None,
+    rule_set: dict[str, Any] | None,
+    latest: StoredSchema | None,
+    config: dict[str, Any],
+    requested_version: int | None,
+    new_version: int | None,
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """§5.9: default ⊕ (request's, else the latest live version's) ⊕ override, later terms
+    winning; then `confluent:version` is stamped when asked for or already present."""
+    specific_md = metadata if metadata is not None else (latest.metadata if latest else None)
+    specific_rs = rule_set if rule_set is not None else (latest.rule_set if latest else None)
+    md = merge_metadata(merge_metadata(normalize_metadata(config.get("defaultMetadata")), specific_md),
+                        normalize_metadata(config.get("overrideMetadata")))
+    rs = merge_rule_sets(merge_rule_sets(normalize_rule_set(config.get("defaultRuleSet")), specific_rs),
+                         normalize_rule_set(config.get("overrideRuleSet")))
+    if new_version is not None and (
+        (requested_version is not None and requested_version != 0) or has_version_property(md)
+    ):
+        md = stamp_version(md, new_version)
+    return md, rs

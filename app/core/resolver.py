@@ -1,0 +1,191 @@
+"""Turning texts and stored rows into parsed schemas, with the in-process caches.
+
+Stored schemas are immutable, so their content, their parsed form and their `format=`
+renderings are cached by storage key: the read path parses nothing, and a compatibility
+check against 100 versions parses only the candidate.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from app.core.cache import LruCache
+from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError
+from app.core.metadata import without_version_property
+from app.core.records import StoredSchema
+from app.core.types import QualifiedSubject, SchemaReference
+from app.formats import format_for
+from app.formats.base import ParsedSchema, SchemaFormat
+from app.storage.repository import Store, VersionRow
+
+# A resolved reference: as stored (real version number), plus the context and plain subject
+# name it points at (what `referencedby` and the delete guards query).
+ResolvedReference = tuple[SchemaReference, str, str]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A schema from a request, parsed and canonicalized, references resolved."""
+
+    schema_type: str
+    parsed: ParsedSchema
+    references: list[ResolvedReference]
+
+    @property
+    def text(self) -> str:
+        return self.parsed.canonical
+
+    @property
+    def plain_references(self) -> list[SchemaReference]:
+        return [ref for ref, _, _ in self.references]
+
+
+def request_references(raw: Sequence[Any]) -> list[SchemaReference]:
+    """References as sent; all three fields are required (42201 "Invalid reference")."""
+    out = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise InvalidSchema("Invalid reference")
+        name, subject, version = item.get("name"), item.get("subject"), item.get("version")
+        if (
+            not isinstance(name, str) or not name
+            or not isinstance(subject, str) or not subject
+            or not isinstance(version, int) or isinstance(version, bool)
+        ):
+            raise InvalidSchema("Invalid reference")
+        out.append(SchemaReference(name, subject, version))
+    return out
+
+
+class SchemaResolver:
+    def __init__(self, formats: Mapping[str, SchemaFormat], cache_size: int, max_schema_bytes: int):
+        self.formats = formats
+        self.max_schema_bytes = max_schema_bytes
+        self._content: LruCache[int, StoredSchema] = LruCache(cache_size)
+        self._parsed: LruCache[int, ParsedSchema] = LruCache(cache_size)
+        self._formatted: LruCache[tuple[int, str], str] = LruCache(cache_size)
+
+    # ------------------------------------------------------------------ stored schemas
+    def content(self, store: Store, pk: int) -> StoredSchema:
+        cached = self._content.get(pk)
+        if cached is None:
+            loaded = store.load_schema(pk)
+            if loaded is None:
+                raise StoreError(f"Stored schema row {pk} disappeared")
+            cached = self._content.put(pk, loaded)
+        return cached
+
+    def remember(self, stored: StoredSchema, parsed: ParsedSchema) -> None:
+        """Seed the caches with a schema just committed (its text is `parsed.canonical`)."""
+        self._content.put(stored.key, stored)
+        self._parsed.put(stored.key, parsed)
+
+    def parsed(self, store: Store, stored: StoredSchema) -> ParsedSchema:
+        cached = self._parsed.get(stored.key)
+        if cached is None:
+            _, deps = self.resolve_references(store, stored.context, stored.references, live_only=False)
+            fmt = format_for(stored.schema_type)
+            cached = self._parsed.put(stored.key, fmt.parse(stored.schema, deps, strict=False))
+        return cached
+
+    def text(self, store: Store, stored: StoredSchema, fmt: str | None) -> str:
+        """The schema text for a `format=` value; unknown values give the canonical text."""
+        if not fmt:
+            return stored.schema
+        key = (stored.key, fmt)
+        cached = self._formatted.get(key)
+        if cached is None:
+            rendered = format_for(stored.schema_type).formatted(self.parsed(store, stored), fmt)
+            cached = self._formatted.put(key, stored.schema if rendered is None else rendered)
+        return cached
+
+    # ------------------------------------------------------------------ references
+    def resolve_references(
+        self, store: Store, context: str, refs: Sequence[SchemaReference], *, live_only: bool
+    ) -> tuple[list[ResolvedReference], dict[str, str]]:
+        """Resolve each reference to a stored version and collect every transitive
+        dependency's text, dependencies before their dependents (what `parse` needs).
+
+        An unqualified reference subject lives in the referrer's context; version -1 means
+        the latest live version and is stored as the real number.
+        """
+        resolved: list[ResolvedReference] = []
+        deps: dict[str, str] = {}
+        for ref in refs:
+            target = QualifiedSubject.parse(ref.subject)
+            ctx = target.context if ref.subject.startswith(":") else context
+            _, row = store.subject_version(ctx, target.name, None if ref.version == -1 else ref.version)
+            if row is None or (live_only and row.deleted):
+                raise InvalidSchema(
+                    f'No schema reference found for subject "{ref.subject}" and version {ref.version}'
+                )
+            stored = self.content(store, row.schema_pk)
+            _, inner = self.resolve_references(store, stored.context, stored.references, live_only=False)
+            for name, text in inner.items():
+                deps.setdefault(name, text)
+            deps.setdefault(ref.name, stored.schema)
+            resolved.append((SchemaReference(ref.name, ref.subject, row.version), ctx, target.name))
+        return resolved, deps
+
+    # ------------------------------------------------------------------ requests
+    def candidate(
+        self,
+        store: Store,
+        context: str,
+        schema_type: str,
+        text: Any,
+        refs: Sequence[SchemaReference],
+        *,
+        normalize: bool,
+        strict: bool,
+        live_refs: bool,
+    ) -> Candidate:
+        fmt = format_for(schema_type)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidSchema("Empty schema")
+        if len(text) > self.max_schema_bytes or len(text.encode("utf-8")) > self.max_schema_bytes:
+            raise SchemaTooLarge(f"Schema is larger than the maximum of {self.max_schema_bytes} bytes")
+        if normalize:
+            refs = sorted(set(refs), key=lambda r: (r.name, r.subject, r.version))
+        resolved, deps = self.resolve_references(store, context, refs, live_only=live_refs)
+        parsed = fmt.parse(text, deps, strict=strict)
+        if normalize:
+            parsed = fmt.normalize(parsed)
+        return Candidate(schema_type, parsed, resolved)
+
+    def equivalent(
+        self,
+        stored: StoredSchema,
+        candidate: Candidate,
+        metadata: dict[str, Any] | None,
+        rule_set: dict[str, Any] | None,
+    ) -> bool:
+        """Lookup equality (§5.12): same text, same references (or none sent), metadata
+        equal once `confluent:version` is ignored, same rule set."""
+        if stored.schema != candidate.text or stored.schema_type != candidate.schema_type:
+            return False
+        if candidate.references and tuple(candidate.plain_references) != stored.references:
+            return False
+        if without_version_property(stored.metadata) != without_version_property(metadata):
+            return False
+        return (stored.rule_set or None) == (rule_set or None)
+
+    def find_match(
+        self,
+        store: Store,
+        versions: Sequence[VersionRow],
+        digest: str,
+        candidate: Candidate,
+        metadata_options: Sequence[dict[str, Any] | None],
+        rule_set: dict[str, Any] | None,
+    ) -> VersionRow | None:
+        """The version among `versions` holding this schema: by identity hash first, then by
+        the equivalence scan from newest to oldest."""
+        by_hash = [v for v in versions if v.hash == digest]
+        if by_hash:
+            return by_hash[-1]
+        for version in reversed(versions):
+            stored = self.content(store, version.schema_pk)
+            if any(self.equivalent(stored, candidate, md, rule_set) for md in metadata_options):
+                return version
+        return None

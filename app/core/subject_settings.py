@@ -1,0 +1,182 @@
+"""Config and mode endpoints: reading them back, PUT merges, deletes, the IMPORT switch.
+
+A `subject` of None, "" or ":.:" addresses the global (default-context) row; ":.ctx:"
+addresses a context's row and ":.__GLOBAL:" Confluent's global-settings context.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.config import (
+    GLOBAL_KEY,
+    effective_config,
+    effective_mode,
+    merge_config,
+    rows_needed,
+    with_level,
+)
+from app.core.errors import (
+    BadRequest,
+    OperationNotPermitted,
+    ReferenceExists,
+    SubjectCompatibilityNotConfigured,
+    SubjectModeNotConfigured,
+    SubjectNotFound,
+)
+from app.core.metadata import normalize_metadata, normalize_rule_set
+from app.core.subjects import validate_subject
+from app.core.types import CompatibilityLevel, Mode, QualifiedSubject
+from app.settings import Settings
+from app.storage.repository import Repository, Store
+
+_BOOLEAN_KEYS = ("normalize", "validateFields", "validateRules", "validateNewSchemas")
+_STRING_KEYS = ("alias", "compatibilityGroup", "aliasForDeks", "compatibilityPolicy")
+
+
+def _scope(subject: str | None) -> tuple[str, str]:
+    if not subject:
+        return GLOBAL_KEY
+    qs = QualifiedSubject.parse(subject)
+    return qs.context, qs.name
+
+
+class SubjectSettings:
+    def __init__(self, repository: Repository, settings: Settings):
+        self.repo = repository
+        self.default_level = settings.compatibility_level
+        self.mode_mutability = settings.mode_mutability
+
+    # ------------------------------------------------------------------ config
+    def get_config(self, subject: str | None, default_to_global: bool) -> dict[str, Any]:
+        key = _scope(subject)
+        with self.repo.read() as store:
+            rows = store.settings_rows(rows_needed(*key))
+        own = rows.get(key)
+        if default_to_global:
+            return effective_config(key[0], key[1], rows, self.default_level)
+        if own is not None and own.config is not None:
+            return with_level(own.config, self.default_level)
+        if key == GLOBAL_KEY:
+            return {"compatibility": self.default_level}
+        raise SubjectCompatibilityNotConfigured.for_subject(subject or "")
+
+    def update_config(self, subject: str | None, changes: dict[str, Any]) -> dict[str, Any]:
+        key = _scope(subject)
+        if subject:
+            validate_subject(QualifiedSubject(*key), subject, registering=False)
+        changes = _validated_changes(changes)
+        with self.repo.write() as store:
+            self._check_writable(store, key)
+            own = store.subject(*key)
+            merged = merge_config(own.config if own else None, changes)
+            store.set_subject_settings(key[0], key[1], config=merged)
+        return merged
+
+    def delete_config(self, subject: str | None) -> dict[str, Any]:
+        key = _scope(subject)
+        with self.repo.write() as store:
+            own = store.subject(*key)
+            if key != GLOBAL_KEY and (own is None or own.config is None):
+                raise SubjectNotFound.for_subject(subject or "")
+            self._check_writable(store, key)
+            old = with_level((own.config if own else None) or {}, self.default_level)
+            if own is not None:
+                store.set_subject_settings(key[0], key[1], config=None)
+                store.drop_subject_if_unused(own.id)
+        return old
+
+    # ------------------------------------------------------------------ mode
+    def get_mode(self, subject: str | None, default_to_global: bool) -> str:
+        key = _scope(subject)
+        with self.repo.read() as store:
+            rows = store.settings_rows(rows_needed(*key))
+        own = rows.get(key)
+        if own is not None and own.mode is not None and not default_to_global:
+            return own.mode
+        if default_to_global or key == GLOBAL_KEY:
+            if key == GLOBAL_KEY and not default_to_global:
+                return Mode.READWRITE.value
+            return effective_mode(key[0], key[1], rows).value
+        raise SubjectModeNotConfigured.for_subject(subject or "")
+
+    def update_mode(self, subject: str | None, mode: str | None, force: bool) -> str | None:
+        key = _scope(subject)
+        if subject:
+            validate_subject(QualifiedSubject(*key), subject, registering=False)
+        new = Mode.parse(mode).value if mode is not None else None
+        if not self.mode_mutability:
+            raise OperationNotPermitted("Mode changes are not allowed")
+        with self.repo.write() as store:
+            rows = store.settings_rows(rows_needed(*key))
+            if new == Mode.IMPORT.value and effective_mode(key[0], key[1], rows) is not Mode.IMPORT and not force:
+                self._prepare_import(store, key)
+            store.set_subject_settings(key[0], key[1], mode=new)
+            if new is None:
+                row = store.subject(*key)
+                if row is not None:
+                    store.drop_subject_if_unused(row.id)
+        return new
+
+    def delete_mode(self, subject: str | None, recursive: bool) -> str:
+        key = _scope(subject)
+        with self.repo.write() as store:
+            own = store.subject(*key)
+            if key != GLOBAL_KEY and (own is None or own.mode is None) and not recursive:
+                raise SubjectNotFound.for_subject(subject or "")
+            old = (own.mode if own else None) or Mode.READWRITE.value
+            if own is not None and own.mode is not None:
+                store.set_subject_settings(key[0], key[1], mode=None)
+                store.drop_subject_if_unused(own.id)
+            if recursive and not key[1]:
+                for row in store.subject_modes(key[0]):
+                    store.set_subject_settings(row.context, row.name, mode=None)
+                    store.drop_subject_if_unused(row.id)
+        return old
+
+    # ------------------------------------------------------------------ helpers
+    def _check_writable(self, store: Store, key: tuple[str, str]) -> None:
+        rows = store.settings_rows(rows_needed(*key))
+        if effective_mode(key[0], key[1], rows).read_only:
+            raise OperationNotPermitted(f"Subject {QualifiedSubject(*key).qualified()} is in read-only mode")
+
+    def _prepare_import(self, store: Store, key: tuple[str, str]) -> None:
+        """Switching a scope to IMPORT: refuse while it has live versions; otherwise its
+        soft-deleted versions are hard-deleted first (unless something references them)."""
+        context, name = key
+        if key == GLOBAL_KEY:
+            scope = store.versions_in_scope(None, None)
+        else:
+            scope = store.versions_in_scope(context, name or None)
+        if any(not v.deleted for _, _, _, v in scope):
+            raise OperationNotPermitted("Cannot import since found existing subjects")
+        for _, ctx, subject, v in scope:
+            if store.referrers(ctx, subject, [v.version]):
+                raise ReferenceExists(f"One or more references exist to the schema {{subject={subject},version={v.version}}}.")
+        by_subject: dict[int, list[tuple[int, int]]] = {}
+        for subject_id, _, _, v in scope:
+            by_subject.setdefault(subject_id, []).append((v.version, v.schema_pk))
+        for subject_id, items in by_subject.items():
+            store.hard_delete(subject_id, [n for n, _ in items], [pk for _, pk in items])
+            store.clear_subject(subject_id)
+
+
+def _validated_changes(changes: dict[str, Any]) -> dict[str, Any]:
+    """Type-check a ConfigUpdateRequest (a mismatch is a 400, as Jackson gives) and validate
+    its level (42203) and rule sets (42210) before anything is stored."""
+    out = dict(changes)
+    level = out.get("compatibility")
+    if level is not None:
+        out["compatibility"] = CompatibilityLevel.parse(level).value
+    for key in _BOOLEAN_KEYS:
+        if out.get(key) is not None and not isinstance(out[key], bool):
+            raise BadRequest(f"{key} must be a boolean")
+    for key in _STRING_KEYS:
+        if out.get(key) is not None and not isinstance(out[key], str):
+            raise BadRequest(f"{key} must be a string")
+    for key in ("defaultMetadata", "overrideMetadata"):
+        if out.get(key) is not None:
+            out[key] = normalize_metadata(out[key])
+    for key in ("defaultRuleSet", "overrideRuleSet"):
+        if out.get(key) is not None:
+            out[key] = normalize_rule_set(out[key])
+    return out

@@ -1,0 +1,81 @@
+"""Subject-level rules shared by the service's flows: names, versions, aliases, paging."""
+from __future__ import annotations
+
+from typing import Sequence, TypeVar
+
+from app.core.errors import InvalidSubject, InvalidVersion
+from app.core.records import SubjectVersion
+from app.core.resolver import SchemaResolver
+from app.core.types import GLOBAL_CONTEXT, QualifiedSubject
+from app.storage.repository import Store, SubjectRow, VersionRow
+
+T = TypeVar("T")
+_MAX_VERSION = 2**31 - 1
+_RESERVED = ("__GLOBAL", "__EMPTY")
+
+
+def parse_version(raw: str) -> int | None:
+    """A version path segment: None for `latest`/-1, else an int >= 1 (42202 otherwise)."""
+    text = str(raw).strip()
+    if text.lower() == "latest":
+        return None
+    try:
+        number = int(text)
+    except ValueError:
+        raise InvalidVersion.for_value(str(raw)) from None
+    if number == -1:
+        return None
+    if number < 1 or number > _MAX_VERSION:
+        raise InvalidVersion.for_value(str(raw))
+    return number
+
+
+def validate_subject(qs: QualifiedSubject, raw: str, *, registering: bool) -> None:
+    """42208 for names Confluent refuses on writes: control characters, reserved names, and
+    (for registration) the global-settings context or a bare context."""
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in raw) or qs.name in _RESERVED:
+        raise InvalidSubject.for_subject(raw)
+    if registering and (qs.context == GLOBAL_CONTEXT or not qs.name):
+        raise InvalidSubject.for_subject(raw)
+
+
+def alias_of(qs: QualifiedSubject, row: SubjectRow | None) -> QualifiedSubject | None:
+    """The subject's own config `alias`, qualified in the aliased subject's context."""
+    alias = (row.config or {}).get("alias") if row is not None else None
+    if not alias or not isinstance(alias, str):
+        return None
+    if alias.startswith(":"):
+        return QualifiedSubject.parse(alias)
+    return QualifiedSubject(qs.context, alias)
+
+
+def resolve_alias(store: Store, qs: QualifiedSubject) -> tuple[QualifiedSubject, SubjectRow | None]:
+    """Follow an alias once (an alias of an alias is not followed, as in the reference)."""
+    row = store.subject(qs.context, qs.name)
+    target = alias_of(qs, row)
+    if target is None:
+        return qs, row
+    return target, store.subject(target.context, target.name)
+
+
+def subject_version(
+    resolver: SchemaResolver, store: Store, qs: QualifiedSubject, row: VersionRow, fmt: str | None
+) -> SubjectVersion:
+    stored = resolver.content(store, row.schema_pk)
+    return SubjectVersion(
+        subject=qs.qualified(),
+        version=row.version,
+        schema=stored,
+        ts=row.created_at,
+        deleted=row.deleted,
+        text=resolver.text(store, stored, fmt),
+    )
+
+
+def page(items: Sequence[T], offset: int, limit: int, maximum: int | None = None) -> list[T]:
+    """Offset then limit, applied after filtering; limit <= 0 or above the maximum means
+    the default (the maximum, or everything when there is none)."""
+    start = max(0, offset or 0)
+    if limit is None or limit <= 0 or (maximum is not None and limit > maximum):
+        limit = maximum if maximum is not None else len(items)
+    return list(items[start:start + limit])

@@ -1,0 +1,144 @@
+"""Value types shared by the core, the formats, storage and the API.
+
+They are plain data: nothing here talks to a database or to HTTP.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.errors import InvalidCompatibilityLevel, InvalidMode
+
+DEFAULT_CONTEXT = "."
+GLOBAL_CONTEXT = ".__GLOBAL"
+WILDCARD_CONTEXT = "*"
+
+
+class CompatibilityLevel(str, enum.Enum):
+    """A level is data: which directions to check and over which history.
+
+    BACKWARD: the new schema is the reader of data written with an old one.
+    FORWARD: an old schema is the reader of data written with the new one.
+    TRANSITIVE: every live version instead of only the latest.
+    """
+
+    NONE = "NONE"
+    BACKWARD = "BACKWARD"
+    BACKWARD_TRANSITIVE = "BACKWARD_TRANSITIVE"
+    FORWARD = "FORWARD"
+    FORWARD_TRANSITIVE = "FORWARD_TRANSITIVE"
+    FULL = "FULL"
+    FULL_TRANSITIVE = "FULL_TRANSITIVE"
+
+    @property
+    def backward(self) -> bool:
+        return self.value.startswith(("BACKWARD", "FULL"))
+
+    @property
+    def forward(self) -> bool:
+        return self.value.startswith(("FORWARD", "FULL"))
+
+    @property
+    def transitive(self) -> bool:
+        return self.value.endswith("_TRANSITIVE")
+
+    @classmethod
+    def parse(cls, value: object) -> "CompatibilityLevel":
+        """Case-insensitive, as Confluent upper-cases the value before checking it."""
+        if isinstance(value, str):
+            try:
+                return cls(value.strip().upper())
+            except ValueError:
+                pass
+        raise InvalidCompatibilityLevel(
+            "Invalid compatibility level. Valid values are none, backward, forward, full, "
+            "backward_transitive, forward_transitive, and full_transitive"
+        )
+
+
+class Mode(str, enum.Enum):
+    READWRITE = "READWRITE"
+    READONLY = "READONLY"
+    READONLY_OVERRIDE = "READONLY_OVERRIDE"
+    IMPORT = "IMPORT"
+
+    @property
+    def read_only(self) -> bool:
+        return self in (Mode.READONLY, Mode.READONLY_OVERRIDE)
+
+    @classmethod
+    def parse(cls, value: object) -> "Mode":
+        if isinstance(value, str):
+            try:
+                return cls(value.strip().upper())
+            except ValueError:
+                pass
+        raise InvalidMode("Invalid mode. Valid values are READWRITE, READONLY, READONLY_OVERRIDE, IMPORT")
+
+
+@dataclass(frozen=True)
+class SchemaReference:
+    """A named pointer to another subject-version (`{"name", "subject", "version"}`).
+
+    For Avro `name` is the full name of the referenced type; for Protobuf the import path.
+    """
+
+    name: str
+    subject: str
+    version: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "subject": self.subject, "version": self.version}
+
+
+@dataclass(frozen=True)
+class QualifiedSubject:
+    """A subject inside a context: `:.ctx:name` on the wire, `name` in the default context.
+
+    `name == ""` addresses the context itself (its config and mode).
+    """
+
+    context: str
+    name: str
+
+    @classmethod
+    def parse(cls, text: str) -> "QualifiedSubject":
+        if text.startswith(":") and text.count(":") >= 2:
+            ctx, _, name = text[1:].partition(":")
+            if ctx == WILDCARD_CONTEXT:
+                return cls(WILDCARD_CONTEXT, name)
+            if not ctx.startswith("."):
+                ctx = "." + ctx
+            return cls(ctx or DEFAULT_CONTEXT, name)
+        return cls(DEFAULT_CONTEXT, text)
+
+    @property
+    def is_context(self) -> bool:
+        return self.name == ""
+
+    def qualified(self) -> str:
+        """The form Confluent prints in replies: plain in the default context."""
+        if self.context == DEFAULT_CONTEXT:
+            return self.name
+        return f":{self.context}:{self.name}"
+
+    def __str__(self) -> str:  # pragma: no cover - convenience for messages
+        return self.qualified()
+
+
+@dataclass
+class SchemaRequest:
+    """A register / lookup / compatibility request body after JSON-level validation.
+
+    `None` means "absent" for every field. References keep whatever the client sent;
+    the core reports incomplete ones as 42201 "Invalid reference".
+    """
+
+    schema: str | None = None
+    schema_type: str = "AVRO"
+    references: list[dict[str, Any]] = field(default_factory=list)
+    metadata: dict[str, Any] | None = None
+    rule_set: dict[str, Any] | None = None
+    id: int | None = None
+    version: int | None = None

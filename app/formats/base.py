@@ -1,0 +1,74 @@
+"""The one interface every schema format implements.
+
+The core never asks which format a schema is in: it parses through `SchemaFormat.parse`,
+stores `ParsedSchema.canonical`, and asks `can_read(reader, writer)` for compatibility.
+A fourth format is one new module that implements this protocol and one line in
+`app/formats/__init__.py`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedSchema:
+    """A schema after parsing. Immutable, so the core caches it per stored schema.
+
+    `canonical` is the text the registry stores, hashes and serves; `native` is whatever
+    the format needs to compare schemas (for Avro, the parsed fastavro structure plus the
+    named types it was resolved against).
+    """
+
+    schema_type: str
+    canonical: str
+    native: Any
+
+
+@dataclass(frozen=True)
+class Incompatibility:
+    """One reason why a reader cannot read a writer's data.
+
+    type: the reference's constant (Avro: READER_FIELD_MISSING_DEFAULT_VALUE, TYPE_MISMATCH, ...).
+    location: a JSON pointer into the reader schema (`/fields/1/type/symbols`).
+    message: the reference's detail text (Java's `getMessage()`, Confluent's `additionalInfo`).
+    """
+
+    type: str
+    location: str
+    message: str
+
+
+@runtime_checkable
+class SchemaFormat(Protocol):
+    schema_type: str  # "AVRO" | "JSON" | "PROTOBUF"
+
+    def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
+        """Parse `text`; raise `InvalidSchema` (42201) with a message naming the problem.
+
+        `dependencies` maps each reference name to the referenced schema's text, every
+        transitive dependency included, ordered so that a schema comes after the ones it
+        depends on. `strict=True` is for schemas arriving through the API (full validation,
+        e.g. Avro defaults); stored schemas are re-parsed with `strict=False`.
+        """
+        ...
+
+    def normalize(self, schema: ParsedSchema) -> ParsedSchema:
+        """The `normalize=true` form: equal for texts that differ only in spelling."""
+        ...
+
+    def can_read(self, reader: ParsedSchema, writer: ParsedSchema) -> list[Incompatibility]:
+        """Every reason `reader` cannot decode data written with `writer`; empty when it can."""
+        ...
+
+    def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+        """One entry of Confluent's verbose message list for this incompatibility.
+
+        The labels say which side is which in the check being reported ("new"/"old").
+        """
+        ...
+
+    def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
+        """The text for a `format=` query value (Avro: "resolved"); None when the format
+        does not know the value, in which case the canonical text is served."""
+        ...

@@ -1,0 +1,77 @@
+"""Runtime configuration, read once from `REGISTRY_*` environment variables.
+
+Everything tunable lives here so that the rest of the code receives a plain object
+instead of reaching into `os.environ` at arbitrary moments (which would make tests
+order-dependent and a fleet's behaviour hard to reason about).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from typing import Mapping
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _default_workers() -> int:
+    return max(2, min(8, (os.cpu_count() or 1) * 2 + 1))
+
+
+@dataclass(frozen=True)
+class Settings:
+    # SQLAlchemy URL. The embedded default keeps its file under ./data/ of the working directory.
+    database_url: str = "sqlite:///data/registry.db"
+    # Server-wide default compatibility level (Confluent's `schema.compatibility.level`).
+    compatibility_level: str = "BACKWARD"
+    # 40901 is what current Confluent releases send for an incompatible schema; 7.x clients saw 409.
+    incompatible_error_code: int = 40901
+    # Largest schema text accepted, in bytes (Confluent's limit is the Kafka record size).
+    max_schema_bytes: int = 1_048_576
+    # Whether `PUT /mode` may change modes at all (Confluent's `mode.mutability`).
+    mode_mutability: bool = True
+    # Apply pending Alembic migrations when the app starts.
+    auto_migrate: bool = True
+    # Parsed schemas kept in process (they are immutable once stored).
+    schema_cache_size: int = 20_000
+    # Identity reported by GET /v1/metadata/id.
+    cluster_id: str = "sqlregistry"
+    # `sqlregistry serve` defaults.
+    host: str = "0.0.0.0"
+    port: int = 8081
+    workers: int = field(default_factory=_default_workers)
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        """Build settings from `REGISTRY_<FIELD>` variables; unknown variables are ignored."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = env.get("REGISTRY_" + f.name.upper())
+            if raw is None:
+                continue
+            values[f.name] = _convert(f.name, raw, type(getattr(_DEFAULTS, f.name)))
+        return cls(**values)
+
+    def with_overrides(self, **changes: object) -> "Settings":
+        return replace(self, **changes)
+
+
+def _convert(name: str, raw: str, kind: type) -> object:
+    if kind is bool:
+        low = raw.strip().lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise ValueError(f"REGISTRY_{name.upper()}: expected a boolean, got {raw!r}")
+    if kind is int:
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"REGISTRY_{name.upper()}: expected an integer, got {raw!r}") from None
+    return raw
+
+
+_DEFAULTS = Settings()

@@ -1,0 +1,1 @@
+"""SQL storage: the only package that builds queries."""

@@ -1,0 +1,110 @@
+"""The registry's tables. Alembic migrations in `migrations/` are derived from these.
+
+- `subjects`: one row per (context, subject). The row is what a registration locks, and it
+  carries the subject's own config and mode. The context itself is the row with an empty
+  name, so the global config is (".", ""), a context's is (".ctx", "") and Confluent's
+  `:.__GLOBAL:` settings live at (".__GLOBAL", "").
+- `schemas`: a schema's content, stored once per context and identity hash, immutable.
+  `pk` is a never-reused row key (processes cache content by it); `id` is the public id.
+- `subject_versions`: which subject holds which schema at which version (soft-delete flag).
+- `schema_references`: a schema's references as rows, so `referencedby` and the delete guards
+  are queries.
+- `contexts`: contexts that exist (created by the first registration, removed by DELETE).
+- `id_counter`: SQLite's id allocator (PostgreSQL uses the `schema_id_seq` sequence instead).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Subject(Base):
+    __tablename__ = "subjects"
+    __table_args__ = (UniqueConstraint("context", "name"), {"sqlite_autoincrement": True})
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    context: Mapped[str] = mapped_column(String(255))
+    name: Mapped[str] = mapped_column(String(1024))
+    config: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    mode: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class Schema(Base):
+    __tablename__ = "schemas"
+    __table_args__ = (
+        UniqueConstraint("context", "id"),
+        Index(None, "context", "hash"),
+        Index(None, "hash"),
+        {"sqlite_autoincrement": True},
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    context: Mapped[str] = mapped_column(String(255))
+    id: Mapped[int] = mapped_column(BigInteger)
+    hash: Mapped[str] = mapped_column(String(32))
+    schema_type: Mapped[str] = mapped_column(String(32))
+    schema_text: Mapped[str] = mapped_column(Text)
+    references_doc: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
+    metadata_doc: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    rule_set_doc: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class SubjectVersion(Base):
+    __tablename__ = "subject_versions"
+    __table_args__ = (Index(None, "schema_pk"),)
+
+    subject_id: Mapped[int] = mapped_column(ForeignKey("subjects.id", ondelete="CASCADE"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    schema_pk: Mapped[int] = mapped_column(ForeignKey("schemas.pk"))
+    deleted: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[int] = mapped_column(BigInteger)
+
+
+class SchemaReferenceRow(Base):
+    __tablename__ = "schema_references"
+    __table_args__ = (Index(None, "ref_context", "ref_subject", "ref_version"),)
+
+    schema_pk: Mapped[int] = mapped_column(ForeignKey("schemas.pk", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(1024))
+    ref_context: Mapped[str] = mapped_column(String(255))
+    ref_subject: Mapped[str] = mapped_column(String(1024))
+    ref_version: Mapped[int] = mapped_column(Integer)
+
+
+class Context(Base):
+    __tablename__ = "contexts"
+
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+
+
+class IdCounter(Base):
+    __tablename__ = "id_counter"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger)

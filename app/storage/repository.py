@@ -1,0 +1,450 @@
+"""The only module that builds SQL. Transactions and locking live here.
+
+`Repository.read()` / `Repository.write()` hand out a `Store` bound to one connection.
+A write is one transaction: the subject row is locked (`SELECT ... FOR UPDATE` on
+PostgreSQL; SQLite takes its single writer lock with `BEGIN IMMEDIATE`), so version
+numbers are assigned one at a time per subject while different subjects proceed in
+parallel on PostgreSQL.
+"""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, NamedTuple
+
+from sqlalchemy import Connection, Engine, and_, case, create_engine, delete, event, exists, func, insert, or_, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+from app.core.identity import guid_from_hash
+from app.core.records import StoredSchema
+from app.core.types import SchemaReference
+from app.storage.models import Context, IdCounter, Schema, SchemaReferenceRow, Subject, SubjectVersion
+
+S = Subject.__table__
+V = SubjectVersion.__table__
+SC = Schema.__table__
+R = SchemaReferenceRow.__table__
+C = Context.__table__
+IDC = IdCounter.__table__
+
+
+class WriteConflict(Exception):
+    """A concurrent writer won a race (unique key, deadlock, busy database); retry the transaction."""
+
+
+class SubjectRow(NamedTuple):
+    id: int
+    context: str
+    name: str
+    config: dict[str, Any] | None
+    mode: str | None
+
+
+class VersionRow(NamedTuple):
+    version: int
+    schema_pk: int
+    schema_id: int
+    hash: str
+    deleted: bool
+    created_at: int
+
+
+class HolderRow(NamedTuple):
+    """A subject-version holding a schema."""
+
+    context: str
+    subject: str
+    version: int
+    deleted: bool
+    created_at: int
+    schema_pk: int
+    schema_id: int
+
+
+class ReferrerRow(NamedTuple):
+    """A subject-version whose schema references a given subject-version."""
+
+    schema_context: str
+    schema_id: int
+    subject_id: int
+    deleted: bool
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _subject_row(row: Any) -> SubjectRow:
+    return SubjectRow(row.id, row.context, row.name, row.config, row.mode)
+
+
+_HOLDER_COLUMNS = (S.c.context, S.c.name, V.c.version, V.c.deleted, V.c.created_at, SC.c.pk, SC.c.id)
+_HOLDER_JOIN = V.join(S, S.c.id == V.c.subject_id).join(SC, SC.c.pk == V.c.schema_pk)
+
+
+class Store:
+    """Queries on one connection (inside one transaction for writes)."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+        self.dialect = conn.dialect.name
+
+    # ------------------------------------------------------------ subjects and settings
+    def subject(self, context: str, name: str) -> SubjectRow | None:
+        row = self.conn.execute(select(S).where(S.c.context == context, S.c.name == name)).first()
+        return _subject_row(row) if row else None
+
+    def settings_rows(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SubjectRow]:
+        """Several subject/context rows in one query (config and mode resolution)."""
+        conds = [and_(S.c.context == c, S.c.name == n) for c, n in set(keys)]
+        rows = self.conn.execute(select(S).where(or_(*conds))).all()
+        return {(r.context, r.name): _subject_row(r) for r in rows}
+
+    def lock_subject(self, context: str, name: str) -> SubjectRow:
+        """Create the subject row if needed and lock it until the transaction ends."""
+        ins = (postgresql.insert(S) if self.dialect == "postgresql" else sqlite.insert(S)).values(
+            context=context, name=name
+        )
+        self.conn.execute(ins.on_conflict_do_nothing(index_elements=["context", "name"]))
+        query = select(S).where(S.c.context == context, S.c.name == name)
+        if self.dialect == "postgresql":
+            query = query.with_for_update()
+        return _subject_row(self.conn.execute(query).one())
+
+    def set_subject_settings(self, context: str, name: str, **values: Any) -> None:
+        """Set `config` and/or `mode` on a subject/context row, creating the row if needed."""
+        row = self.lock_subject(context, name)
+        self.conn.execute(update(S).where(S.c.id == row.id).values(**values))
+
+    def drop_subject_if_unused(self, subject_id: int) -> None:
+        """A row with no versions, config or mode carries nothing: remove it."""
+        self.conn.execute(
+            delete(S).where(
+                S.c.id == subject_id,
+                S.c.config.is_(None),
+                S.c.mode.is_(None),
+                ~exists().where(V.c.subject_id == S.c.id),
+            )
+        )
+
+    def clear_subject(self, subject_id: int) -> None:
+        """Remove a subject whose versions are all gone, with its config and mode."""
+        self.conn.execute(delete(S).where(S.c.id == subject_id))
+
+    def subject_modes(self, context: str | None) -> list[SubjectRow]:
+        query = select(S).where(S.c.mode.is_not(None), S.c.name != "")
+        if context is not None:
+            query = query.where(S.c.context == context)
+        return [_subject_row(r) for r in self.conn.execute(query)]
+
+    # ------------------------------------------------------------ versions
+    def versions(self, subject_id: int) -> list[VersionRow]:
+        rows = self.conn.execute(
+            select(V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at)
+            .select_from(V.join(SC, SC.c.pk == V.c.schema_pk))
+            .where(V.c.subject_id == subject_id)
+            .order_by(V.c.version)
+        ).all()
+        return [VersionRow(*r) for r in rows]
+
+    def subject_version(
+        self, context: str, name: str, version: int | None
+    ) -> tuple[SubjectRow | None, VersionRow | None]:
+        """The read path's one query: a subject row with one version (None = latest live)."""
+        if version is None:
+            inner = V.alias("live_versions")
+            latest = (
+                select(func.max(inner.c.version))
+                .where(inner.c.subject_id == S.c.id, inner.c.deleted.is_(False))
+                .scalar_subquery()
+            )
+            on = and_(V.c.subject_id == S.c.id, V.c.version == latest)
+        else:
+            on = and_(V.c.subject_id == S.c.id, V.c.version == version)
+        row = self.conn.execute(
+            select(
+                S, V.c.version, V.c.schema_pk, SC.c.id.label("schema_id"), SC.c.hash, V.c.deleted, V.c.created_at
+            )
+            .select_from(S.outerjoin(V, on).outerjoin(SC, SC.c.pk == V.c.schema_pk))
+            .where(S.c.context == context, S.c.name == name)
+        ).first()
+        if row is None:
+            return None, None
+        subject = _subject_row(row)
+        if row.version is None:
+            return subject, None
+        return subject, VersionRow(row.version, row.schema_pk, row.schema_id, row.hash, row.deleted, row.created_at)
+
+    def insert_version(self, subject_id: int, version: int, schema_pk: int) -> int:
+        ts = now_ms()
+        self.conn.execute(
+            insert(V).values(subject_id=subject_id, version=version, schema_pk=schema_pk, deleted=False, created_at=ts)
+        )
+        return ts
+
+    def soft_delete(self, subject_id: int, versions: list[int]) -> None:
+        self.conn.execute(
+            update(V).where(V.c.subject_id == subject_id, V.c.version.in_(versions)).values(deleted=True)
+        )
+
+    def hard_delete(self, subject_id: int, versions: list[int], schema_pks: Iterable[int]) -> None:
+        """Remove version rows, then any schema no subject-version holds any more (its id
+        becomes unknown, and the same text registered later gets a fresh id)."""
+        self.conn.execute(delete(V).where(V.c.subject_id == subject_id, V.c.version.in_(versions)))
+        pks = sorted(set(schema_pks))
+        if pks:
+            orphan = and_(SC.c.pk.in_(pks), ~exists().where(V.c.schema_pk == SC.c.pk))
+            self.conn.execute(delete(R).where(R.c.schema_pk.in_(select(SC.c.pk).where(orphan))))
+            self.conn.execute(delete(SC).where(orphan))
+
+    def versions_in_scope(
+        self, context: str | None, name: str | None
+    ) -> list[tuple[int, str, str, VersionRow]]:
+        """(subject id, context, subject, version) for one subject, a context, or everything."""
+        query = select(
+            V.c.subject_id, S.c.context, S.c.name,
+            V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at,
+        ).select_from(V.join(S, S.c.id == V.c.subject_id).join(SC, SC.c.pk == V.c.schema_pk))
+        if context is not None:
+            query = query.where(S.c.context == context)
+        if name is not None:
+            query = query.where(S.c.name == name)
+        return [(r[0], r[1], r[2], VersionRow(*r[3:])) for r in self.conn.execute(query)]
+
+    # ------------------------------------------------------------ schemas
+    def holders_of_id(self, schema_id: int, context: str | None = None) -> list[HolderRow]:
+        query = select(*_HOLDER_COLUMNS).select_from(_HOLDER_JOIN).where(SC.c.id == schema_id)
+        if context is not None:
+            query = query.where(SC.c.context == context)
+        rows = self.conn.execute(query.order_by(S.c.context, S.c.name, V.c.version)).all()
+        return [HolderRow(*r) for r in rows]
+
+    def schemas_by_hash(self, digest: str, context: str | None = None) -> list[tuple[int, str, int]]:
+        """(pk, context, id) of stored schemas with this identity hash, lowest id first."""
+        query = select(SC.c.pk, SC.c.context, SC.c.id).where(SC.c.hash == digest)
+        if context is not None:
+            query = query.where(SC.c.context == context)
+        return [tuple(r) for r in self.conn.execute(query.order_by(SC.c.context, SC.c.id))]  # type: ignore[misc]
+
+    def schema_pk_for_id(self, context: str, schema_id: int) -> int | None:
+        return self.conn.execute(select(SC.c.pk).where(SC.c.context == context, SC.c.id == schema_id)).scalar()
+
+    def max_id(self, context: str) -> int | None:
+        return self.conn.execute(select(func.max(SC.c.id)).where(SC.c.context == context)).scalar()
+
+    def load_schema(self, pk: int) -> StoredSchema | None:
+        row = self.conn.execute(select(SC).where(SC.c.pk == pk)).first()
+        if row is None:
+            return None
+        refs = tuple(SchemaReference(r["name"], r["subject"], r["version"]) for r in row.references_doc or ())
+        return StoredSchema(
+            key=row.pk,
+            context=row.context,
+            id=row.id,
+            guid=guid_from_hash(row.hash),
+            schema_type=row.schema_type,
+            schema=row.schema_text,
+            references=refs,
+            metadata=row.metadata_doc,
+            rule_set=row.rule_set_doc,
+        )
+
+    def lock_hash(self, digest: str) -> None:
+        """Serialize registrations of the same content across subjects (PostgreSQL), so two
+        concurrent first registrations of one schema cannot mint two ids."""
+        if self.dialect == "postgresql":
+            key = int.from_bytes(bytes.fromhex(digest[:16]), "big", signed=True)
+            self.conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": key})
+
+    def allocate_id(self) -> int:
+        if self.dialect == "postgresql":
+            return int(self.conn.execute(text("SELECT nextval('schema_id_seq')")).scalar_one())
+        self.conn.execute(update(IDC).where(IDC.c.name == "schema_id").values(value=IDC.c.value + 1))
+        return int(self.conn.execute(select(IDC.c.value).where(IDC.c.name == "schema_id")).scalar_one())
+
+    def move_id_allocation_past(self, schema_id: int) -> None:
+        """After IMPORT stored an explicit id, later allocations must stay above it."""
+        if self.dialect == "postgresql":
+            self.conn.execute(
+                text(
+                    "SELECT setval('schema_id_seq', GREATEST(:id, (SELECT last_value FROM schema_id_seq)))"
+                ),
+                {"id": schema_id},
+            )
+        else:
+            self.conn.execute(
+                update(IDC).where(IDC.c.name == "schema_id", IDC.c.value < schema_id).values(value=schema_id)
+            )
+
+    def insert_schema(
+        self,
+        context: str,
+        schema_id: int,
+        digest: str,
+        schema_type: str,
+        text_: str,
+        references: list[tuple[SchemaReference, str, str]],
+        metadata: dict[str, Any] | None,
+        rule_set: dict[str, Any] | None,
+    ) -> int:
+        """Store new content. Each reference comes as (reference as stored, context and
+        subject name it points at), the latter being what `referencedby` queries."""
+        pk = self.conn.execute(
+            insert(SC)
+            .values(
+                context=context,
+                id=schema_id,
+                hash=digest,
+                schema_type=schema_type,
+                schema_text=text_,
+                references_doc=[ref.to_json() for ref, _, _ in references] or None,
+                metadata_doc=metadata,
+                rule_set_doc=rule_set,
+            )
+            .returning(SC.c.pk)
+        ).scalar_one()
+        if references:
+            self.conn.execute(
+                insert(R),
+                [
+                    {
+                        "schema_pk": pk,
+                        "position": i,
+                        "name": ref.name,
+                        "ref_context": ctx,
+                        "ref_subject": name,
+                        "ref_version": ref.version,
+                    }
+                    for i, (ref, ctx, name) in enumerate(references)
+                ],
+            )
+        return int(pk)
+
+    def referrers(self, context: str, subject: str, versions: Iterable[int]) -> list[ReferrerRow]:
+        """Subject-versions whose schema references one of these versions of a subject."""
+        rows = self.conn.execute(
+            select(SC.c.context, SC.c.id, V.c.subject_id, V.c.deleted)
+            .select_from(R.join(SC, SC.c.pk == R.c.schema_pk).join(V, V.c.schema_pk == SC.c.pk))
+            .where(R.c.ref_context == context, R.c.ref_subject == subject, R.c.ref_version.in_(list(versions)))
+            .order_by(SC.c.context, SC.c.id)
+        ).all()
+        return [ReferrerRow(*r) for r in rows]
+
+    # ------------------------------------------------------------ listings
+    def subject_summaries(self, context: str | None, prefix: str) -> list[tuple[str, str, int, int]]:
+        """(context, name, live versions, all versions) for subjects that have versions."""
+        live = func.sum(case((V.c.deleted.is_(False), 1), else_=0))
+        query = (
+            select(S.c.context, S.c.name, live, func.count())
+            .select_from(S.join(V, V.c.subject_id == S.c.id))
+            .where(S.c.name != "")
+            .group_by(S.c.context, S.c.name)
+        )
+        if context is not None:
+            query = query.where(S.c.context == context)
+        if prefix:
+            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
+        return [(r[0], r[1], int(r[2] or 0), int(r[3])) for r in self.conn.execute(query)]
+
+    def all_holders(self, context: str | None, prefix: str, include_deleted: bool) -> list[HolderRow]:
+        query = select(*_HOLDER_COLUMNS).select_from(_HOLDER_JOIN).where(S.c.name != "")
+        if context is not None:
+            query = query.where(S.c.context == context)
+        if prefix:
+            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
+        if not include_deleted:
+            query = query.where(V.c.deleted.is_(False))
+        return [HolderRow(*r) for r in self.conn.execute(query)]
+
+    # ------------------------------------------------------------ contexts
+    def contexts(self) -> list[str]:
+        return list(self.conn.execute(select(C.c.name)).scalars())
+
+    def ensure_context(self, context: str) -> None:
+        ins = postgresql.insert(C) if self.dialect == "postgresql" else sqlite.insert(C)
+        self.conn.execute(ins.values(name=context).on_conflict_do_nothing(index_elements=["name"]))
+
+    def context_in_use(self, context: str) -> bool:
+        return bool(
+            self.conn.execute(
+                select(exists().where(V.c.subject_id == S.c.id, S.c.context == context))
+            ).scalar()
+        )
+
+    def delete_context(self, context: str) -> None:
+        self.conn.execute(delete(C).where(C.c.name == context))
+
+
+class Repository:
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    @classmethod
+    def from_url(cls, url: str) -> "Repository":
+        if url.startswith("sqlite"):
+            return cls(_sqlite_engine(url))
+        engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+        return cls(engine)
+
+    @contextmanager
+    def read(self) -> Iterator[Store]:
+        with self.engine.connect() as conn:
+            yield Store(conn)
+            conn.rollback()
+
+    @contextmanager
+    def write(self) -> Iterator[Store]:
+        """One transaction; concurrency failures surface as WriteConflict for the caller to retry."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execution_options(sqlite_immediate=True)
+                with conn.begin():
+                    yield Store(conn)
+        except IntegrityError as exc:
+            raise WriteConflict(str(exc.orig)) from exc
+        except OperationalError as exc:
+            if _is_transient(exc):
+                raise WriteConflict(str(exc.orig)) from exc
+            raise
+        except DBAPIError as exc:
+            if _is_transient(exc):
+                raise WriteConflict(str(exc.orig)) from exc
+            raise
+
+    def load_schema(self, pk: int) -> StoredSchema | None:
+        with self.read() as store:
+            return store.load_schema(pk)
+
+
+def _is_transient(exc: DBAPIError) -> bool:
+    message = str(exc.orig).lower()
+    return any(s in message for s in ("deadlock", "database is locked", "could not serialize", "busy"))
+
+
+def _sqlite_engine(url: str) -> Engine:
+    """SQLite with WAL (readers never wait for the writer) and explicit transaction control,
+    so a write transaction takes the database's write lock at BEGIN instead of mid-way."""
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    database = make_url(url).database
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=30000", "synchronous=NORMAL"):
+            cur.execute(f"PRAGMA {pragma}")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get("sqlite_immediate")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
