@@ -168,12 +168,12 @@ class Registrar:
             if stale:
                 store.hard_delete(subject_row.id, stale, [])
         else:
-            schema_id = int(request.id) if explicit_id else store.allocate_id()  # type: ignore[arg-type]
+            schema_id = int(request.id) if explicit_id else store.allocate_id(qs.context)  # type: ignore[arg-type]
             pk = store.insert_schema(
                 qs.context, schema_id, digest, candidate.schema_type, candidate.text, candidate.references, md, rs
             )
             if explicit_id:
-                store.move_id_allocation_past(schema_id)
+                store.move_id_allocation_past(qs.context, schema_id)
             stored = StoredSchema(
                 key=pk, context=qs.context, id=schema_id, guid=guid_from_hash(digest), schema_type=candidate.schema_type,
                 schema=candidate.text, references=tuple(candidate.plain_references), metadata=md, rule_set=rs,
@@ -202,20 +202,14 @@ class Registrar:
             group = config.get("compatibilityGroup")
             if group:
                 value = ((metadata or {}).get("properties") or {}).get(group)
-                chosen = [
-                    v for v in chosen
-                    if ((self.resolver.content(store, v.schema_pk).metadata or {}).get("properties") or {}).get(group)
-                    == value
-                ]
+                contents = self.resolver.contents(store, [v.schema_pk for v in chosen])
+                chosen = [v for v, c in zip(chosen, contents) if _property(c.metadata, group) == value]
             if not level.transitive:
                 chosen = chosen[:1]
-        out = []
-        for v in chosen:
-            stored = self.resolver.content(store, v.schema_pk)
-            out.append(
-                compatibility.Previous(v.version, stored.schema_type, stored.schema, self.resolver.parsed(store, stored))
-            )
-        return out
+        return [
+            compatibility.Previous(v.version, stored.schema_type, stored.schema, self.resolver.parsed(store, stored))
+            for v, stored in zip(chosen, self.resolver.contents(store, [v.schema_pk for v in chosen]))
+        ]
 
     # ------------------------------------------------------------------ lookup
     def lookup(
@@ -315,3 +309,7 @@ def merged_documents(
     ):
         md = stamp_version(md, new_version)
     return md, rs
+
+
+def _property(metadata: dict[str, Any] | None, key: str) -> str | None:
+    return ((metadata or {}).get("properties") or {}).get(key)

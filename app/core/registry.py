@@ -125,6 +125,7 @@ class RegistryService:
                     newest[(h.context, h.subject)] = h
                 rows = [h for h in rows if newest[(h.context, h.subject)] is h]
             chosen = page(rows, offset, limit, SCHEMAS_MAX_LIMIT)
+            self.resolver.contents(store, [h.schema_pk for h in chosen])  # warm the cache in one query
             return [self._holder_version(store, h, None) for h in chosen]
 
     # ---------------------------------------------------------------- subjects
@@ -199,8 +200,9 @@ class RegistryService:
             in_scope = [v for v in (store.versions(row.id) if row else []) if deleted or not v.deleted]
             if not in_scope:
                 raise SubjectNotFound.for_subject(qs.qualified())
-            for v in reversed(in_scope):
-                metadata = self.resolver.content(store, v.schema_pk).metadata
+            newest_first = list(reversed(in_scope))
+            for v, stored in zip(newest_first, self.resolver.contents(store, [v.schema_pk for v in newest_first])):
+                metadata = stored.metadata
                 props = (metadata or {}).get("properties") or {}
                 if (pairs and all(props.get(k) == val for k, val in pairs.items())) or (not pairs and metadata):
                     return subject_version(self.resolver, store, qs, v, fmt)

@@ -75,6 +75,13 @@ class SchemaResolver:
             cached = self._content.put(pk, loaded)
         return cached
 
+    def contents(self, store: Store, pks: Sequence[int]) -> list[StoredSchema]:
+        """Content for many rows, loading every cache miss in one query."""
+        missing = [pk for pk in pks if self._content.get(pk) is None]
+        for pk, stored in store.load_schemas(missing).items():
+            self._content.put(pk, stored)
+        return [self.content(store, pk) for pk in pks]
+
     def remember(self, stored: StoredSchema, parsed: ParsedSchema) -> None:
         """Seed the caches with a schema just committed (its text is `parsed.canonical`)."""
         self._content.put(stored.key, stored)
@@ -184,8 +191,8 @@ class SchemaResolver:
         by_hash = [v for v in versions if v.hash == digest]
         if by_hash:
             return by_hash[-1]
-        for version in reversed(versions):
-            stored = self.content(store, version.schema_pk)
+        newest_first = list(reversed(versions))
+        for version, stored in zip(newest_first, self.contents(store, [v.schema_pk for v in newest_first])):
             if any(self.equivalent(stored, candidate, md, rule_set) for md in metadata_options):
                 return version
         return None

@@ -10,7 +10,8 @@
 - `schema_references`: a schema's references as rows, so `referencedby` and the delete guards
   are queries.
 - `contexts`: contexts that exist (created by the first registration, removed by DELETE).
-- `id_counter`: SQLite's id allocator (PostgreSQL uses the `schema_id_seq` sequence instead).
+- `id_counter`: SQLite's id allocator, a row per context (PostgreSQL uses a sequence per
+  context instead).
 """
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ class Subject(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     context: Mapped[str] = mapped_column(String(255))
     name: Mapped[str] = mapped_column(String(1024))
-    config: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    config: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     mode: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
@@ -69,9 +70,9 @@ class Schema(Base):
     hash: Mapped[str] = mapped_column(String(32))
     schema_type: Mapped[str] = mapped_column(String(32))
     schema_text: Mapped[str] = mapped_column(Text)
-    references_doc: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
-    metadata_doc: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    rule_set_doc: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    references_doc: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
+    metadata_doc: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
+    rule_set_doc: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
 
 
 class SubjectVersion(Base):

@@ -9,16 +9,17 @@ parallel on PostgreSQL.
 from __future__ import annotations
 
 import time
+import hashlib
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, NamedTuple
 
-from sqlalchemy import Connection, Engine, and_, case, create_engine, delete, event, exists, func, insert, or_, select, text, update
+from sqlalchemy import Connection, Engine, and_, bindparam, case, create_engine, delete, event, exists, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from app.core.identity import guid_from_hash
 from app.core.records import StoredSchema
-from app.core.types import SchemaReference
+from app.core.types import DEFAULT_CONTEXT, SchemaReference
 from app.storage.models import Context, IdCounter, Schema, SchemaReferenceRow, Subject, SubjectVersion
 
 S = Subject.__table__
@@ -71,6 +72,28 @@ class ReferrerRow(NamedTuple):
     deleted: bool
 
 
+def _stored_schema(row: Any) -> StoredSchema:
+    refs = tuple(SchemaReference(r["name"], r["subject"], r["version"]) for r in row.references_doc or ())
+    return StoredSchema(
+        key=row.pk,
+        context=row.context,
+        id=row.id,
+        guid=guid_from_hash(row.hash),
+        schema_type=row.schema_type,
+        schema=row.schema_text,
+        references=refs,
+        metadata=row.metadata_doc,
+        rule_set=row.rule_set_doc,
+    )
+
+
+def _sequence_name(context: str) -> str:
+    """A safe identifier per context: context names are user input, so they are hashed."""
+    if context == DEFAULT_CONTEXT:
+        return "schema_id_seq"
+    return "schema_id_seq_" + hashlib.md5(context.encode("utf-8")).hexdigest()[:16]
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -82,6 +105,45 @@ def _subject_row(row: Any) -> SubjectRow:
 _HOLDER_COLUMNS = (S.c.context, S.c.name, V.c.version, V.c.deleted, V.c.created_at, SC.c.pk, SC.c.id)
 _HOLDER_JOIN = V.join(S, S.c.id == V.c.subject_id).join(SC, SC.c.pk == V.c.schema_pk)
 
+# The read path's statements are built once: constructing a select costs more than running
+# it on SQLite, and prebuilt statements hit SQLAlchemy's compiled cache straight away.
+_LIVE = V.alias("live_versions")
+_LATEST_LIVE = (
+    select(func.max(_LIVE.c.version))
+    .where(_LIVE.c.subject_id == S.c.id, _LIVE.c.deleted.is_(False))
+    .scalar_subquery()
+)
+_SUBJECT_VERSION_COLUMNS = (
+    S, V.c.version, V.c.schema_pk, SC.c.id.label("schema_id"), SC.c.hash, V.c.deleted, V.c.created_at
+)
+_BY_SUBJECT = (S.c.context == bindparam("context"), S.c.name == bindparam("name"))
+
+
+def _subject_with_version(version_condition: Any) -> Any:
+    on = and_(V.c.subject_id == S.c.id, version_condition)
+    return (
+        select(*_SUBJECT_VERSION_COLUMNS)
+        .select_from(S.outerjoin(V, on).outerjoin(SC, SC.c.pk == V.c.schema_pk))
+        .where(*_BY_SUBJECT)
+    )
+
+
+_SELECT_SUBJECT = select(S).where(*_BY_SUBJECT)
+_SELECT_NUMBERED_VERSION = _subject_with_version(V.c.version == bindparam("version"))
+_SELECT_LATEST_VERSION = _subject_with_version(V.c.version == _LATEST_LIVE)
+_SELECT_VERSIONS = (
+    select(V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at)
+    .select_from(V.join(SC, SC.c.pk == V.c.schema_pk))
+    .where(V.c.subject_id == bindparam("subject_id"))
+    .order_by(V.c.version)
+)
+_SELECT_HOLDERS = (
+    select(*_HOLDER_COLUMNS).select_from(_HOLDER_JOIN).where(SC.c.id == bindparam("schema_id"))
+    .order_by(S.c.context, S.c.name, V.c.version)
+)
+_SELECT_HOLDERS_IN_CONTEXT = _SELECT_HOLDERS.where(SC.c.context == bindparam("context"))
+_SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
+
 
 class Store:
     """Queries on one connection (inside one transaction for writes)."""
@@ -92,7 +154,7 @@ class Store:
 
     # ------------------------------------------------------------ subjects and settings
     def subject(self, context: str, name: str) -> SubjectRow | None:
-        row = self.conn.execute(select(S).where(S.c.context == context, S.c.name == name)).first()
+        row = self.conn.execute(_SELECT_SUBJECT, {"context": context, "name": name}).first()
         return _subject_row(row) if row else None
 
     def settings_rows(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SubjectRow]:
@@ -140,12 +202,7 @@ class Store:
 
     # ------------------------------------------------------------ versions
     def versions(self, subject_id: int) -> list[VersionRow]:
-        rows = self.conn.execute(
-            select(V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at)
-            .select_from(V.join(SC, SC.c.pk == V.c.schema_pk))
-            .where(V.c.subject_id == subject_id)
-            .order_by(V.c.version)
-        ).all()
+        rows = self.conn.execute(_SELECT_VERSIONS, {"subject_id": subject_id}).all()
         return [VersionRow(*r) for r in rows]
 
     def subject_version(
@@ -153,22 +210,11 @@ class Store:
     ) -> tuple[SubjectRow | None, VersionRow | None]:
         """The read path's one query: a subject row with one version (None = latest live)."""
         if version is None:
-            inner = V.alias("live_versions")
-            latest = (
-                select(func.max(inner.c.version))
-                .where(inner.c.subject_id == S.c.id, inner.c.deleted.is_(False))
-                .scalar_subquery()
-            )
-            on = and_(V.c.subject_id == S.c.id, V.c.version == latest)
+            row = self.conn.execute(_SELECT_LATEST_VERSION, {"context": context, "name": name}).first()
         else:
-            on = and_(V.c.subject_id == S.c.id, V.c.version == version)
-        row = self.conn.execute(
-            select(
-                S, V.c.version, V.c.schema_pk, SC.c.id.label("schema_id"), SC.c.hash, V.c.deleted, V.c.created_at
-            )
-            .select_from(S.outerjoin(V, on).outerjoin(SC, SC.c.pk == V.c.schema_pk))
-            .where(S.c.context == context, S.c.name == name)
-        ).first()
+            row = self.conn.execute(
+                _SELECT_NUMBERED_VERSION, {"context": context, "name": name, "version": version}
+            ).first()
         if row is None:
             return None, None
         subject = _subject_row(row)
@@ -214,10 +260,10 @@ class Store:
 
     # ------------------------------------------------------------ schemas
     def holders_of_id(self, schema_id: int, context: str | None = None) -> list[HolderRow]:
-        query = select(*_HOLDER_COLUMNS).select_from(_HOLDER_JOIN).where(SC.c.id == schema_id)
-        if context is not None:
-            query = query.where(SC.c.context == context)
-        rows = self.conn.execute(query.order_by(S.c.context, S.c.name, V.c.version)).all()
+        if context is None:
+            rows = self.conn.execute(_SELECT_HOLDERS, {"schema_id": schema_id}).all()
+        else:
+            rows = self.conn.execute(_SELECT_HOLDERS_IN_CONTEXT, {"schema_id": schema_id, "context": context}).all()
         return [HolderRow(*r) for r in rows]
 
     def schemas_by_hash(self, digest: str, context: str | None = None) -> list[tuple[int, str, int]]:
@@ -233,22 +279,16 @@ class Store:
     def max_id(self, context: str) -> int | None:
         return self.conn.execute(select(func.max(SC.c.id)).where(SC.c.context == context)).scalar()
 
+    def load_schemas(self, pks: Iterable[int]) -> dict[int, StoredSchema]:
+        """Several schemas' content in one query (cold caches must not cost a query each)."""
+        wanted = sorted(set(pks))
+        if not wanted:
+            return {}
+        rows = self.conn.execute(_SELECT_SCHEMAS, {"pks": wanted}).all()
+        return {row.pk: _stored_schema(row) for row in rows}
+
     def load_schema(self, pk: int) -> StoredSchema | None:
-        row = self.conn.execute(select(SC).where(SC.c.pk == pk)).first()
-        if row is None:
-            return None
-        refs = tuple(SchemaReference(r["name"], r["subject"], r["version"]) for r in row.references_doc or ())
-        return StoredSchema(
-            key=row.pk,
-            context=row.context,
-            id=row.id,
-            guid=guid_from_hash(row.hash),
-            schema_type=row.schema_type,
-            schema=row.schema_text,
-            references=refs,
-            metadata=row.metadata_doc,
-            rule_set=row.rule_set_doc,
-        )
+        return self.load_schemas([pk]).get(pk)
 
     def lock_hash(self, digest: str) -> None:
         """Serialize registrations of the same content across subjects (PostgreSQL), so two
@@ -257,25 +297,36 @@ class Store:
             key = int.from_bytes(bytes.fromhex(digest[:16]), "big", signed=True)
             self.conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": key})
 
-    def allocate_id(self) -> int:
+    def allocate_id(self, context: str) -> int:
+        """The next id of a context. Each context counts its own ids, as in the reference;
+        on PostgreSQL each has its own sequence (the default context's is created by the
+        migration, a named context's on first use), so allocation never blocks."""
         if self.dialect == "postgresql":
-            return int(self.conn.execute(text("SELECT nextval('schema_id_seq')")).scalar_one())
-        self.conn.execute(update(IDC).where(IDC.c.name == "schema_id").values(value=IDC.c.value + 1))
-        return int(self.conn.execute(select(IDC.c.value).where(IDC.c.name == "schema_id")).scalar_one())
+            sequence = _sequence_name(context)
+            if context != DEFAULT_CONTEXT:
+                self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
+            return int(self.conn.execute(text(f"SELECT nextval('{sequence}')")).scalar_one())
+        self._ensure_counter(context)
+        self.conn.execute(update(IDC).where(IDC.c.name == context).values(value=IDC.c.value + 1))
+        return int(self.conn.execute(select(IDC.c.value).where(IDC.c.name == context)).scalar_one())
 
-    def move_id_allocation_past(self, schema_id: int) -> None:
+    def move_id_allocation_past(self, context: str, schema_id: int) -> None:
         """After IMPORT stored an explicit id, later allocations must stay above it."""
         if self.dialect == "postgresql":
+            sequence = _sequence_name(context)
+            self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
             self.conn.execute(
-                text(
-                    "SELECT setval('schema_id_seq', GREATEST(:id, (SELECT last_value FROM schema_id_seq)))"
-                ),
+                text(f"SELECT setval('{sequence}', GREATEST(:id, (SELECT last_value FROM {sequence})))"),
                 {"id": schema_id},
             )
-        else:
-            self.conn.execute(
-                update(IDC).where(IDC.c.name == "schema_id", IDC.c.value < schema_id).values(value=schema_id)
-            )
+            return
+        self._ensure_counter(context)
+        self.conn.execute(
+            update(IDC).where(IDC.c.name == context, IDC.c.value < schema_id).values(value=schema_id)
+        )
+
+    def _ensure_counter(self, context: str) -> None:
+        self.conn.execute(sqlite.insert(IDC).values(name=context, value=0).on_conflict_do_nothing())
 
     def insert_schema(
         self,
@@ -389,9 +440,13 @@ class Repository:
 
     @contextmanager
     def read(self) -> Iterator[Store]:
+        """Reads run in autocommit: no BEGIN/ROLLBACK round trips on the hot path."""
         with self.engine.connect() as conn:
+            if conn.dialect.name == "sqlite":
+                conn.execution_options(sqlite_no_begin=True)  # pysqlite's own autocommit is on
+            else:
+                conn.execution_options(isolation_level="AUTOCOMMIT")
             yield Store(conn)
-            conn.rollback()
 
     @contextmanager
     def write(self) -> Iterator[Store]:
@@ -444,7 +499,10 @@ def _sqlite_engine(url: str) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        immediate = conn.get_execution_options().get("sqlite_immediate")
+        options = conn.get_execution_options()
+        if options.get("sqlite_no_begin"):
+            return
+        immediate = options.get("sqlite_immediate")
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine

@@ -90,11 +90,11 @@ def upgrade() -> None:
     )
     op.create_index(op.f("ix_subject_versions_schema_pk"), "subject_versions", ["schema_pk"])
 
-    # Schema ids: a sequence on PostgreSQL (monotonic across a fleet, never reused); SQLite,
-    # which serializes writers anyway, bumps a counter row in the registering transaction.
+    # Schema ids are counted per context. PostgreSQL: a sequence per context (monotonic across
+    # a fleet, never reused); the default context's is created here, others on first use.
+    # SQLite, which serializes writers anyway, bumps a counter row per context instead.
     if op.get_bind().dialect.name == "postgresql":
         op.execute("CREATE SEQUENCE schema_id_seq START WITH 1")
-    op.execute("INSERT INTO id_counter (name, value) VALUES ('schema_id', 0)")
 
 
 def downgrade() -> None:
