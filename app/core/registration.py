@@ -5,7 +5,7 @@ holds the subject's row lock, so version numbers and ids are race-free across a 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.core import compatibility
 from app.core.config import effective_config, effective_mode, rows_needed
@@ -30,11 +30,27 @@ from app.core.metadata import (
 from app.core.records import CompatibilityReport, StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, request_references
 from app.core.subjects import parse_version, resolve_alias, subject_version, validate_subject
-from app.core.types import CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
+from app.core.types import CompatibilityLevel, Mode, QualifiedSubject, SchemaReference, SchemaRequest
 from app.settings import Settings
-from app.storage.repository import Repository, Store, VersionRow, WriteConflict
+from app.storage.repository import Repository, Store, SubjectRow, VersionRow, WriteConflict
 
 _WRITE_ATTEMPTS = 5
+
+
+class _Documents(NamedTuple):
+    """A request's metadata, rule set and references after shape validation."""
+
+    metadata: dict[str, Any] | None
+    rule_set: dict[str, Any] | None
+    references: list[SchemaReference]
+
+
+def _documents(request: SchemaRequest) -> _Documents:
+    return _Documents(
+        normalize_metadata(request.metadata),
+        normalize_rule_set(request.rule_set),
+        request_references(request.references),
+    )
 
 
 class Registrar:
@@ -49,9 +65,7 @@ class Registrar:
     ) -> SubjectVersion:
         qs = QualifiedSubject.parse(subject)
         validate_subject(qs, subject, registering=True)
-        metadata = normalize_metadata(request.metadata)
-        rule_set = normalize_rule_set(request.rule_set)
-        refs = request_references(request.references)
+        metadata, rule_set, refs = _documents(request)
         for attempt in range(_WRITE_ATTEMPTS):
             try:
                 with self.repo.write() as store:
@@ -72,7 +86,7 @@ class Registrar:
         request: SchemaRequest,
         metadata: dict[str, Any] | None,
         rule_set: dict[str, Any] | None,
-        refs: list,
+        refs: list[SchemaReference],
         normalize: bool,
         force: bool,
     ) -> tuple[tuple[QualifiedSubject, VersionRow], tuple[StoredSchema, Any] | None]:
@@ -211,18 +225,21 @@ class Registrar:
             for v, stored in zip(chosen, self.resolver.contents(store, [v.schema_pk for v in chosen]))
         ]
 
+    def _subject_config(
+        self, store: Store, subject: str
+    ) -> tuple[QualifiedSubject, SubjectRow | None, dict[str, Any]]:
+        """The subject after its alias, its row, and the config in force for it."""
+        qs, row = resolve_alias(store, QualifiedSubject.parse(subject))
+        rows = store.settings_rows(rows_needed(qs.context, qs.name))
+        return qs, row, effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
+
     # ------------------------------------------------------------------ lookup
     def lookup(
         self, subject: str, request: SchemaRequest, normalize: bool, deleted: bool, fmt: str | None
     ) -> SubjectVersion:
-        qs = QualifiedSubject.parse(subject)
-        metadata = normalize_metadata(request.metadata)
-        rule_set = normalize_rule_set(request.rule_set)
-        refs = request_references(request.references)
+        metadata, rule_set, refs = _documents(request)
         with self.repo.read() as store:
-            qs, row = resolve_alias(store, qs)
-            rows = store.settings_rows(rows_needed(qs.context, qs.name))
-            config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
+            qs, row, config = self._subject_config(store, subject)
             candidate = self.resolver.candidate(
                 store, qs.context, request.schema_type, request.schema, refs,
                 normalize=normalize or bool(config.get("normalize")), strict=False, live_refs=False,
@@ -248,14 +265,9 @@ class Registrar:
         self, subject: str, version: str | None, request: SchemaRequest, normalize: bool, verbose: bool
     ) -> CompatibilityReport:
         number = parse_version(version) if version is not None else None
-        qs = QualifiedSubject.parse(subject)
-        metadata = normalize_metadata(request.metadata)
-        rule_set = normalize_rule_set(request.rule_set)
-        refs = request_references(request.references)
+        metadata, rule_set, refs = _documents(request)
         with self.repo.read() as store:
-            qs, row = resolve_alias(store, qs)
-            rows = store.settings_rows(rows_needed(qs.context, qs.name))
-            config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
+            qs, row, config = self._subject_config(store, subject)
             versions = store.versions(row.id) if row else []
             live = [v for v in versions if not v.deleted]
             target = None

@@ -13,13 +13,14 @@ import hashlib
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, NamedTuple
 
-from sqlalchemy import Connection, Engine, and_, bindparam, case, create_engine, delete, event, exists, func, insert, or_, select, text, update
+from sqlalchemy import Connection, Engine, and_, bindparam, case, delete, exists, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from app.core.identity import guid_from_hash
 from app.core.records import StoredSchema
 from app.core.types import DEFAULT_CONTEXT, SchemaReference
+from app.storage.engine import is_transient, make_engine
 from app.storage.models import Context, IdCounter, Schema, SchemaReferenceRow, Subject, SubjectVersion
 
 S = Subject.__table__
@@ -433,10 +434,7 @@ class Repository:
 
     @classmethod
     def from_url(cls, url: str) -> "Repository":
-        if url.startswith("sqlite"):
-            return cls(_sqlite_engine(url))
-        engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
-        return cls(engine)
+        return cls(make_engine(url))
 
     @contextmanager
     def read(self) -> Iterator[Store]:
@@ -458,51 +456,11 @@ class Repository:
                     yield Store(conn)
         except IntegrityError as exc:
             raise WriteConflict(str(exc.orig)) from exc
-        except OperationalError as exc:
-            if _is_transient(exc):
-                raise WriteConflict(str(exc.orig)) from exc
-            raise
         except DBAPIError as exc:
-            if _is_transient(exc):
+            if is_transient(exc):
                 raise WriteConflict(str(exc.orig)) from exc
             raise
 
     def load_schema(self, pk: int) -> StoredSchema | None:
         with self.read() as store:
             return store.load_schema(pk)
-
-
-def _is_transient(exc: DBAPIError) -> bool:
-    message = str(exc.orig).lower()
-    return any(s in message for s in ("deadlock", "database is locked", "could not serialize", "busy"))
-
-
-def _sqlite_engine(url: str) -> Engine:
-    """SQLite with WAL (readers never wait for the writer) and explicit transaction control,
-    so a write transaction takes the database's write lock at BEGIN instead of mid-way."""
-    from pathlib import Path
-
-    from sqlalchemy.engine import make_url
-
-    database = make_url(url).database
-    if database and database != ":memory:":
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None
-        cur = dbapi_conn.cursor()
-        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=30000", "synchronous=NORMAL"):
-            cur.execute(f"PRAGMA {pragma}")
-        cur.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Connection) -> None:
-        options = conn.get_execution_options()
-        if options.get("sqlite_no_begin"):
-            return
-        immediate = options.get("sqlite_immediate")
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-    return engine

@@ -1,0 +1,93 @@
+"""The Avro format: Java Avro's parser, writer and compatibility rules, as Confluent uses them.
+
+Parsing is an own walk over the JSON rather than fastavro's: the registry must refuse and accept
+what Java refuses and accepts, print Java's bytes (they are hashed into ids), and keep Java's
+object identities for the checker, none of which fastavro's parsed form preserves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from app.core.errors import InvalidSchema
+from app.formats.avro_canonical import to_json
+from app.formats.avro_compatibility import UNEXPECTED_EXCEPTION, check
+from app.formats.avro_model import Schema
+from app.formats.avro_normalize import NormalizeError, normalized_text
+from app.formats.avro_parser import Parser, SchemaParseError
+from app.formats.base import Incompatibility, ParsedSchema
+
+# Confluent's `io.confluent.kafka.schemaregistry.avro.Difference` descriptions; {r}/{w} are the
+# reader's and writer's labels ("new"/"old"), filled in by SchemaValidatorBuilder.
+_DESCRIPTIONS = {
+    "FIXED_SIZE_MISMATCH": "The size of FIXED type field at path '{path}' in the {r} schema does not match with the {w} schema",
+    "TYPE_MISMATCH": "The type (path '{path}') of a field in the {r} schema does not match with the {w} schema",
+    "NAME_MISMATCH": "The name of the schema has changed (path '{path}')",
+    "MISSING_ENUM_SYMBOLS": "The {r} schema is missing enum symbols '{msg}' at path '{path}' in the {w} schema",
+    "MISSING_UNION_BRANCH": "The {r} schema is missing a type inside a union field at path '{path}' in the {w} schema",
+    "READER_FIELD_MISSING_DEFAULT_VALUE": "The field '{msg}' at path '{path}' in the {r} schema has no default value and is missing in the {w} schema",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class AvroNative:
+    """What a parsed Avro schema keeps besides its text.
+
+    `referenced` are the full names of the referenced schemas' top-level types (Java's writer
+    refers to them by name instead of inlining them); `dependencies` and `strict` let
+    `normalize` re-parse its output in the same context, as Confluent does.
+    """
+
+    schema: Schema
+    referenced: tuple[str, ...]
+    dependencies: Mapping[str, str]
+    strict: bool
+
+
+def _native(schema: ParsedSchema) -> AvroNative:
+    return schema.native
+
+
+class AvroFormat:
+    schema_type = "AVRO"
+
+    def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
+        parser = Parser(strict)
+        try:
+            referenced = tuple(parser.parse_text(dep).union_key for dep in dependencies.values())
+            schema = parser.parse_text(text)
+        except SchemaParseError as exc:
+            raise InvalidSchema(f"Invalid schema of type AVRO, details: {exc}") from None
+        canonical = to_json(schema, set(referenced))
+        return ParsedSchema(self.schema_type, canonical, AvroNative(schema, referenced, dict(dependencies), strict))
+
+    def normalize(self, schema: ParsedSchema) -> ParsedSchema:
+        """Confluent stores the Java writer's text of its re-parsed normalized form."""
+        native = _native(schema)
+        try:
+            text = normalized_text(native.schema, list(native.referenced))
+        except NormalizeError as exc:
+            raise InvalidSchema(f"Invalid schema of type AVRO, details: {exc}") from None
+        return self.parse(text, native.dependencies, strict=native.strict)
+
+    def can_read(self, reader: ParsedSchema, writer: ParsedSchema) -> list[Incompatibility]:
+        """Incompatibilities of `reader` (decoding side) with data written with `writer`."""
+        return check(_native(reader).schema, _native(writer).schema)
+
+    def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+        """Confluent's verbose entry; `reader_label` names the reader side, `writer_label` the writer."""
+        if incompatibility.type == UNEXPECTED_EXCEPTION:
+            return f"Unexpected exception during compatibility check: {incompatibility.message}"
+        template = _DESCRIPTIONS.get(incompatibility.type, "")
+        description = template.format(
+            path=incompatibility.location, msg=incompatibility.message, r=reader_label, w=writer_label
+        )
+        return (
+            f"{{errorType:'{incompatibility.type}', description:'{description}', "
+            f"additionalInfo:'{incompatibility.message}'}}"
+        )
+
+    def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
+        if fmt.lower() == "resolved":
+            return to_json(_native(schema).schema, set())
+        return None

@@ -1,0 +1,185 @@
+"""Can a reader schema decode what a writer schema wrote? The rules of Java Avro's
+`org.apache.avro.SchemaCompatibility`, which Confluent runs for every Avro check.
+
+Everything observable is kept as Java has it, because Confluent's verbose replies print it:
+every incompatibility is reported (not just the first), in Java's order, with Java's type
+constant, JSON-pointer location into the reader schema and message text. Some of Java's
+behaviour is surprising and is kept on purpose:
+
+* a writer union read by a non-union reader puts the branch index into the location, but the
+  branch checks of a reader union (or of a union read by a union) start from a fresh location
+  and only their verdict is used;
+* results are memoized per (reader object, writer object), so a named pair met twice reports
+  the first result again, locations included; a pair met again while still being checked
+  counts as compatible, which is what makes recursive records terminate;
+* named types compare unqualified names, then the reader's aliases (qualified with the
+  reader's namespace) against the writer's full name;
+* a reader field missing from the writer, without default, whose type is an enum with a
+  default is checked against the writer *record* (Java passes the record there), which is
+  always a TYPE_MISMATCH;
+* a reader field whose name and aliases match several writer fields makes Java throw;
+  Confluent turns the exception into a single "Unexpected exception" entry, so the result
+  is that one entry, whatever else was found before.
+"""
+from __future__ import annotations
+
+from app.formats.avro_canonical import to_json
+from app.formats.avro_model import Array, Enum, Field, Fixed, Map, Named, Primitive, Record, Schema, Union
+from app.formats.base import Incompatibility
+
+NAME_MISMATCH = "NAME_MISMATCH"
+FIXED_SIZE_MISMATCH = "FIXED_SIZE_MISMATCH"
+MISSING_ENUM_SYMBOLS = "MISSING_ENUM_SYMBOLS"
+READER_FIELD_MISSING_DEFAULT_VALUE = "READER_FIELD_MISSING_DEFAULT_VALUE"
+TYPE_MISMATCH = "TYPE_MISMATCH"
+MISSING_UNION_BRANCH = "MISSING_UNION_BRANCH"
+UNEXPECTED_EXCEPTION = "UNEXPECTED_EXCEPTION"
+"""Not a Java constant: the check threw (ambiguous field aliases); the message is Java's."""
+
+# writer types each reader type accepts besides its own (Avro's promotions)
+_PROMOTIONS = {
+    "LONG": frozenset({"INT"}),
+    "FLOAT": frozenset({"INT", "LONG"}),
+    "DOUBLE": frozenset({"INT", "LONG", "FLOAT"}),
+    "BYTES": frozenset({"STRING"}),
+    "STRING": frozenset({"BYTES"}),
+}
+_NO_PROMOTION: frozenset[str] = frozenset()
+
+
+class _AmbiguousField(Exception):
+    def __init__(self, message: str, location: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+
+def check(reader: Schema, writer: Schema) -> list[Incompatibility]:
+    """Every reason `reader` cannot decode data written with `writer` (empty: it can)."""
+    try:
+        return _Checker().compare(reader, writer, [])
+    except _AmbiguousField as exc:
+        return [Incompatibility(UNEXPECTED_EXCEPTION, exc.location, exc.message)]
+
+
+def _location(path: list[str]) -> str:
+    return "/" + "/".join(token.replace("~", "~0").replace("/", "~1") for token in path)
+
+
+class _Checker:
+    """One comparison of a reader schema with a writer schema, with Java's memo table."""
+
+    __slots__ = ("_memo",)
+
+    def __init__(self) -> None:
+        # (id(reader), id(writer)) -> result; None while that pair is being compared
+        self._memo: dict[tuple[int, int], list[Incompatibility] | None] = {}
+
+    def compare(self, reader: Schema, writer: Schema, path: list[str]) -> list[Incompatibility]:
+        """Compare `reader` (decoding side) with `writer` (encoding side) at `path`."""
+        key = (id(reader), id(writer))
+        if key in self._memo:
+            return self._memo[key] or []
+        self._memo[key] = None
+        result = self._calculate(reader, writer, path)
+        self._memo[key] = result
+        return result
+
+    def _at(self, token: str, reader: Schema, writer: Schema, path: list[str]) -> list[Incompatibility]:
+        path.append(token)
+        result = self.compare(reader, writer, path)
+        path.pop()  # an exception abandons the whole check, so no finally is needed
+        return result
+
+    def _calculate(self, reader: Schema, writer: Schema, path: list[str]) -> list[Incompatibility]:
+        if reader.type == writer.type:
+            if isinstance(reader, Primitive):
+                return []
+            if isinstance(reader, Record):
+                return self._names(reader, writer, path) + self._fields(reader, writer, path)
+            if isinstance(reader, Array):
+                return self._at("items", reader.items, writer.items, path)
+            if isinstance(reader, Map):
+                return self._at("values", reader.values, writer.values, path)
+            if isinstance(reader, Enum):
+                return self._names(reader, writer, path) + _symbols(reader, writer, path)
+            if isinstance(reader, Fixed):
+                return self._names(reader, writer, path) + _size(reader, writer, path)
+            return self._union_from_union(reader, writer, path)
+        if isinstance(writer, Union):
+            found: list[Incompatibility] = []
+            for index, branch in enumerate(writer.branches):
+                found += self._at(str(index), reader, branch, path)
+            return found
+        if isinstance(reader, Union):
+            if any(not self.compare(branch, writer, []) for branch in reader.branches):
+                return []
+            return [Incompatibility(MISSING_UNION_BRANCH, _location(path), f"reader union lacking writer type: {writer.type}")]
+        if writer.type in _PROMOTIONS.get(reader.type, _NO_PROMOTION):
+            return []
+        message = f"reader type: {reader.type} not compatible with writer type: {writer.type}"
+        return [Incompatibility(TYPE_MISMATCH, _location(path), message)]
+
+    def _union_from_union(self, reader: Union, writer: Union, path: list[str]) -> list[Incompatibility]:
+        """Each writer branch must fit the reader union; only the verdict of the branch
+        check counts, reported at the branch index."""
+        found: list[Incompatibility] = []
+        for index, branch in enumerate(writer.branches):
+            if self.compare(reader, branch, []):
+                path.append(str(index))
+                message = f"reader union lacking writer type: {branch.type}"
+                found.append(Incompatibility(MISSING_UNION_BRANCH, _location(path), message))
+                path.pop()
+        return found
+
+    def _names(self, reader: Named, writer: Named, path: list[str]) -> list[Incompatibility]:
+        if reader.name.name == writer.name.name or writer.name.full in reader.alias_fullnames:
+            return []
+        return [Incompatibility(NAME_MISMATCH, _location(path + ["name"]), f"expected: {writer.name.full}")]
+
+    def _fields(self, reader: Record, writer: Record, path: list[str]) -> list[Incompatibility]:
+        found: list[Incompatibility] = []
+        path.append("fields")
+        for field in reader.fields:
+            path.append(str(field.pos))
+            source = _writer_field(writer, field, path)
+            if source is not None:
+                found += self._at("type", field.type, source.type, path)
+            elif not field.has_default:
+                if isinstance(field.type, Enum) and field.type.default is not None:
+                    found += self._at("type", field.type, writer, path)
+                else:
+                    found.append(Incompatibility(READER_FIELD_MISSING_DEFAULT_VALUE, _location(path), field.name))
+            path.pop()
+        path.pop()
+        return found
+
+
+def _writer_field(writer: Record, reader_field: Field, path: list[str]) -> Field | None:
+    """The writer field a reader field reads: by name, then by the reader field's aliases."""
+    if not reader_field.aliases:
+        return writer.field_map.get(reader_field.name)
+    matches = [f for f in (writer.field_map.get(n) for n in [reader_field.name, *reader_field.aliases]) if f]
+    if len(matches) > 1:
+        message = (
+            f"Reader record field {reader_field.name} type:{reader_field.type.type} pos:{reader_field.pos} "
+            f"matches multiple fields in writer record schema {to_json(writer, set())}"
+        )
+        raise _AmbiguousField(message, _location(path))
+    return matches[0] if matches else None
+
+
+def _symbols(reader: Enum, writer: Enum, path: list[str]) -> list[Incompatibility]:
+    missing = [s for s in writer.symbols if s not in reader.symbol_set]
+    if not missing or reader.default is not None:
+        return []
+    # Java prints a TreeSet of the missing symbols
+    message = "[" + ", ".join(sorted(set(missing))) + "]"
+    return [Incompatibility(MISSING_ENUM_SYMBOLS, _location(path + ["symbols"]), message)]
+
+
+def _size(reader: Fixed, writer: Fixed, path: list[str]) -> list[Incompatibility]:
+    if reader.size == writer.size:
+        return []
+    message = f"expected: {writer.size}, found: {reader.size}"
+    return [Incompatibility(FIXED_SIZE_MISMATCH, _location(path + ["size"]), message)]
