@@ -113,7 +113,7 @@ class RegistryService:
         offset: int = 0,
         limit: int = -1,
     ) -> list[SubjectVersion]:
-        context, prefix = _prefix_scope(subject_prefix or "", default_all=False)
+        context, prefix = _prefix_scope(subject_prefix or "")
         with self.repo.read() as store:
             rows = sorted(
                 store.all_holders(context, prefix, deleted),
@@ -133,7 +133,8 @@ class RegistryService:
         self, subject_prefix: str | None = None, deleted: bool = False, deleted_only: bool = False,
         offset: int = 0, limit: int = -1,
     ) -> list[str]:
-        context, prefix = _prefix_scope(":*:" if subject_prefix is None else subject_prefix, default_all=True)
+        # Absent means every context (`:*:`); a plain prefix, even an empty one, the default context.
+        context, prefix = _prefix_scope(":*:" if subject_prefix is None else subject_prefix)
         with self.repo.read() as store:
             summaries = store.subject_summaries(context, prefix)
         if deleted_only:
@@ -380,11 +381,9 @@ class RegistryService:
             raise OperationNotPermitted(f"Subject {qs.qualified()} is in read-only mode")
 
 
-def _prefix_scope(prefix: str, *, default_all: bool) -> tuple[str | None, str]:
-    """(context or None for every context, name prefix) for a `subjectPrefix` value."""
+def _prefix_scope(prefix: str) -> tuple[str | None, str]:
+    """(context, or None for every context; name prefix) for a `subjectPrefix` value."""
     if prefix.startswith(":") and prefix.count(":") >= 2:
         qs = QualifiedSubject.parse(prefix)
         return (None if qs.context == WILDCARD_CONTEXT else qs.context), qs.name
-    if not prefix and default_all:
-        return None, ""
     return DEFAULT_CONTEXT, prefix

@@ -1,0 +1,129 @@
+"""Reply bodies in Confluent's 8.x shapes (spec §2, §5.14).
+
+Confluent's entities drop null values and empty strings, lists and maps (Jackson's
+NON_EMPTY) but keep `false` and `0`; three entities drop only nulls (NON_NULL): the
+compatibility check reply and the config and mode PUT replies. The builders below put
+keys in directly from the immutable records, so a read costs one small dict and one
+`json` encode: no copies of stored documents, no re-parsing.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, current_app
+
+from app.api.negotiation import reply_media_type
+from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+
+def json_response(payload: Any, status: int = 200) -> Response:
+    return current_app.response_class(_encode(payload), status=status, mimetype=reply_media_type())
+
+
+def text_response(body: str) -> Response:
+    """The raw `.../schema` endpoints: the schema text itself, labelled as JSON (spec §1.1)."""
+    return current_app.response_class(body, status=200, mimetype=reply_media_type())
+
+
+def empty_response() -> Response:
+    """204 with no body and no content type (DELETE /contexts/{ctx})."""
+    response = current_app.response_class(status=204)
+    del response.headers["Content-Type"]
+    return response
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or ((isinstance(value, (str, list, tuple, dict))) and not value)
+
+
+def non_empty(document: dict[str, Any]) -> dict[str, Any]:
+    """NON_EMPTY: keep only members that are not null and not an empty string/list/map."""
+    return {k: v for k, v in document.items() if not _is_empty(v)}
+
+
+def non_null(document: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in document.items() if v is not None}
+
+
+def _content(out: dict[str, Any], schema: StoredSchema) -> None:
+    """References, metadata and rule set, each only when non-empty."""
+    if schema.references:
+        out["references"] = [ref.to_json() for ref in schema.references]
+    if schema.metadata:
+        out["metadata"] = schema.metadata
+    if schema.rule_set:
+        out["ruleSet"] = schema.rule_set
+
+
+def schema_entity(version: SubjectVersion) -> dict[str, Any]:
+    """Schema (spec §2.1): a subject-version with its content; `schemaType` always present."""
+    schema = version.schema
+    out: dict[str, Any] = {"subject": version.subject, "version": version.version, "id": schema.id}
+    if schema.guid:
+        out["guid"] = schema.guid
+    out["schemaType"] = schema.schema_type
+    if version.text:
+        out["schema"] = version.text
+    _content(out, schema)
+    out["ts"] = version.ts
+    out["deleted"] = version.deleted
+    return out
+
+
+def registered_entity(version: SubjectVersion) -> dict[str, Any]:
+    """RegisterSchemaResponse (spec §2.4, 8.x): `version` left out when not positive."""
+    schema = version.schema
+    out: dict[str, Any] = {"id": schema.id}
+    if version.version > 0:
+        out["version"] = version.version
+    if schema.guid:
+        out["guid"] = schema.guid
+    out["schemaType"] = schema.schema_type
+    if version.text:
+        out["schema"] = version.text
+    _content(out, schema)
+    return out
+
+
+def schema_string_entity(found: SchemaById) -> dict[str, Any]:
+    """SchemaString (spec §2.2): the id's content plus, in 8.x, the holder's subject/version."""
+    schema = found.schema
+    out: dict[str, Any] = {}
+    if found.text:
+        out["schema"] = found.text
+    out["schemaType"] = schema.schema_type
+    _content(out, schema)
+    if schema.guid:
+        out["guid"] = schema.guid
+    holder = found.holder
+    if holder is not None:
+        out["ts"] = holder.ts
+        out["deleted"] = holder.deleted
+        out["subject"] = holder.subject
+        out["version"] = holder.version
+    if found.max_id is not None:
+        out["maxId"] = found.max_id
+    return out
+
+
+def subject_version_entity(subject: str, version: int) -> dict[str, Any]:
+    return {"subject": subject, "version": version}
+
+
+def compatibility_entity(report: CompatibilityReport, verbose: bool) -> dict[str, Any]:
+    """NON_NULL: `messages` (possibly `[]`) only when the caller asked for verbose output."""
+    if verbose:
+        return {"is_compatible": report.is_compatible, "messages": list(report.messages)}
+    return {"is_compatible": report.is_compatible}
+
+
+def config_entity(document: dict[str, Any]) -> dict[str, Any]:
+    """Config as GET/DELETE show it: the service's `compatibility` key is `compatibilityLevel`."""
+    out = {}
+    for key, value in document.items():
+        if not _is_empty(value):
+            out["compatibilityLevel" if key == "compatibility" else key] = value
+    return out

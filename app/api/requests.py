@@ -1,0 +1,261 @@
+"""Query parameters and JSON bodies, parsed the way Confluent's JAX-RS/Jackson stack does.
+
+Why these rules (spec §1.2, §1.3):
+* booleans are true only for `true` in any case, because the Python client sends `True`;
+* an integer query parameter that does not parse is a 404 (JAX-RS cannot build the
+  resource method's arguments, so the resource "does not exist");
+* a body that is not JSON is 400 with the parser's text, a JSON value of the wrong type
+  is 400 too, a missing body is 422, and unknown properties are ignored;
+* bodies larger than twice the schema limit plus slack are refused as 42209 before being
+  parsed, so a huge upload never reaches the JSON parser or the core.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+from flask import current_app, request
+
+from app.core.errors import BadRequest, EndpointNotFound, SchemaTooLarge, UnprocessableEntity
+from app.core.types import SchemaRequest
+
+_INTEGER = re.compile(r"[+-]?\d+")
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+# ------------------------------------------------------------------ query parameters
+def flag(name: str) -> bool:
+    value = request.args.get(name)
+    return value is not None and value.lower() == "true"
+
+
+def integer(name: str, default: int) -> int:
+    value = request.args.get(name)
+    if value is None or not value.strip():
+        return default
+    value = value.strip()
+    if not _INTEGER.fullmatch(value):
+        raise EndpointNotFound("HTTP 404 Not Found")
+    number = int(value)
+    if not _INT32_MIN <= number <= _INT32_MAX:
+        raise EndpointNotFound("HTTP 404 Not Found")
+    return number
+
+
+def page() -> tuple[int, int]:
+    """`offset` (default 0) and `limit` (default -1: the service's default limit)."""
+    return integer("offset", 0), integer("limit", -1)
+
+
+def text(name: str) -> str | None:
+    """A string parameter; absent and empty both mean "not given"."""
+    return request.args.get(name) or None
+
+
+# ------------------------------------------------------------------ bodies
+def _body_limit() -> int:
+    return current_app.config["REGISTRY_SETTINGS"].max_schema_bytes * 2 + 65536
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"Non-standard token '{name}'")
+
+
+def read_body(required: bool = True) -> dict[str, Any] | None:
+    """The request body as a JSON object; None when absent (only allowed if not required)."""
+    limit = _body_limit()
+    length = request.content_length
+    if length is not None and length > limit:
+        raise SchemaTooLarge("Schema too large")
+    data = request.stream.read(limit + 1)
+    if len(data) > limit:
+        raise SchemaTooLarge("Schema too large")
+    document: Any = None
+    if data.strip():
+        try:
+            document = json.loads(data, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise BadRequest(f"Invalid JSON: {exc}") from None
+    if document is None:
+        if required:
+            raise UnprocessableEntity("Request body is missing")
+        return None
+    if not isinstance(document, dict):
+        raise BadRequest(f"Request body must be a JSON object, not {_json_type(document)}")
+    return document
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "null"
+
+
+def _mismatch(path: str, expected: str, value: Any) -> BadRequest:
+    return BadRequest(f"Invalid value at '{path}': expected {expected}, got {_json_type(value)}")
+
+
+# Field readers: each takes (value, path) and returns the checked value; None passes through
+# because Jackson treats an explicit null like an absent property.
+Reader = Callable[[Any, str], Any]
+
+
+def _string(value: Any, path: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise _mismatch(path, "a string", value)
+
+
+def _boolean(value: Any, path: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise _mismatch(path, "a boolean", value)
+
+
+def _int32(value: Any, path: str) -> int | None:
+    """Jackson's `Integer`: accepts integral numbers and numeric strings, within 32 bits."""
+    if value is None:
+        return None
+    number: int | None = None
+    if isinstance(value, bool):
+        number = None
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
+        number = int(value.strip())
+    if number is None or not _INT32_MIN <= number <= _INT32_MAX:
+        raise _mismatch(path, "a 32-bit integer", value)
+    return number
+
+
+def _string_list(value: Any, path: str) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise _mismatch(path, "an array of strings", value)
+    return [_required_string(item, f"{path}[{i}]") for i, item in enumerate(value)]
+
+
+def _required_string(value: Any, path: str) -> str:
+    if isinstance(value, str):
+        return value
+    raise _mismatch(path, "a string", value)
+
+
+def _string_map(value: Any, path: str) -> dict[str, str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _mismatch(path, "an object of strings", value)
+    return {k: _required_string(v, f"{path}.{k}") for k, v in value.items()}
+
+
+def _object(fields: dict[str, Reader]) -> Reader:
+    """A reader for a JSON object with known fields: unknown ones are dropped, nulls kept out."""
+
+    def read(value: Any, path: str) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise _mismatch(path, "an object", value)
+        out = {}
+        for key, reader in fields.items():
+            item = reader(value.get(key), f"{path}.{key}")
+            if item is not None:
+                out[key] = item
+        return out
+
+    return read
+
+
+def _list_of(reader: Reader) -> Reader:
+    """A reader for a JSON array; null items are passed to `reader` like any other value."""
+
+    def read(value: Any, path: str) -> list[Any] | None:
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise _mismatch(path, "an array", value)
+        items = (reader(item, f"{path}[{i}]") for i, item in enumerate(value))
+        return [item for item in items if item is not None]
+
+    return read
+
+
+def _tags(value: Any, path: str) -> dict[str, list[str]] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _mismatch(path, "an object of string arrays", value)
+    return {k: _string_list(v, f"{path}.{k}") or [] for k, v in value.items()}
+
+
+_metadata = _object({"tags": _tags, "properties": _string_map, "sensitive": _string_list})
+_rule = _object({
+    "name": _string, "doc": _string, "kind": _string, "mode": _string, "type": _string,
+    "tags": _string_list, "params": _string_map, "expr": _string,
+    "onSuccess": _string, "onFailure": _string, "disabled": _boolean,
+})
+_rule_set = _object({
+    "migrationRules": _list_of(_rule), "domainRules": _list_of(_rule), "encodingRules": _list_of(_rule),
+    "enableAt": _string, "enableOnlyAt": _string,
+})
+_reference_fields = _object({"name": _string, "subject": _string, "version": _int32})
+
+
+def _reference(value: Any, path: str) -> dict[str, Any]:
+    """A null reference becomes an empty one, which the core rejects as an invalid reference."""
+    return _reference_fields(value, path) or {}
+
+
+def schema_request(body: dict[str, Any]) -> SchemaRequest:
+    """A register / lookup / compatibility body (spec §2.3), checked at the JSON level only."""
+    references = _list_of(_reference)(body.get("references"), "references") or []
+    return SchemaRequest(
+        schema=_string(body.get("schema"), "schema"),
+        schema_type=_string(body.get("schemaType"), "schemaType") or "AVRO",
+        references=references,
+        metadata=_metadata(body.get("metadata"), "metadata"),
+        rule_set=_rule_set(body.get("ruleSet"), "ruleSet"),
+        id=_int32(body.get("id"), "id"),
+        version=_int32(body.get("version"), "version"),
+    )
+
+
+# ConfigUpdateRequest (spec §2.8). `compatibilityLevel` is not among them: Confluent ignores it on PUT.
+_CONFIG_FIELDS: dict[str, Reader] = {
+    "compatibility": _string,
+    "alias": _string,
+    "normalize": _boolean,
+    "validateFields": _boolean,
+    "validateRules": _boolean,
+    "compatibilityGroup": _string,
+    "defaultMetadata": _metadata,
+    "overrideMetadata": _metadata,
+    "defaultRuleSet": _rule_set,
+    "overrideRuleSet": _rule_set,
+    "aliasForDeks": _string,
+    "validateNewSchemas": _boolean,
+    "compatibilityPolicy": _string,
+}
+
+
+def config_changes(body: dict[str, Any]) -> dict[str, Any]:
+    """The fields a config PUT sets: absent keys are left out, explicit nulls kept (they clear)."""
+    return {key: reader(body[key], key) for key, reader in _CONFIG_FIELDS.items() if key in body}
+
+
+def mode_value(body: dict[str, Any]) -> str | None:
+    """The `mode` of a mode PUT; None (absent or null) removes the stored mode."""
+    return _string(body.get("mode"), "mode")

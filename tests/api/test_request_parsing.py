@@ -1,0 +1,102 @@
+"""Bodies and parameters (spec §1.2, §1.3): 400 / 404 / 422 and the lenient parts."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from api_client import Api
+from api_samples import RECORD_V1
+
+BODY_ENDPOINTS = [
+    ("POST", "/subjects/s/versions"),
+    ("POST", "/subjects/s"),
+    ("POST", "/compatibility/subjects/s/versions"),
+    ("POST", "/compatibility/subjects/s/versions/latest"),
+    ("PUT", "/config"),
+    ("PUT", "/config/s"),
+    ("PUT", "/mode"),
+    ("PUT", "/mode/s"),
+]
+
+
+@pytest.mark.parametrize("method, path", BODY_ENDPOINTS)
+@pytest.mark.parametrize("raw", ["", "   ", "null"], ids=["empty", "blank", "null"])
+def test_missing_body_is_422(api: Api, method: str, path: str, raw: str) -> None:
+    reply = api.call(method, path, raw=raw)
+    assert (reply.status, reply.error_code) == (422, 422), reply
+
+
+@pytest.mark.parametrize("method, path", BODY_ENDPOINTS)
+@pytest.mark.parametrize("raw", ['{"schema": ', "{'schema': 1}", "not json", '{"a": NaN}', b"\xff\xfe\x00"],
+                         ids=["truncated", "single-quotes", "bare-word", "nan", "bad-bytes"])
+def test_invalid_json_is_400_with_the_parser_text(api: Api, method: str, path: str, raw: str | bytes) -> None:
+    reply = api.call(method, path, raw=raw)
+    assert (reply.status, reply.error_code) == (400, 400), reply
+    assert reply.json["message"]
+
+
+@pytest.mark.parametrize("body", [
+    [1, 2], "a string", 5, True,
+    {"schema": 5},
+    {"schema": {"type": "string"}},
+    {"schemaType": 1},
+    {"references": "x"},
+    {"references": [1]},
+    {"references": [{"name": "n", "subject": "s", "version": "abc"}]},
+    {"references": [{"name": 5, "subject": "s", "version": 1}]},
+    {"version": "abc"},
+    {"version": True},
+    {"version": 1.5},
+    {"version": 2**31},
+    {"id": "x"},
+    {"metadata": "x"},
+    {"metadata": {"properties": {"k": 1}}},
+    {"metadata": {"tags": {"f": "PII"}}},
+    {"metadata": {"sensitive": "k"}},
+    {"ruleSet": []},
+    {"ruleSet": {"domainRules": {"name": "r"}}},
+    {"ruleSet": {"domainRules": [{"name": "r", "disabled": "no"}]}},
+], ids=repr)
+def test_json_type_mismatch_is_400(api: Api, body: object) -> None:
+    reply = api.call("POST", "/subjects/s/versions", raw=json.dumps(body))
+    assert (reply.status, reply.error_code) == (400, 400), reply
+    assert api.get("/subjects").json == []
+
+
+@pytest.mark.parametrize("body", [
+    {"schema": RECORD_V1, "version": "1"},
+    {"schema": RECORD_V1, "version": 1.0},
+    {"schema": RECORD_V1, "schemaType": None, "references": None, "metadata": None, "ruleSet": None},
+    {"schema": RECORD_V1, "unknown": {"nested": [1]}},
+], ids=["numeric-string", "integral-float", "explicit-nulls", "unknown-property"])
+def test_lenient_body_values_are_accepted(api: Api, body: dict) -> None:
+    assert api.post("/subjects/s/versions", body).status == 200
+
+
+@pytest.mark.parametrize("path", [
+    "/subjects?offset=abc", "/subjects?limit=1.5", "/schemas?limit=ten", "/contexts?offset=x",
+    "/subjects/s/versions?offset=%20x", "/schemas/ids/1/subjects?limit=99999999999",
+    "/subjects/s/versions/1/referencedby?offset=-",
+])
+def test_integer_parameter_that_does_not_parse_is_404(api: Api, path: str) -> None:
+    api.registered("s", RECORD_V1)
+    response = api.client.get(path)
+    body = response.get_json(force=True)
+    assert (response.status_code, body["error_code"]) == (404, 404)
+
+
+@pytest.mark.parametrize("value, deleted_visible", [
+    ("true", True), ("True", True), ("TRUE", True), ("tRuE", True),
+    ("false", False), ("False", False), ("1", False), ("yes", False), ("", False),
+])
+def test_boolean_parameters_are_true_only_for_true_in_any_case(api: Api, value: str, deleted_visible: bool) -> None:
+    api.registered("s", RECORD_V1)
+    api.delete_subject("s")
+    assert (api.get("/subjects", deleted=value).json == ["s"]) is deleted_visible
+
+
+def test_bodies_are_read_whatever_the_charset_parameter(api: Api) -> None:
+    reply = api.call("POST", "/subjects/s/versions", {"schema": RECORD_V1},
+                     headers={"Content-Type": "application/json; charset=ISO-8859-1"})
+    assert reply.status == 200

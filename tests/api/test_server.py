@@ -1,0 +1,28 @@
+"""Root and server metadata (spec §3.1)."""
+from __future__ import annotations
+
+from api_client import Api
+
+
+def test_root_is_an_empty_object(api: Api) -> None:
+    reply = api.get("/")
+    assert (reply.status, reply.json) == (200, {})
+    assert reply.headers["Content-Type"] == "application/vnd.schemaregistry.v1+json"
+
+
+def test_root_accepts_a_posted_map(api: Api) -> None:
+    assert api.post("/", {"anything": "goes"}).json == {}
+    assert api.call("POST", "/", raw="").json == {}
+    assert api.call("POST", "/", raw="{oops").error_code == 400
+
+
+def test_cluster_id_has_confluents_shape(api: Api) -> None:
+    body = api.get("/v1/metadata/id").json
+    assert body["scope"]["path"] == []
+    assert set(body["scope"]["clusters"]) == {"kafka-cluster", "schema-registry-cluster"}
+    assert all(isinstance(v, str) and v for v in body["scope"]["clusters"].values())
+
+
+def test_server_version(api: Api) -> None:
+    body = api.get("/v1/metadata/version").json
+    assert isinstance(body["version"], str) and body["version"]
