@@ -19,7 +19,9 @@ _TRANSIENT = ("deadlock", "database is locked", "could not serialize", "busy")
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    # No pre-ping: it would cost a round trip per request. A dropped connection fails one
+    # request (clients retry on 500) and SQLAlchemy then invalidates the pool.
+    return create_engine(url, pool_size=5, max_overflow=10, pool_recycle=1800)
 
 
 def is_transient(exc: DBAPIError) -> bool:

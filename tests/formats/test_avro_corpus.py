@@ -23,7 +23,7 @@ def _cases() -> list[dict[str, Any]]:
 CASES = _cases()
 
 
-def test_corpus_is_beside_the_clone() -> None:
+def test_corpus_is_beside_the_clone(shared_dir: Path) -> None:
     assert len(CASES) == 135, f"expected the 135 pairs of {CORPUS}"
 
 

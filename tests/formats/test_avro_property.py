@@ -38,10 +38,7 @@ def _load_oracle() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def oracle() -> ModuleType:
-    if not ORACLE_PATH.exists():
-        pytest.skip(f"{ORACLE_PATH} is not beside the clone")
-    pytest.importorskip("avro")
+def oracle(shared_dir: Path) -> ModuleType:
     return _load_oracle()
 
 

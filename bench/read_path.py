@@ -1,0 +1,234 @@
+"""Read-path throughput of the registry under gunicorn, relative to a Flask hello world.
+
+Serializers and deserializers in every producer and consumer hit the read endpoints, so
+these are the ones that must stay cheap. Each server (hello world, then the registry on
+SQLite, then on PostgreSQL when available) runs alone with the same gunicorn settings, and a
+separate process drives keep-alive HTTP load at it over loopback: `wrk` when installed
+(apt-get install wrk), otherwise a small threaded http.client generator. Prints figures only.
+
+    python bench/read_path.py [--duration 5] [--connections 8] [--workers 2] [--no-postgres]
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# The private PostgreSQL cluster the test suite uses (tests/support/postgres.py).
+sys.path.insert(0, str(REPO / "tests"))
+
+SCHEMA = json.dumps({
+    "type": "record", "name": "Reading", "namespace": "bench",
+    "fields": [{"name": f"f{i}", "type": "string", "default": ""} for i in range(20)],
+})
+CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+
+
+@dataclass
+class Figures:
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds
+
+
+def free_port() -> int:
+    from support.postgres import free_port as pick
+
+    return pick()
+
+
+# ------------------------------------------------------------------ servers
+def start_gunicorn(app_ref: str, env: dict[str, str], workers: int, threads: int, log: Path) -> tuple[subprocess.Popen, str]:
+    """The same gunicorn flags for every target, so only the application differs."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "gunicorn", app_ref, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+        "--worker-class", "gthread", "--threads", str(threads), "--keep-alive", "75", "--log-level", "warning",
+    ]
+    process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **env}, stdout=log.open("wb"),
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{app_ref} exited:\n{log.read_text(errors='replace')[-3000:]}")
+        try:
+            with urllib.request.urlopen(url + "/", timeout=2):
+                return process, url
+        except OSError:
+            time.sleep(0.05)
+    stop(process)
+    raise RuntimeError(f"{app_ref} did not answer within 60 s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def prepare_registry(database_url: str) -> None:
+    """Migrate before gunicorn starts: workers of a plain `gunicorn wsgi:app` would race to do it."""
+    subprocess.run([sys.executable, "-m", "app.cli", "db", "upgrade", "--database-url", database_url],
+                   cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+
+
+def register(base: str, subject: str) -> int:
+    body = json.dumps({"schema": SCHEMA}).encode()
+    request = urllib.request.Request(f"{base}/subjects/{subject}/versions", data=body, method="POST",
+                                     headers={"Content-Type": CONTENT_TYPE})
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        return json.load(reply)["id"]
+
+
+# ------------------------------------------------------------------ load generators
+def run_wrk(url: str, duration: float, connections: int) -> Figures:
+    threads = max(1, min(connections, 2))
+    out = subprocess.run(
+        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration:.0f}s", "--latency", url],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    seconds = _wrk_time(re.search(r"requests in ([\d.]+\w+),", out).group(1))
+    return Figures(requests, seconds, _wrk_percentile(out, "50%"), _wrk_percentile(out, "99%"))
+
+
+def _wrk_time(text: str) -> float:
+    value, unit = re.fullmatch(r"([\d.]+)(\w+)", text).groups()
+    return float(value) * {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}[unit]
+
+
+def _wrk_percentile(out: str, label: str) -> float:
+    return _wrk_time(re.search(rf"^\s*{label}\s+(\S+)", out, re.M).group(1)) * 1000
+
+
+def _python_load(host: str, port: int, path: str, duration: float, connections: int, pipe) -> None:
+    """Child process: `connections` threads, each on one keep-alive connection, for `duration` s."""
+    latencies: list[list[float]] = [[] for _ in range(connections)]
+    start = time.perf_counter()
+    deadline = start + duration
+
+    def drive(bucket: list[float]) -> None:
+        conn = http.client.HTTPConnection(host, port, timeout=10)
+        while time.perf_counter() < deadline:
+            began = time.perf_counter()
+            conn.request("GET", path)
+            reply = conn.getresponse()
+            reply.read()
+            if reply.status != 200:
+                raise RuntimeError(f"GET {path}: HTTP {reply.status}")
+            bucket.append(time.perf_counter() - began)
+        conn.close()
+
+    workers = [threading.Thread(target=drive, args=(bucket,)) for bucket in latencies]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    pipe.send(([x for bucket in latencies for x in bucket], time.perf_counter() - start))
+    pipe.close()
+
+
+def run_python(url: str, duration: float, connections: int) -> Figures:
+    host_port, _, path = url.removeprefix("http://").partition("/")
+    host, _, port = host_port.partition(":")
+    receive, send = multiprocessing.Pipe(duplex=False)
+    child = multiprocessing.get_context("spawn").Process(
+        target=_python_load, args=(host, int(port), "/" + path, duration, connections, send)
+    )
+    child.start()
+    samples, seconds = receive.recv()
+    child.join()
+    samples.sort()
+    return Figures(len(samples), seconds, 1000 * samples[len(samples) // 2],
+                   1000 * samples[min(len(samples) - 1, int(len(samples) * 0.99))])
+
+
+# ------------------------------------------------------------------ driver
+def measure(label: str, base: str, paths: list[str], args: argparse.Namespace, rows: list) -> None:
+    drive = run_wrk if shutil.which("wrk") and not args.python_load else run_python
+    for path in paths:
+        drive(base + path, 1, args.connections)  # warm-up: caches, pools, worker imports
+        rows.append((label, path, drive(base + path, args.duration, args.connections)))
+
+
+def bench_registry(label: str, database_url: str, args: argparse.Namespace, workdir: Path, rows: list) -> None:
+    prepare_registry(database_url)
+    process, base = start_gunicorn("wsgi:app", {"REGISTRY_DATABASE_URL": database_url, "REGISTRY_LOG_LEVEL": "warning"},
+                                   args.workers, args.threads, workdir / f"{label}.log")
+    try:
+        schema_id = register(base, "bench-value")
+        paths = ["/", f"/schemas/ids/{schema_id}", "/subjects/bench-value/versions/1",
+                 "/subjects/bench-value/versions/latest"]
+        measure(label, base, paths, args, rows)
+    finally:
+        stop(process)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds of load per endpoint")
+    parser.add_argument("--connections", type=int, default=8, help="concurrent keep-alive connections")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (same for every server)")
+    parser.add_argument("--threads", type=int, default=4, help="gthread threads per worker")
+    parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL run")
+    parser.add_argument("--python-load", action="store_true", help="use the Python generator even if wrk exists")
+    args = parser.parse_args()
+
+    rows: list[tuple[str, str, Figures]] = []
+    workdir = Path(tempfile.mkdtemp(prefix="sqlreg-bench-"))
+    cluster = None
+    try:
+        process, base = start_gunicorn("bench.hello_app:app", {}, args.workers, args.threads, workdir / "hello.log")
+        try:
+            measure("hello-world", base, ["/"], args, rows)
+        finally:
+            stop(process)
+        bench_registry("sqlite", f"sqlite:///{workdir / 'registry.db'}", args, workdir, rows)
+        if not args.no_postgres:
+            from support.postgres import PostgresUnavailable, start_cluster
+
+            try:
+                cluster = start_cluster()
+            except PostgresUnavailable as exc:
+                print(f"(PostgreSQL skipped: {exc})")
+            else:
+                bench_registry("postgres", cluster.url(cluster.create_database("bench")), args, workdir, rows)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    baseline = rows[0][2].rps
+    generator = "wrk" if shutil.which("wrk") and not args.python_load else "python http.client"
+    print(f"load: {generator}, {args.connections} keep-alive connections, {args.duration:.0f}s per row; "
+          f"gunicorn gthread {args.workers} workers x {args.threads} threads; {os.cpu_count()} CPUs")
+    print(f"{'server':<12} {'GET path':<40} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'vs hello':>9}")
+    for label, path, fig in rows:
+        print(f"{label:<12} {path:<40} {fig.rps:>9.0f} {fig.p50_ms:>8.2f} {fig.p99_ms:>8.2f} {fig.rps / baseline:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""Shared fixtures: a fresh registry per test, on SQLite and on a real PostgreSQL.
+
+`database_url` is parametrized over both databases, so every test built on `database_url`,
+`settings`, `app`, `client` or `service` runs twice. Each test gets its own database, already
+at the migration head: both kinds are copied from a template migrated once per session
+(a file copy for SQLite, `CREATE DATABASE ... TEMPLATE` for PostgreSQL), which keeps a
+per-test database cheap. Tests that need an empty, unmigrated database use
+`empty_database_url`.
+
+Without PostgreSQL binaries the postgres cases are skipped locally; under CI (`CI` set) they
+fail instead, so a CI image that lost PostgreSQL cannot pass silently.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import sys
+import uuid
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+# Make `support` importable however pytest was configured to import test modules.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support.live import LiveServer, start_server  # noqa: E402
+from support.postgres import PostgresCluster, PostgresUnavailable, start_cluster  # noqa: E402
+
+DATABASE_KINDS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
+]
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _migrate(url: str) -> None:
+    """Bring the database at `url` to head with the same code the application uses."""
+    from app.storage.migrate import upgrade_to_head
+    from app.storage.repository import Repository
+
+    engine = Repository.from_url(url).engine
+    try:
+        upgrade_to_head(engine)
+    finally:
+        engine.dispose()
+
+
+# ------------------------------------------------------------------ shared reference material
+SHARED_DIR = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The workplace's `shared/` beside the clone (conformance corpora, the Avro oracle).
+
+    A clone used elsewhere has none, so those tests skip there; CI always has it, and a CI
+    run that lost it fails rather than passing on fewer tests.
+    """
+    if not (SHARED_DIR / "conformance").is_dir():
+        if in_ci():
+            pytest.fail(f"CI must run the conformance tests, but {SHARED_DIR} is missing", pytrace=False)
+        pytest.skip(f"{SHARED_DIR} is not beside the clone")
+    return SHARED_DIR
+
+
+# ------------------------------------------------------------------ PostgreSQL
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PostgresCluster]:
+    """One private PostgreSQL cluster per test run, stopped at the end of the session."""
+    try:
+        cluster = start_cluster()
+    except PostgresUnavailable as exc:
+        if in_ci():
+            pytest.fail(f"CI must run the PostgreSQL tests, but: {exc}", pytrace=False)
+        pytest.skip(f"PostgreSQL not available: {exc}")
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_cluster: PostgresCluster) -> str:
+    """A database migrated to head once; per-test databases are copies of it."""
+    name = pg_cluster.create_database("template")
+    _migrate(pg_cluster.url(name))
+    return name
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sqlite-template") / "registry.db"
+    _migrate(f"sqlite:///{path}")
+    return path
+
+
+def _copy_sqlite(source: Path, target: Path) -> None:
+    """Copy through SQLite's backup API, which is correct whatever the journal mode."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
+# ------------------------------------------------------------------ per-test databases
+@pytest.fixture(params=DATABASE_KINDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh database at the migration head: SQLite file or PostgreSQL database."""
+    if request.param == "sqlite":
+        target = tmp_path / "registry.db"
+        _copy_sqlite(request.getfixturevalue("sqlite_template"), target)
+        yield f"sqlite:///{target}"
+        return
+    cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database("t", template=request.getfixturevalue("pg_template"))
+    yield cluster.url(name)
+    cluster.drop_database(name)
+
+
+@pytest.fixture(params=DATABASE_KINDS)
+def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh database with no tables at all, for tests of the migrations themselves."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database("empty")
+    yield cluster.url(name)
+    cluster.drop_database(name)
+
+
+@pytest.fixture
+def settings(database_url: str):
+    from app.settings import Settings
+
+    return Settings(database_url=database_url)
+
+
+@pytest.fixture
+def app(settings):
+    from app.factory import create_app
+
+    app = create_app(settings)
+    yield app
+    # Close pooled connections now: dropping a PostgreSQL database that still has sessions
+    # means terminating them, which costs more than the test itself.
+    app.extensions["registry"].repo.engine.dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def service(app):
+    return app.extensions["registry"]
+
+
+# ------------------------------------------------------------------ live server
+@pytest.fixture(scope="session", params=DATABASE_KINDS)
+def live_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of the registry running under gunicorn; one server per database kind per session.
+
+    The server is shared, so tests must use subjects of their own (`unique_subject`) and must
+    not change global config or mode without restoring it.
+    """
+    workdir = tmp_path_factory.mktemp(f"live-{request.param}")
+    if request.param == "sqlite":
+        url = f"sqlite:///{workdir / 'registry.db'}"
+        cleanup: Callable[[], None] = lambda: None  # noqa: E731
+    else:
+        cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
+        # An empty database: the server's own start-up must migrate it.
+        name = cluster.create_database("live")
+        url = cluster.url(name)
+        cleanup = lambda: cluster.drop_database(name)  # noqa: E731
+    server: LiveServer = start_server(url, workdir / "server.log")
+    try:
+        yield server.url
+    finally:
+        server.stop()
+        cleanup()
+
+
+@pytest.fixture
+def unique_subject(request: pytest.FixtureRequest) -> Callable[[str], str]:
+    """Make subject names no other test (or client cache) has seen: `unique_subject("value")`."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name)[:60]
+
+    def make(suffix: str = "value") -> str:
+        return f"{stem}-{uuid.uuid4().hex[:8]}-{suffix}"
+
+    return make

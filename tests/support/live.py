@@ -1,0 +1,72 @@
+"""Run the real registry under gunicorn, over real HTTP, for the interop tests.
+
+The server is started through `sqlregistry serve` (as `python -m app.cli`, so an editable
+install is not required), which means these tests also cover the CLI, the migration step in
+the gunicorn master and the worker start-up path exactly as production runs them.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from support.postgres import free_port
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class LiveServer:
+    url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def log_tail(self, size: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-size:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """SIGTERM is gunicorn's graceful shutdown; escalate only if it hangs."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_server(database_url: str, log_path: Path, workers: int = 2, timeout: float = 60.0) -> LiveServer:
+    """Start `sqlregistry serve` on a free loopback port and return once `GET /` answers."""
+    port = free_port()
+    env = {**os.environ, "REGISTRY_LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1"}
+    command = [
+        sys.executable, "-m", "app.cli", "serve",
+        "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), "--database-url", database_url,
+    ]
+    log = log_path.open("wb")
+    process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL)
+    log.close()
+    server = LiveServer(url=f"http://127.0.0.1:{port}", process=process, log_path=log_path)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"registry exited with {process.returncode} before answering:\n{server.log_tail()}")
+        try:
+            with urllib.request.urlopen(server.url + "/", timeout=2) as reply:
+                if reply.status == 200:
+                    return server
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.05)
+    server.stop()
+    raise RuntimeError(f"registry did not answer GET / within {timeout:.0f}s:\n{server.log_tail()}")
