@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from app.api import compatibility, config, contexts, mode, schemas, server, subjects
+from app.api import compatibility, config, contexts, mode, schemas, server, subjects, tags
 from app.api.errors import register_error_handlers
 from app.api.negotiation import check_request
 from app.api.paths import RawPathMiddleware, SchemaIdConverter, SegmentConverter
@@ -27,6 +27,6 @@ def register_api(app: Flask) -> None:
     app.before_request(check_request)
     register_error_handlers(app)
     for blueprint in (
-        server.bp, schemas.bp, subjects.bp, compatibility.bp, config.bp, mode.bp, contexts.bp
+        server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp
     ):
         app.register_blueprint(blueprint)

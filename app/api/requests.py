@@ -18,7 +18,9 @@ from typing import Any, Callable
 from flask import current_app, request
 
 from app.core.errors import BadRequest, EndpointNotFound, SchemaTooLarge, UnprocessableEntity
+from app.core.tags import TagRequest
 from app.core.types import SchemaRequest
+from app.formats.base import FIELD_ENTITY, RECORD_ENTITY, EntityTags
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -259,3 +261,42 @@ def config_changes(body: dict[str, Any]) -> dict[str, Any]:
 def mode_value(body: dict[str, Any]) -> str | None:
     """The `mode` of a mode PUT; None (absent or null) removes the stored mode."""
     return _string(body.get("mode"), "mode")
+
+
+# ------------------------------------------------------------------ tag edits
+_ENTITY_TYPES = (RECORD_ENTITY, FIELD_ENTITY)
+
+
+def _schema_tags(value: Any, path: str) -> EntityTags:
+    """One SchemaTags item. Jackson cannot build a SchemaEntity without a path or with an
+    unknown type, and a null item breaks Confluent later with a 500; all are 400 here."""
+    if not isinstance(value, dict):
+        raise _mismatch(path, "an object", value)
+    entity = value.get("schemaEntity")
+    if not isinstance(entity, dict):
+        raise _mismatch(f"{path}.schemaEntity", "an object", entity)
+    entity_path = entity.get("entityPath")
+    if not isinstance(entity_path, str):
+        raise _mismatch(f"{path}.schemaEntity.entityPath", "a string", entity_path)
+    entity_type = entity.get("entityType")
+    if entity_type not in _ENTITY_TYPES:
+        raise BadRequest(
+            f"Invalid value at '{path}.schemaEntity.entityType': expected one of {', '.join(_ENTITY_TYPES)}"
+        )
+    tags = _string_list(value.get("tags"), f"{path}.tags") or []
+    return EntityTags(entity_path, entity_type, tuple(tags))
+
+
+def tag_request(body: dict[str, Any]) -> TagRequest:
+    """A TagSchemaRequest body, checked at the JSON level only; unknown fields are ignored."""
+    entities = _list_of(_schema_tags)
+    to_remove = _string_list(body.get("rulesToRemove"), "rulesToRemove")
+    return TagRequest(
+        new_version=_int32(body.get("newVersion"), "newVersion"),
+        tags_to_add=tuple(entities(body.get("tagsToAdd"), "tagsToAdd") or ()),
+        tags_to_remove=tuple(entities(body.get("tagsToRemove"), "tagsToRemove") or ()),
+        metadata=_metadata(body.get("metadata"), "metadata"),
+        rule_set=_rule_set(body.get("ruleSet"), "ruleSet"),
+        rules_to_merge=_rule_set(body.get("rulesToMerge"), "rulesToMerge"),
+        rules_to_remove=tuple(to_remove) if to_remove is not None else None,
+    )

@@ -19,6 +19,7 @@ def list_schemas() -> Response:
         latest_only=flag("latestOnly"),
         offset=offset,
         limit=limit,
+        rule_type=text("ruleType"),
     )
     return json_response([schema_entity(v) for v in versions])
 

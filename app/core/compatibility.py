@@ -4,16 +4,21 @@ BACKWARD: the new schema is the reader, each compared old schema the writer.
 FORWARD: each compared old schema is the reader, the new schema the writer.
 FULL: both. Plain levels compare with the newest live version only; `_TRANSITIVE` levels
 with every live version, newest first, stopping at the first one that fails.
+
+With `validateFields` on, the reserved-field rules (`confluent:reserved`) run first, against
+the newest live version whatever the level (NONE included) and whatever the compatibility
+group; their messages come before the format's, and one trailer closes the whole list.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from app.core.types import CompatibilityLevel
-from app.formats.base import ParsedSchema, SchemaFormat
+from app.formats.base import ParsedSchema, SchemaFormat, TopLevelFields
 
 OLD_SCHEMA_LIMIT = 10_240  # Confluent cuts the quoted old schema at 10 KB
+RESERVED_PROPERTY = "confluent:reserved"
 
 
 @dataclass(frozen=True)
@@ -32,25 +37,63 @@ def check(
     *,
     validate_fields: bool = False,
     single_target: bool = False,
+    reserved_violations: Sequence[str] = (),
 ) -> list[str]:
-    """Confluent's message list for the first previous version that fails; [] when compatible.
+    """Confluent's message list: `reserved_violations` (see `reserved_field_violations`),
+    then the problems with the first previous version that fails, then the trailer naming
+    the settings; [] when compatible.
 
     `history` is newest first. `single_target` compares with exactly `history[0]`
     whatever the level says (the `/versions/{v}` compatibility endpoint).
     """
-    if level is CompatibilityLevel.NONE or not history:
-        return []
-    targets = history[:1] if single_target or not level.transitive else history
-    for previous in targets:
-        messages = _compare(formats, level, candidate, previous)
-        if messages:
-            messages.append(f"{{oldSchemaVersion: {previous.version}}}")
-            messages.append(f"{{oldSchema: '{previous.text[:OLD_SCHEMA_LIMIT]}'}}")
-            messages.append(
-                f"{{validateFields: '{'true' if validate_fields else 'false'}', compatibility: '{level.value}'}}"
-            )
-            return messages
-    return []
+    messages = list(reserved_violations)
+    if level is not CompatibilityLevel.NONE and history:
+        targets = history[:1] if single_target or not level.transitive else history
+        for previous in targets:
+            problems = _compare(formats, level, candidate, previous)
+            if problems:
+                messages += problems
+                messages.append(f"{{oldSchemaVersion: {previous.version}}}")
+                messages.append(f"{{oldSchema: '{previous.text[:OLD_SCHEMA_LIMIT]}'}}")
+                break
+    if messages:
+        messages.append(
+            f"{{validateFields: '{'true' if validate_fields else 'false'}', compatibility: '{level.value}'}}"
+        )
+    return messages
+
+
+def reserved_fields(metadata: Mapping[str, Any] | None) -> set[str]:
+    """The comma-separated `confluent:reserved` property as a set of trimmed, non-empty names."""
+    value = ((metadata or {}).get("properties") or {}).get(RESERVED_PROPERTY)
+    if not value:
+        return set()
+    return {name.strip() for name in value.split(",") if name.strip()}
+
+
+def reserved_field_violations(
+    fmt: SchemaFormat,
+    candidate: ParsedSchema,
+    metadata: Mapping[str, Any] | None,
+    previous_metadata: Mapping[str, Any] | None,
+) -> list[str]:
+    """The `validateFields=true` rules (Confluent's wording): a name reserved by the previous
+    version's metadata must stay reserved, and a reserved name must not be a top-level field
+    of the new schema. `metadata` is the new schema's (after the registration merge);
+    `previous_metadata` the newest live version's, None when there is none. Names are
+    reported in sorted order (Java iterates a hash set)."""
+    reserved = reserved_fields(metadata)
+    messages = [
+        f"The new schema has reserved field {name} removed from its metadata which is present "
+        "in the old schema's metadata."
+        for name in sorted(reserved_fields(previous_metadata) - reserved)
+    ]
+    fields = fmt.field_names(candidate) if isinstance(fmt, TopLevelFields) else set()
+    messages += [
+        f"The new schema has field that conflicts with the reserved field {name}."
+        for name in sorted(reserved & fields)
+    ]
+    return messages
 
 
 def _compare(

@@ -75,9 +75,14 @@ def effective_level(config: Mapping[str, Any]) -> CompatibilityLevel:
 
 
 def effective_mode(context: str, name: str, rows: Mapping[tuple[str, str], SettingsRow]) -> Mode:
-    """Up to Confluent 8.1 a global READONLY_OVERRIDE overrides every subject's own mode."""
-    global_row = rows.get(GLOBAL_KEY)
-    if global_row is not None and global_row.mode == Mode.READONLY_OVERRIDE.value:
+    """Up to Confluent 8.1 a global READONLY_OVERRIDE overrides every subject's own mode.
+    "Global" is the top-level mode as Confluent resolves it: the default-context global row,
+    else the `:.__GLOBAL:` row."""
+    top = next(
+        (row.mode for row in (rows.get(GLOBAL_KEY), rows.get(SUPER_GLOBAL_KEY)) if row is not None and row.mode),
+        None,
+    )
+    if top == Mode.READONLY_OVERRIDE.value:
         return Mode.READONLY_OVERRIDE
     for key in lookup_order(context, name):
         row = rows.get(key)

@@ -157,11 +157,36 @@ class InvalidMode(RegistryError):
 
 
 class OperationNotPermitted(RegistryError):
+    """42205. The mode messages name the subject and its context as Confluent prints them:
+    the qualified subject (`null` for the global row) and the context qualifier, which is
+    empty for the default context."""
+
     http_status, error_code = 422, 42205
+
+    @classmethod
+    def read_only(cls, subject: str, context: str) -> "OperationNotPermitted":
+        return cls(f"Subject {subject or 'null'} in context {context} is in read-only mode")
+
+    @classmethod
+    def not_import(cls, subject: str, context: str) -> "OperationNotPermitted":
+        return cls(f"Subject {subject} in context {context} is not in import mode")
+
+    @classmethod
+    def not_read_write(cls, subject: str, context: str) -> "OperationNotPermitted":
+        return cls(f"Subject {subject} in context {context} is not in read-write mode")
 
 
 class ReferenceExists(RegistryError):
+    """42206. Confluent names the blocked subject-version by its store key's text."""
+
     http_status, error_code = 422, 42206
+
+    @classmethod
+    def for_version(cls, subject: str, version: int) -> "ReferenceExists":
+        return cls(
+            "One or more references exist to the schema "
+            f"{{magic=1,keytype=SCHEMA,subject={subject},version={version}}}."
+        )
 
 
 class InvalidSubject(RegistryError):

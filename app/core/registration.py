@@ -30,7 +30,7 @@ from app.core.metadata import (
 from app.core.records import CompatibilityReport, StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, request_references
 from app.core.subjects import parse_version, resolve_alias, subject_version, validate_subject
-from app.core.types import CompatibilityLevel, Mode, QualifiedSubject, SchemaReference, SchemaRequest
+from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaReference, SchemaRequest
 from app.settings import Settings
 from app.storage.repository import Repository, Store, SubjectRow, VersionRow, WriteConflict
 
@@ -130,11 +130,11 @@ class Registrar:
         # Step 3: the mode decides whether anything may be written.
         explicit_id = request.id is not None and request.id >= 0
         if mode.read_only:
-            raise OperationNotPermitted(f"Subject {qs.qualified()} is in read-only mode")
+            raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
         if explicit_id and not importing:
-            raise OperationNotPermitted(f"Subject {qs.qualified()} is not in import mode")
+            raise OperationNotPermitted.not_import(qs.qualified(), qs.context_qualifier)
         if not explicit_id and mode is not Mode.READWRITE:
-            raise OperationNotPermitted(f"Subject {qs.qualified()} is not in read-write mode")
+            raise OperationNotPermitted.not_read_write(qs.qualified(), qs.context_qualifier)
 
         store.lock_hash(digest)
         same = store.schemas_by_hash(digest, qs.context)
@@ -146,6 +146,7 @@ class Registrar:
             messages = compatibility.check(
                 self.resolver.formats, level, candidate.parsed, history,
                 validate_fields=bool(config.get("validateFields")),
+                reserved_violations=self._reserved_violations(config, candidate, md, latest),
             )
             if messages:
                 raise IncompatibleSchema(
@@ -169,7 +170,7 @@ class Registrar:
             holder = store.schema_pk_for_id(qs.context, int(request.id))  # type: ignore[arg-type]
             if holder is not None and (reuse is None or holder != reuse[0]):
                 raise OperationNotPermitted(
-                    f"Overwrite new schema with id {request.id} in context {qs.context} is not permitted."
+                    f"Overwrite new schema with id {request.id} in context {qs.context_qualifier} is not permitted."
                 )
         fresh = None
         if reuse is not None:
@@ -225,6 +226,19 @@ class Registrar:
             for v, stored in zip(chosen, self.resolver.contents(store, [v.schema_pk for v in chosen]))
         ]
 
+    def _reserved_violations(
+        self, config: dict[str, Any], candidate: Candidate, metadata: dict[str, Any] | None,
+        previous: StoredSchema | None,
+    ) -> list[str]:
+        """`validateFields=true` only: the reserved-field rules against `previous`, the newest
+        live version (or the one version a check targets)."""
+        if not config.get("validateFields"):
+            return []
+        return compatibility.reserved_field_violations(
+            self.resolver.format(candidate.schema_type), candidate.parsed, metadata,
+            previous.metadata if previous is not None else None,
+        )
+
     def _subject_config(
         self, store: Store, subject: str
     ) -> tuple[QualifiedSubject, SubjectRow | None, dict[str, Any]]:
@@ -237,33 +251,75 @@ class Registrar:
     def lookup(
         self, subject: str, request: SchemaRequest, normalize: bool, deleted: bool, fmt: str | None
     ) -> SubjectVersion:
+        """§5.12 matching under the subject; for a subject of the default context that has no
+        match, the same name in the other contexts (§5.11), in context order. An invalid
+        schema is reported first (42201); 40401 and 40403 are about the subject as named."""
         metadata, rule_set, refs = _documents(request)
         with self.repo.read() as store:
             qs, row, config = self._subject_config(store, subject)
+            normalize = normalize or bool(config.get("normalize"))
             candidate = self.resolver.candidate(
                 store, qs.context, request.schema_type, request.schema, refs,
-                normalize=normalize or bool(config.get("normalize")), strict=False, live_refs=False,
+                normalize=normalize, strict=False, live_refs=False,
             )
-            versions = store.versions(row.id) if row else []
-            in_scope = [v for v in versions if deleted or not v.deleted]
+            found, in_scope = self._match(store, qs, row, config, candidate, metadata, rule_set, deleted)
+            if found is not None:
+                return subject_version(self.resolver, store, qs, found, fmt)
+            if qs.context == DEFAULT_CONTEXT:
+                for other in store.subjects_named(qs.name):
+                    other_qs = QualifiedSubject(other.context, other.name)
+                    try:
+                        other_candidate = candidate if not refs else self.resolver.candidate(
+                            store, other.context, request.schema_type, request.schema, refs,
+                            normalize=normalize, strict=False, live_refs=False,
+                        )
+                    except InvalidSchema:
+                        continue  # its references do not resolve in that context
+                    rows = store.settings_rows(rows_needed(other.context, other.name))
+                    other_config = effective_config(other.context, other.name, rows, self.settings.compatibility_level)
+                    match, _ = self._match(
+                        store, other_qs, other, other_config, other_candidate, metadata, rule_set, deleted
+                    )
+                    if match is not None:
+                        return subject_version(self.resolver, store, other_qs, match, fmt)
             if not in_scope:
                 raise SubjectNotFound.for_subject(qs.qualified())
-            digest = identity_hash(candidate.text, candidate.plain_references, metadata, rule_set)
-            found = self.resolver.find_match(store, in_scope, digest, candidate, [metadata], rule_set)
-            live = [v for v in versions if not v.deleted]
-            if found is None and live:
-                latest = self.resolver.content(store, live[-1].schema_pk)
-                md, rs = merged_documents(metadata, rule_set, latest, config, None, None)
-                digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
-                found = self.resolver.find_match(store, in_scope, digest, candidate, [md], rs)
-            if found is None:
-                raise SchemaNotFound.generic()
-            return subject_version(self.resolver, store, qs, found, fmt)
+            raise SchemaNotFound.generic()
+
+    def _match(
+        self,
+        store: Store,
+        qs: QualifiedSubject,
+        row: SubjectRow | None,
+        config: dict[str, Any],
+        candidate: Candidate,
+        metadata: dict[str, Any] | None,
+        rule_set: dict[str, Any] | None,
+        deleted: bool,
+    ) -> tuple[VersionRow | None, bool]:
+        """The subject's version matching the request, and whether it had any version in
+        scope. A miss is retried with metadata and rule set merged as registration would."""
+        versions = store.versions(row.id) if row else []
+        in_scope = [v for v in versions if deleted or not v.deleted]
+        if not in_scope:
+            return None, False
+        digest = identity_hash(candidate.text, candidate.plain_references, metadata, rule_set)
+        found = self.resolver.find_match(store, in_scope, digest, candidate, [metadata], rule_set)
+        live = [v for v in versions if not v.deleted]
+        if found is None and live:
+            latest = self.resolver.content(store, live[-1].schema_pk)
+            md, rs = merged_documents(metadata, rule_set, latest, config, None, None)
+            digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
+            found = self.resolver.find_match(store, in_scope, digest, candidate, [md], rs)
+        return found, True
 
     # ------------------------------------------------------------------ compatibility
     def check(
         self, subject: str, version: str | None, request: SchemaRequest, normalize: bool, verbose: bool
     ) -> CompatibilityReport:
+        """`version=None` runs registration's check against the live history (POST .../versions);
+        otherwise the check is against that one live version. The schema is parsed (and an
+        invalid one reported) even when there is nothing to compare with."""
         number = parse_version(version) if version is not None else None
         metadata, rule_set, refs = _documents(request)
         with self.repo.read() as store:
@@ -273,9 +329,7 @@ class Registrar:
             target = None
             if version is not None:
                 if number is None:
-                    if not live:
-                        return CompatibilityReport(True, [])
-                    target = live[-1]
+                    target = live[-1] if live else None
                 else:
                     target = next((v for v in live if v.version == number), None)
                     if target is None:
@@ -292,10 +346,17 @@ class Registrar:
             latest = self.resolver.content(store, live[-1].schema_pk) if live else None
             md, _ = merged_documents(metadata, rule_set, latest, config, None, None)
             level = CompatibilityLevel.parse(config["compatibility"])
-            history = self.history(store, live, level, config, md, single=target)
+            if version is None:
+                history, previous = self.history(store, live, level, config, md), latest
+            elif target is not None:
+                history = self.history(store, live, level, config, md, single=target)
+                previous = self.resolver.content(store, target.schema_pk)
+            else:  # `latest` of a subject without live versions: nothing to compare with
+                history, previous = [], None
             messages = compatibility.check(
                 self.resolver.formats, level, candidate.parsed, history,
                 validate_fields=bool(config.get("validateFields")), single_target=target is not None,
+                reserved_violations=self._reserved_violations(config, candidate, md, previous),
             )
         return CompatibilityReport(not messages, messages)
 

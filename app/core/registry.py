@@ -30,7 +30,8 @@ from app.core.records import CompatibilityReport, SchemaById, SubjectVersion
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
 from app.core.subject_settings import SubjectSettings
-from app.core.subjects import alias_of, page, parse_version, resolve_alias, subject_version
+from app.core.subjects import alias_of, alias_target, page, parse_version, resolve_alias, subject_version
+from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, WILDCARD_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats.base import SchemaFormat
 from app.settings import Settings
@@ -42,10 +43,13 @@ SCHEMAS_MAX_LIMIT = 1000
 class RegistryService:
     def __init__(self, repository: Repository, formats: Mapping[str, SchemaFormat], settings: Settings):
         self.repo = repository
-        self.formats = formats
+        # The service's own mapping (not the module-level registry), shared with the resolver,
+        # so one service's formats can be swapped or instrumented without touching another's.
+        self.formats: dict[str, SchemaFormat] = dict(formats)
         self.settings = settings
-        self.resolver = SchemaResolver(formats, settings.schema_cache_size, settings.max_schema_bytes)
+        self.resolver = SchemaResolver(self.formats, settings.schema_cache_size, settings.max_schema_bytes)
         self.registrar = Registrar(repository, self.resolver, settings)
+        self.tagger = SchemaTagger(repository, self.resolver, self.registrar, self.get_version)
         self.subject_settings = SubjectSettings(repository, settings)
 
     # ---------------------------------------------------------------- schemas by id
@@ -112,7 +116,10 @@ class RegistryService:
         latest_only: bool = False,
         offset: int = 0,
         limit: int = -1,
+        rule_type: str | None = None,
     ) -> list[SubjectVersion]:
+        """GET /schemas; `rule_type` keeps the versions whose rule set has a rule of that type
+        (applied after `latest_only`, as Confluent's post-filter is)."""
         context, prefix = _prefix_scope(subject_prefix or "")
         with self.repo.read() as store:
             rows = sorted(
@@ -124,6 +131,9 @@ class RegistryService:
                 for h in rows:
                     newest[(h.context, h.subject)] = h
                 rows = [h for h in rows if newest[(h.context, h.subject)] is h]
+            if rule_type:
+                contents = self.resolver.contents(store, [h.schema_pk for h in rows])
+                rows = [h for h, c in zip(rows, contents) if _has_rule_type(c.rule_set, rule_type)]
             chosen = page(rows, offset, limit, SCHEMAS_MAX_LIMIT)
             self.resolver.contents(store, [h.schema_pk for h in chosen])  # warm the cache in one query
             return [self._holder_version(store, h, None) for h in chosen]
@@ -176,7 +186,10 @@ class RegistryService:
                 qs = target
                 row, found = store.subject_version(qs.context, qs.name, number)
             if found is None or (found.deleted and not deleted):
-                raise self._version_missing(store, qs, row, number, deleted)
+                elsewhere = self._in_other_contexts(store, qs, number, deleted)
+                if elsewhere is None:
+                    raise self._version_missing(store, qs, row, number, deleted)
+                qs, found = elsewhere
             return subject_version(self.resolver, store, qs, found, fmt)
 
     def register(
@@ -184,6 +197,10 @@ class RegistryService:
         fmt: str | None = None,
     ) -> SubjectVersion:
         return self.registrar.register(subject, request, normalize, force, fmt)
+
+    def modify_tags(self, subject: str, version: str, request: TagRequest) -> SubjectVersion:
+        """POST /subjects/{s}/versions/{v}/tags: a new version derived from `version` (app.core.tags)."""
+        return self.tagger.modify_tags(subject, version, request)
 
     def lookup(
         self, subject: str, request: SchemaRequest, normalize: bool = False, deleted: bool = False,
@@ -226,7 +243,7 @@ class RegistryService:
                 if r.subject_id != row.id and (permanent or not r.deleted)
             ]
             if referrers:
-                raise ReferenceExists(f"One or more references exist to the schema {{subject={qs.qualified()}}}.")
+                raise ReferenceExists.for_version(qs.qualified(), min(r.ref_version for r in referrers))
             if permanent and live:
                 raise SubjectNotSoftDeleted.for_subject(qs.qualified())
             if not permanent:
@@ -257,9 +274,7 @@ class RegistryService:
             self._check_writable(store, qs)
             referrers = [r for r in store.referrers(qs.context, qs.name, [target.version]) if permanent or not r.deleted]
             if referrers:
-                raise ReferenceExists(
-                    f"One or more references exist to the schema {{subject={qs.qualified()},version={target.version}}}."
-                )
+                raise ReferenceExists.for_version(qs.qualified(), target.version)
             if permanent and not target.deleted:
                 raise SchemaVersionNotSoftDeleted.for_version(qs.qualified(), target.version)
             if permanent:
@@ -276,8 +291,8 @@ class RegistryService:
         """Ids of schemas referencing the subject-version (which may itself be soft-deleted);
         soft-deleted referrers only with `deleted`. Sorted by (context, id)."""
         number = parse_version(version)
-        qs = QualifiedSubject.parse(subject)
         with self.repo.read() as store:
+            qs, _ = resolve_alias(store, QualifiedSubject.parse(subject))
             row, found = store.subject_version(qs.context, qs.name, number)
             if found is None:
                 raise self._version_missing(store, qs, row, number, True)
@@ -347,11 +362,18 @@ class RegistryService:
 
         if not hint:
             return best(store.holders_of_id(schema_id, DEFAULT_CONTEXT))
+        qs = QualifiedSubject.parse(hint)
+        if qs.name and qs.context != WILDCARD_CONTEXT:
+            # A hint naming a subject with its own `alias` stands for the alias target (§1.5).
+            rows, config = store.holders_with_hint(schema_id, qs.context, qs.name)
+            target = alias_target(qs, config)
+            if target is not None:
+                qs, hint = target, target.qualified()
+        else:
+            rows = store.holders_of_id(schema_id)
         if hint.startswith(":"):
-            qs = QualifiedSubject.parse(hint)
-            rows = store.holders_of_id(schema_id, None if qs.context == WILDCARD_CONTEXT else qs.context)
-            return best([h for h in rows if not qs.name or h.subject == qs.name])
-        rows = store.holders_of_id(schema_id)
+            in_scope = rows if qs.context == WILDCARD_CONTEXT else [h for h in rows if h.context == qs.context]
+            return best([h for h in in_scope if not qs.name or h.subject == qs.name])
         for choice in (
             [h for h in rows if h.context == DEFAULT_CONTEXT and h.subject == hint],
             [h for h in rows if h.context != DEFAULT_CONTEXT and h.subject == hint],
@@ -367,6 +389,19 @@ class RegistryService:
             VersionRow(h.version, h.schema_pk, h.schema_id, "", h.deleted, h.created_at), fmt,
         )
 
+    def _in_other_contexts(
+        self, store: Store, qs: QualifiedSubject, number: int | None, deleted: bool
+    ) -> tuple[QualifiedSubject, VersionRow] | None:
+        """§5.11: a default-context subject without the version is looked up under the same
+        name in the other contexts, in context order (Confluent's `getUsingContexts`)."""
+        if qs.context != DEFAULT_CONTEXT:
+            return None
+        for other in store.subjects_named(qs.name):
+            _, found = store.subject_version(other.context, other.name, number)
+            if found is not None and (deleted or not found.deleted):
+                return QualifiedSubject(other.context, other.name), found
+        return None
+
     def _version_missing(
         self, store: Store, qs: QualifiedSubject, row: SubjectRow | None, number: int | None, deleted: bool
     ) -> Exception:
@@ -378,7 +413,15 @@ class RegistryService:
     def _check_writable(self, store: Store, qs: QualifiedSubject) -> None:
         rows = store.settings_rows(rows_needed(qs.context, qs.name))
         if effective_mode(qs.context, qs.name, rows).read_only:
-            raise OperationNotPermitted(f"Subject {qs.qualified()} is in read-only mode")
+            raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
+
+
+def _has_rule_type(rule_set: dict[str, Any] | None, rule_type: str) -> bool:
+    return any(
+        rule.get("type") == rule_type
+        for kind in ("migrationRules", "domainRules", "encodingRules")
+        for rule in (rule_set or {}).get(kind) or ()
+    )
 
 
 def _prefix_scope(prefix: str) -> tuple[str | None, str]:

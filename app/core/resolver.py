@@ -14,7 +14,6 @@ from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError
 from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
 from app.core.types import QualifiedSubject, SchemaReference
-from app.formats import format_for
 from app.formats.base import ParsedSchema, SchemaFormat
 from app.storage.repository import Store, VersionRow
 
@@ -65,6 +64,14 @@ class SchemaResolver:
         self._parsed: LruCache[int, ParsedSchema] = LruCache(cache_size)
         self._formatted: LruCache[tuple[int, str], str] = LruCache(cache_size)
 
+    def format(self, schema_type: str) -> SchemaFormat:
+        """The service's format for an exact (case-sensitive) `schemaType`, as Confluent's
+        plain map lookup does: `avro` is 42201 "Invalid schema type avro"."""
+        try:
+            return self.formats[schema_type]
+        except KeyError:
+            raise InvalidSchema(f"Invalid schema type {schema_type}") from None
+
     # ------------------------------------------------------------------ stored schemas
     def content(self, store: Store, pk: int) -> StoredSchema:
         cached = self._content.get(pk)
@@ -91,7 +98,7 @@ class SchemaResolver:
         cached = self._parsed.get(stored.key)
         if cached is None:
             _, deps = self.resolve_references(store, stored.context, stored.references, live_only=False)
-            fmt = format_for(stored.schema_type)
+            fmt = self.format(stored.schema_type)
             cached = self._parsed.put(stored.key, fmt.parse(stored.schema, deps, strict=False))
         return cached
 
@@ -102,7 +109,7 @@ class SchemaResolver:
         key = (stored.key, fmt)
         cached = self._formatted.get(key)
         if cached is None:
-            rendered = format_for(stored.schema_type).formatted(self.parsed(store, stored), fmt)
+            rendered = self.format(stored.schema_type).formatted(self.parsed(store, stored), fmt)
             cached = self._formatted.put(key, stored.schema if rendered is None else rendered)
         return cached
 
@@ -147,14 +154,19 @@ class SchemaResolver:
         strict: bool,
         live_refs: bool,
     ) -> Candidate:
-        fmt = format_for(schema_type)
+        fmt = self.format(schema_type)
         if not isinstance(text, str) or not text.strip():
             raise InvalidSchema("Empty schema")
         if len(text) > self.max_schema_bytes or len(text.encode("utf-8")) > self.max_schema_bytes:
             raise SchemaTooLarge(f"Schema is larger than the maximum of {self.max_schema_bytes} bytes")
         if normalize:
             refs = sorted(set(refs), key=lambda r: (r.name, r.subject, r.version))
-        resolved, deps = self.resolve_references(store, context, refs, live_only=live_refs)
+        try:
+            resolved, deps = self.resolve_references(store, context, refs, live_only=live_refs)
+        except InvalidSchema as exc:
+            # Confluent resolves references inside the provider's parse, so a missing one is
+            # reported under the same "Invalid schema of type T, details: ..." template.
+            raise InvalidSchema(f"Invalid schema of type {schema_type}, details: {exc.message}") from None
         parsed = fmt.parse(text, deps, strict=strict)
         if normalize:
             parsed = fmt.normalize(parsed)

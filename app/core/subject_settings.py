@@ -91,6 +91,9 @@ class SubjectSettings:
         with self.repo.read() as store:
             rows = store.settings_rows(rows_needed(*key))
         own = rows.get(key)
+        global_row = rows.get(GLOBAL_KEY)
+        if not default_to_global and global_row is not None and global_row.mode == Mode.READONLY_OVERRIDE.value:
+            return global_row.mode  # up to 8.1 the global override is what every subject reports
         if own is not None and own.mode is not None and not default_to_global:
             return own.mode
         if default_to_global or key == GLOBAL_KEY:
@@ -137,7 +140,8 @@ class SubjectSettings:
     def _check_writable(self, store: Store, key: tuple[str, str]) -> None:
         rows = store.settings_rows(rows_needed(*key))
         if effective_mode(key[0], key[1], rows).read_only:
-            raise OperationNotPermitted(f"Subject {QualifiedSubject(*key).qualified()} is in read-only mode")
+            qs = QualifiedSubject(*key)
+            raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
 
     def _prepare_import(self, store: Store, key: tuple[str, str]) -> None:
         """Switching a scope to IMPORT: refuse while it has live versions; otherwise its
@@ -149,9 +153,9 @@ class SubjectSettings:
             scope = store.versions_in_scope(context, name or None)
         if any(not v.deleted for _, _, _, v in scope):
             raise OperationNotPermitted("Cannot import since found existing subjects")
-        for _, ctx, subject, v in scope:
+        for _, ctx, subject, v in sorted(scope, key=lambda item: (item[1], item[2], item[3].version)):
             if store.referrers(ctx, subject, [v.version]):
-                raise ReferenceExists(f"One or more references exist to the schema {{subject={subject},version={v.version}}}.")
+                raise ReferenceExists.for_version(QualifiedSubject(ctx, subject).qualified(), v.version)
         by_subject: dict[int, list[tuple[int, int]]] = {}
         for subject_id, _, _, v in scope:
             by_subject.setdefault(subject_id, []).append((v.version, v.schema_pk))

@@ -1,7 +1,7 @@
 """Subject-level rules shared by the service's flows: names, versions, aliases, paging."""
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+from typing import Any, Sequence, TypeVar
 
 from app.core.errors import InvalidSubject, InvalidVersion
 from app.core.records import SubjectVersion
@@ -41,7 +41,12 @@ def validate_subject(qs: QualifiedSubject, raw: str, *, registering: bool) -> No
 
 def alias_of(qs: QualifiedSubject, row: SubjectRow | None) -> QualifiedSubject | None:
     """The subject's own config `alias`, qualified in the aliased subject's context."""
-    alias = (row.config or {}).get("alias") if row is not None else None
+    return alias_target(qs, row.config if row is not None else None)
+
+
+def alias_target(qs: QualifiedSubject, config: dict[str, Any] | None) -> QualifiedSubject | None:
+    """The `alias` of `qs`'s own config (None when unset), qualified in `qs`'s context."""
+    alias = (config or {}).get("alias")
     if not alias or not isinstance(alias, str):
         return None
     if alias.startswith(":"):

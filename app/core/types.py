@@ -117,6 +117,11 @@ class QualifiedSubject:
     def is_context(self) -> bool:
         return self.name == ""
 
+    @property
+    def context_qualifier(self) -> str:
+        """The context as Confluent prints it in messages: `:.ctx:`, empty for the default one."""
+        return "" if self.context == DEFAULT_CONTEXT else f":{self.context}:"
+
     def qualified(self) -> str:
         """The form Confluent prints in replies: plain in the default context."""
         if self.context == DEFAULT_CONTEXT:

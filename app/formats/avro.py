@@ -7,15 +7,16 @@ object identities for the checker, none of which fastavro's parsed form preserve
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from app.core.errors import InvalidSchema
+from app.formats import avro_tags
 from app.formats.avro_canonical import to_json
 from app.formats.avro_compatibility import UNEXPECTED_EXCEPTION, check
-from app.formats.avro_model import Schema
+from app.formats.avro_model import Record, Schema
 from app.formats.avro_normalize import NormalizeError, normalized_text
 from app.formats.avro_parser import Parser, SchemaParseError
-from app.formats.base import Incompatibility, ParsedSchema
+from app.formats.base import EntityTags, Incompatibility, ParsedSchema
 
 # Confluent's `io.confluent.kafka.schemaregistry.avro.Difference` descriptions; {r}/{w} are the
 # reader's and writer's labels ("new"/"old"), filled in by SchemaValidatorBuilder.
@@ -87,7 +88,24 @@ class AvroFormat:
             f"additionalInfo:'{incompatibility.message}'}}"
         )
 
+    def field_names(self, schema: ParsedSchema) -> set[str]:
+        """Top-level field names, for the core's reserved-field check (`TopLevelFields`): a
+        record's own fields, none for any other type, as Java's `AvroSchema.hasTopLevelField`."""
+        root = _native(schema).schema
+        return {field.name for field in root.fields} if isinstance(root, Record) else set()
+
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         if fmt.lower() == "resolved":
             return to_json(_native(schema).schema, set())
         return None
+
+    def modify_tags(
+        self, schema: ParsedSchema, add: Sequence[EntityTags], remove: Sequence[EntityTags]
+    ) -> ParsedSchema:
+        """`SchemaTagEditor`: edit `confluent:tags` (see `avro_tags`) on a fresh parse of the
+        text, since the parsed form given is cached and shared, then parse the result."""
+        native = _native(schema)
+        copy = _native(self.parse(schema.canonical, native.dependencies, strict=False)).schema
+        known = set(native.referenced)
+        avro_tags.modify_tags(copy, known, add, remove)
+        return self.parse(to_json(copy, known), native.dependencies, strict=native.strict)

@@ -8,7 +8,7 @@ A fourth format is one new module that implements this protocol and one line in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol, runtime_checkable
+from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,4 +71,52 @@ class SchemaFormat(Protocol):
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         """The text for a `format=` query value (Avro: "resolved"); None when the format
         does not know the value, in which case the canonical text is served."""
+        ...
+
+
+@runtime_checkable
+class TopLevelFields(Protocol):
+    """An optional capability: formats whose schemas have named top-level fields.
+
+    The core's `validateFields` check (spec §5.6) needs to know whether a reserved name
+    (`confluent:reserved` metadata) is used as a top-level field; a format without this
+    method is treated as having none, so it can never conflict.
+    """
+
+    def field_names(self, schema: ParsedSchema) -> set[str]:
+        """The names of the schema's top-level fields; empty when it has no fields."""
+        ...
+
+
+RECORD_ENTITY = "sr_record"
+FIELD_ENTITY = "sr_field"
+
+
+@dataclass(frozen=True)
+class EntityTags:
+    """Inline tags for one schema entity, as a tag-editing request names it.
+
+    `entity_type` is Confluent's wire name (`RECORD_ENTITY` or `FIELD_ENTITY`); how `path`
+    names a record or a field is up to each format.
+    """
+
+    path: str
+    entity_type: str
+    tags: tuple[str, ...]
+
+
+@runtime_checkable
+class SchemaTagEditor(Protocol):
+    """An optional capability: formats that can carry tags inside the schema text itself.
+
+    `POST /subjects/{s}/versions/{v}/tags` derives a new version with such tags added or
+    removed; the core asks the format for the edited schema and registers it like any other.
+    A format without this method gets 42201 when a request wants to edit its tags.
+    """
+
+    def modify_tags(
+        self, schema: ParsedSchema, add: Sequence[EntityTags], remove: Sequence[EntityTags]
+    ) -> ParsedSchema:
+        """`schema` with `add` merged into and then `remove` taken out of each named entity's
+        tags; `InvalidSchema` (42201) when an entity is not in the schema."""
         ...

@@ -13,7 +13,7 @@ import hashlib
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, NamedTuple
 
-from sqlalchemy import Connection, Engine, and_, bindparam, case, delete, exists, func, insert, or_, select, text, update
+from sqlalchemy import Connection, Engine, and_, bindparam, delete, exists, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
@@ -21,26 +21,17 @@ from app.core.identity import guid_from_hash
 from app.core.records import StoredSchema
 from app.core.types import DEFAULT_CONTEXT, SchemaReference
 from app.storage.engine import is_transient, make_engine
-from app.storage.models import Context, IdCounter, Schema, SchemaReferenceRow, Subject, SubjectVersion
+from app.storage.listings import (
+    HOLDER_COLUMNS, HOLDER_JOIN, SC, HolderRow, ListingQueries, S, SubjectRow, V, storable, subject_row,
+)
+from app.storage.models import IdCounter, SchemaReferenceRow
 
-S = Subject.__table__
-V = SubjectVersion.__table__
-SC = Schema.__table__
 R = SchemaReferenceRow.__table__
-C = Context.__table__
 IDC = IdCounter.__table__
 
 
 class WriteConflict(Exception):
     """A concurrent writer won a race (unique key, deadlock, busy database); retry the transaction."""
-
-
-class SubjectRow(NamedTuple):
-    id: int
-    context: str
-    name: str
-    config: dict[str, Any] | None
-    mode: str | None
 
 
 class VersionRow(NamedTuple):
@@ -52,25 +43,14 @@ class VersionRow(NamedTuple):
     created_at: int
 
 
-class HolderRow(NamedTuple):
-    """A subject-version holding a schema."""
-
-    context: str
-    subject: str
-    version: int
-    deleted: bool
-    created_at: int
-    schema_pk: int
-    schema_id: int
-
-
 class ReferrerRow(NamedTuple):
-    """A subject-version whose schema references a given subject-version."""
+    """A subject-version whose schema references a given subject-version (`ref_version`)."""
 
     schema_context: str
     schema_id: int
     subject_id: int
     deleted: bool
+    ref_version: int
 
 
 def _stored_schema(row: Any) -> StoredSchema:
@@ -98,13 +78,6 @@ def _sequence_name(context: str) -> str:
 def now_ms() -> int:
     return int(time.time() * 1000)
 
-
-def _subject_row(row: Any) -> SubjectRow:
-    return SubjectRow(row.id, row.context, row.name, row.config, row.mode)
-
-
-_HOLDER_COLUMNS = (S.c.context, S.c.name, V.c.version, V.c.deleted, V.c.created_at, SC.c.pk, SC.c.id)
-_HOLDER_JOIN = V.join(S, S.c.id == V.c.subject_id).join(SC, SC.c.pk == V.c.schema_pk)
 
 # The read path's statements are built once: constructing a select costs more than running
 # it on SQLite, and prebuilt statements hit SQLAlchemy's compiled cache straight away.
@@ -139,14 +112,21 @@ _SELECT_VERSIONS = (
     .order_by(V.c.version)
 )
 _SELECT_HOLDERS = (
-    select(*_HOLDER_COLUMNS).select_from(_HOLDER_JOIN).where(SC.c.id == bindparam("schema_id"))
+    select(*HOLDER_COLUMNS).select_from(HOLDER_JOIN).where(SC.c.id == bindparam("schema_id"))
     .order_by(S.c.context, S.c.name, V.c.version)
 )
 _SELECT_HOLDERS_IN_CONTEXT = _SELECT_HOLDERS.where(SC.c.context == bindparam("context"))
+# Every holder of an id, each row carrying the config of the subject a `?subject=` hint names
+# (its alias decides where to look), so the hinted read stays one statement.
+_HINT_CONFIG = select(S.c.config).where(*_BY_SUBJECT).scalar_subquery()
+_SELECT_HOLDERS_WITH_HINT = (
+    select(*HOLDER_COLUMNS, _HINT_CONFIG.label("hint_config")).select_from(HOLDER_JOIN)
+    .where(SC.c.id == bindparam("schema_id")).order_by(S.c.context, S.c.name, V.c.version)
+)
 _SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
 
 
-class Store:
+class Store(ListingQueries):
     """Queries on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):
@@ -155,14 +135,18 @@ class Store:
 
     # ------------------------------------------------------------ subjects and settings
     def subject(self, context: str, name: str) -> SubjectRow | None:
+        if not storable(context, name):
+            return None
         row = self.conn.execute(_SELECT_SUBJECT, {"context": context, "name": name}).first()
-        return _subject_row(row) if row else None
+        return subject_row(row) if row else None
 
     def settings_rows(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SubjectRow]:
         """Several subject/context rows in one query (config and mode resolution)."""
-        conds = [and_(S.c.context == c, S.c.name == n) for c, n in set(keys)]
+        conds = [and_(S.c.context == c, S.c.name == n) for c, n in set(keys) if storable(c, n)]
+        if not conds:
+            return {}
         rows = self.conn.execute(select(S).where(or_(*conds))).all()
-        return {(r.context, r.name): _subject_row(r) for r in rows}
+        return {(r.context, r.name): subject_row(r) for r in rows}
 
     def lock_subject(self, context: str, name: str) -> SubjectRow:
         """Create the subject row if needed and lock it until the transaction ends."""
@@ -173,7 +157,7 @@ class Store:
         query = select(S).where(S.c.context == context, S.c.name == name)
         if self.dialect == "postgresql":
             query = query.with_for_update()
-        return _subject_row(self.conn.execute(query).one())
+        return subject_row(self.conn.execute(query).one())
 
     def set_subject_settings(self, context: str, name: str, **values: Any) -> None:
         """Set `config` and/or `mode` on a subject/context row, creating the row if needed."""
@@ -196,10 +180,12 @@ class Store:
         self.conn.execute(delete(S).where(S.c.id == subject_id))
 
     def subject_modes(self, context: str | None) -> list[SubjectRow]:
+        if not storable(context):
+            return []
         query = select(S).where(S.c.mode.is_not(None), S.c.name != "")
         if context is not None:
             query = query.where(S.c.context == context)
-        return [_subject_row(r) for r in self.conn.execute(query)]
+        return [subject_row(r) for r in self.conn.execute(query)]
 
     # ------------------------------------------------------------ versions
     def versions(self, subject_id: int) -> list[VersionRow]:
@@ -210,6 +196,8 @@ class Store:
         self, context: str, name: str, version: int | None
     ) -> tuple[SubjectRow | None, VersionRow | None]:
         """The read path's one query: a subject row with one version (None = latest live)."""
+        if not storable(context, name):
+            return None, None
         if version is None:
             row = self.conn.execute(_SELECT_LATEST_VERSION, {"context": context, "name": name}).first()
         else:
@@ -218,7 +206,7 @@ class Store:
             ).first()
         if row is None:
             return None, None
-        subject = _subject_row(row)
+        subject = subject_row(row)
         if row.version is None:
             return subject, None
         return subject, VersionRow(row.version, row.schema_pk, row.schema_id, row.hash, row.deleted, row.created_at)
@@ -249,6 +237,8 @@ class Store:
         self, context: str | None, name: str | None
     ) -> list[tuple[int, str, str, VersionRow]]:
         """(subject id, context, subject, version) for one subject, a context, or everything."""
+        if not storable(context, name):
+            return []
         query = select(
             V.c.subject_id, S.c.context, S.c.name,
             V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at,
@@ -261,14 +251,30 @@ class Store:
 
     # ------------------------------------------------------------ schemas
     def holders_of_id(self, schema_id: int, context: str | None = None) -> list[HolderRow]:
+        if not storable(context):
+            return []
         if context is None:
             rows = self.conn.execute(_SELECT_HOLDERS, {"schema_id": schema_id}).all()
         else:
             rows = self.conn.execute(_SELECT_HOLDERS_IN_CONTEXT, {"schema_id": schema_id, "context": context}).all()
         return [HolderRow(*r) for r in rows]
 
+    def holders_with_hint(
+        self, schema_id: int, context: str, name: str
+    ) -> tuple[list[HolderRow], dict[str, Any] | None]:
+        """Every holder of an id (all contexts), and the own config of the hinted subject;
+        the config is only known when the id has holders, which is the only case that needs it."""
+        if not storable(context, name):
+            return self.holders_of_id(schema_id), None
+        rows = self.conn.execute(
+            _SELECT_HOLDERS_WITH_HINT, {"schema_id": schema_id, "context": context, "name": name}
+        ).all()
+        return [HolderRow(*r[:-1]) for r in rows], (rows[0].hint_config if rows else None)
+
     def schemas_by_hash(self, digest: str, context: str | None = None) -> list[tuple[int, str, int]]:
         """(pk, context, id) of stored schemas with this identity hash, lowest id first."""
+        if not storable(context):
+            return []
         query = select(SC.c.pk, SC.c.context, SC.c.id).where(SC.c.hash == digest)
         if context is not None:
             query = query.where(SC.c.context == context)
@@ -375,57 +381,15 @@ class Store:
 
     def referrers(self, context: str, subject: str, versions: Iterable[int]) -> list[ReferrerRow]:
         """Subject-versions whose schema references one of these versions of a subject."""
+        if not storable(context, subject):
+            return []
         rows = self.conn.execute(
-            select(SC.c.context, SC.c.id, V.c.subject_id, V.c.deleted)
+            select(SC.c.context, SC.c.id, V.c.subject_id, V.c.deleted, R.c.ref_version)
             .select_from(R.join(SC, SC.c.pk == R.c.schema_pk).join(V, V.c.schema_pk == SC.c.pk))
             .where(R.c.ref_context == context, R.c.ref_subject == subject, R.c.ref_version.in_(list(versions)))
             .order_by(SC.c.context, SC.c.id)
         ).all()
         return [ReferrerRow(*r) for r in rows]
-
-    # ------------------------------------------------------------ listings
-    def subject_summaries(self, context: str | None, prefix: str) -> list[tuple[str, str, int, int]]:
-        """(context, name, live versions, all versions) for subjects that have versions."""
-        live = func.sum(case((V.c.deleted.is_(False), 1), else_=0))
-        query = (
-            select(S.c.context, S.c.name, live, func.count())
-            .select_from(S.join(V, V.c.subject_id == S.c.id))
-            .where(S.c.name != "")
-            .group_by(S.c.context, S.c.name)
-        )
-        if context is not None:
-            query = query.where(S.c.context == context)
-        if prefix:
-            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
-        return [(r[0], r[1], int(r[2] or 0), int(r[3])) for r in self.conn.execute(query)]
-
-    def all_holders(self, context: str | None, prefix: str, include_deleted: bool) -> list[HolderRow]:
-        query = select(*_HOLDER_COLUMNS).select_from(_HOLDER_JOIN).where(S.c.name != "")
-        if context is not None:
-            query = query.where(S.c.context == context)
-        if prefix:
-            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
-        if not include_deleted:
-            query = query.where(V.c.deleted.is_(False))
-        return [HolderRow(*r) for r in self.conn.execute(query)]
-
-    # ------------------------------------------------------------ contexts
-    def contexts(self) -> list[str]:
-        return list(self.conn.execute(select(C.c.name)).scalars())
-
-    def ensure_context(self, context: str) -> None:
-        ins = postgresql.insert(C) if self.dialect == "postgresql" else sqlite.insert(C)
-        self.conn.execute(ins.values(name=context).on_conflict_do_nothing(index_elements=["name"]))
-
-    def context_in_use(self, context: str) -> bool:
-        return bool(
-            self.conn.execute(
-                select(exists().where(V.c.subject_id == S.c.id, S.c.context == context))
-            ).scalar()
-        )
-
-    def delete_context(self, context: str) -> None:
-        self.conn.execute(delete(C).where(C.c.name == context))
 
 
 class Repository:

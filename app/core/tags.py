@@ -1,0 +1,157 @@
+"""Deriving a new version from an existing one with its inline tags, metadata or rule set edited.
+
+This is `POST /subjects/{s}/versions/{v}/tags` (Confluent 7.5+, data contracts). The facts it
+keeps to, from Confluent's `SubjectVersionsResource#modifyTags` and
+`AbstractSchemaRegistry#modifySchemaTags`:
+
+* Checks come in this order: the subject name (42208; reserved names and control characters,
+  the register-only rules do not apply), the version segment (42202), the base version `{v}`
+  (it must be live: 40401 when the subject has no live version, 40402 otherwise; `latest` is
+  the newest live one), then the rule sets (`ruleSet` together with `rulesToMerge` or
+  `rulesToRemove` is 42210, and so is a rule set that fails validation), then the tag edit
+  itself (an entity the schema does not have is 42201), and only then registration.
+* The tag edit is format knowledge (`SchemaTagEditor`); the edited text keeps the base
+  version's schema type and references.
+* Metadata: the request's, replacing the base version's as a whole, or else the base
+  version's own (the version named by `{v}`, not the latest). `confluent:version` is always
+  set, to the new version's number whether or not `newVersion` was given; the config's
+  default/override metadata then apply as for any registration.
+* Rule set: a `ruleSet` replaces it. `rulesToMerge` / `rulesToRemove` edit the rule set of
+  version `newVersion - 1` (the latest live one when `newVersion` is absent or 0), which is
+  not necessarily `{v}`'s: a merged rule replaces the same-named rule of its kind, new ones
+  are appended, then every rule named in `rulesToRemove` is dropped from every kind. With none
+  of the three, the new version inherits the latest live version's rule set, as any
+  registration without one does.
+* The result is registered like any other schema, except that the early lookup is skipped:
+  the subject's mode must be READWRITE (42205 otherwise, even when the result already exists),
+  compatibility is checked against the live versions (409), an identical schema keeps its id,
+  and `newVersion`, when given, must be latest + 1 (42201). Without `newVersion` a result that
+  equals a live version (apart from `confluent:version`) answers that version and creates
+  nothing. The reply is registration's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from app.core.config import effective_mode, rows_needed
+from app.core.errors import InvalidRuleSet, InvalidSchema, OperationNotPermitted
+from app.core.metadata import merge_rule_sets, normalize_metadata, normalize_rule_set, stamp_version
+from app.core.records import StoredSchema, SubjectVersion
+from app.core.registration import Registrar
+from app.core.resolver import SchemaResolver
+from app.core.subjects import resolve_alias, validate_subject
+from app.core.types import Mode, QualifiedSubject, SchemaRequest
+from app.formats.base import EntityTags, SchemaTagEditor
+from app.storage.repository import Repository, Store, SubjectRow
+
+VersionReader = Callable[[str, str], SubjectVersion]
+
+
+@dataclass(frozen=True)
+class TagRequest:
+    """A TagSchemaRequest body after JSON-level validation; `None` means absent."""
+
+    new_version: int | None = None
+    tags_to_add: tuple[EntityTags, ...] = ()
+    tags_to_remove: tuple[EntityTags, ...] = ()
+    metadata: dict[str, Any] | None = None
+    rule_set: dict[str, Any] | None = None
+    rules_to_merge: dict[str, Any] | None = None
+    rules_to_remove: tuple[str, ...] | None = None
+
+    @property
+    def edits_rules(self) -> bool:
+        return self.rules_to_merge is not None or self.rules_to_remove is not None
+
+
+class SchemaTagger:
+    """The tags flow. `read_version(subject, version)` is the service's live-version read
+    (aliases and the other-context fallback included), so the base version is found exactly
+    as `GET /subjects/{s}/versions/{v}` finds it."""
+
+    def __init__(
+        self, repository: Repository, resolver: SchemaResolver, registrar: Registrar, read_version: VersionReader
+    ):
+        self.repo = repository
+        self.resolver = resolver
+        self.registrar = registrar
+        self.read_version = read_version
+
+    def modify_tags(self, subject: str, version: str, request: TagRequest) -> SubjectVersion:
+        qs = QualifiedSubject.parse(subject)
+        validate_subject(qs, subject, registering=False)
+        base = self.read_version(subject, version).schema
+        if request.edits_rules and request.rule_set is not None:
+            raise InvalidRuleSet("ruleSet should be omitted if specifying rulesToMerge or rulesToRemove")
+        rules_to_merge = normalize_rule_set(request.rules_to_merge)
+        rule_set = normalize_rule_set(request.rule_set)
+        metadata = normalize_metadata(request.metadata)
+        with self.repo.read() as store:
+            text = self._tagged_text(store, base, request)
+            target, row = resolve_alias(store, qs)
+            self._check_read_write(store, target)
+            if request.edits_rules:
+                previous = self._previous_rule_set(store, row, request.new_version)
+                rule_set = edited_rule_set(previous, rules_to_merge, request.rules_to_remove)
+        derived = SchemaRequest(
+            schema=text,
+            schema_type=base.schema_type,
+            references=[ref.to_json() for ref in base.references],
+            metadata=stamp_version(metadata if metadata is not None else base.metadata, request.new_version or 0),
+            rule_set=rule_set,
+            version=request.new_version,
+        )
+        return self.registrar.register(subject, derived, normalize=False, force=False, fmt=None)
+
+    def _tagged_text(self, store: Store, base: StoredSchema, request: TagRequest) -> str:
+        if not request.tags_to_add and not request.tags_to_remove:
+            return base.schema
+        fmt = self.resolver.format(base.schema_type)
+        if not isinstance(fmt, SchemaTagEditor):
+            raise InvalidSchema(f"Schema tags cannot be edited in schemas of type {base.schema_type}")
+        parsed = self.resolver.parsed(store, base)
+        return fmt.modify_tags(parsed, request.tags_to_add, request.tags_to_remove).canonical
+
+    @staticmethod
+    def _check_read_write(store: Store, qs: QualifiedSubject) -> None:
+        """Registration's mode rule for a request without an id, checked up front because
+        this flow has no early lookup that could answer an existing version first."""
+        mode = effective_mode(qs.context, qs.name, store.settings_rows(rows_needed(qs.context, qs.name)))
+        if mode.read_only:
+            raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
+        if mode is not Mode.READWRITE:
+            raise OperationNotPermitted.not_read_write(qs.qualified(), qs.context_qualifier)
+
+    def _previous_rule_set(
+        self, store: Store, row: SubjectRow | None, new_version: int | None
+    ) -> dict[str, Any] | None:
+        """The rule set `rulesToMerge`/`rulesToRemove` start from: live version
+        `new_version - 1`, or the latest live version when `new_version` is absent or 0."""
+        live = [v for v in (store.versions(row.id) if row else []) if not v.deleted]
+        if not new_version:
+            chosen = live[-1] if live else None
+        else:
+            chosen = next((v for v in live if v.version == new_version - 1), None)
+        return self.resolver.content(store, chosen.schema_pk).rule_set if chosen else None
+
+
+def edited_rule_set(
+    previous: dict[str, Any] | None, to_merge: dict[str, Any] | None, to_remove: tuple[str, ...] | None
+) -> dict[str, Any] | None:
+    """`previous` with `to_merge` merged in (same-named rules of a kind replaced, new ones
+    appended) and the rules named in `to_remove` dropped from every kind. Nothing to start
+    from and nothing to merge stays None, so the registration inherits as usual."""
+    merged = merge_rule_sets(previous, to_merge)
+    if merged is None or to_remove is None:
+        return merged
+    names = set(to_remove)
+    out: dict[str, Any] = {}
+    for key, value in merged.items():
+        if isinstance(value, list):
+            kept = [rule for rule in value if rule.get("name") not in names]
+            if kept:
+                out[key] = kept
+        else:
+            out[key] = value
+    return out

@@ -1,0 +1,118 @@
+"""Cross-subject reads: listings, a subject name across contexts, aliases, the contexts table.
+
+A mixin of `Store` (which supplies `conn`), kept apart from the per-subject and write
+queries of `repository.py`. The row types every query shares live here, at the bottom of the
+storage package, so both modules can use them.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from sqlalchemy import Connection, case, delete, exists, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from app.storage.models import Context, Schema, Subject, SubjectVersion
+
+S = Subject.__table__
+V = SubjectVersion.__table__
+SC = Schema.__table__
+C = Context.__table__
+
+
+class SubjectRow(NamedTuple):
+    id: int
+    context: str
+    name: str
+    config: dict[str, Any] | None
+    mode: str | None
+
+
+class HolderRow(NamedTuple):
+    """A subject-version holding a schema."""
+
+    context: str
+    subject: str
+    version: int
+    deleted: bool
+    created_at: int
+    schema_pk: int
+    schema_id: int
+
+
+def storable(*texts: str | None) -> bool:
+    """Whether names could be stored at all. PostgreSQL text cannot hold NUL, and the registry
+    refuses control characters in every name it writes, so a name with NUL is stored nowhere:
+    lookups for one answer "nothing" without asking the database (which would fail)."""
+    return not any(t and "\x00" in t for t in texts)
+
+
+def subject_row(row: Any) -> SubjectRow:
+    return SubjectRow(row.id, row.context, row.name, row.config, row.mode)
+
+
+HOLDER_COLUMNS = (S.c.context, S.c.name, V.c.version, V.c.deleted, V.c.created_at, SC.c.pk, SC.c.id)
+HOLDER_JOIN = V.join(S, S.c.id == V.c.subject_id).join(SC, SC.c.pk == V.c.schema_pk)
+
+
+class ListingQueries:
+    conn: Connection
+    dialect: str
+
+    def subject_summaries(self, context: str | None, prefix: str) -> list[tuple[str, str, int, int]]:
+        """(context, name, live versions, all versions) for subjects that have versions."""
+        if not storable(context, prefix):
+            return []
+        live = func.sum(case((V.c.deleted.is_(False), 1), else_=0))
+        query = (
+            select(S.c.context, S.c.name, live, func.count())
+            .select_from(S.join(V, V.c.subject_id == S.c.id))
+            .where(S.c.name != "")
+            .group_by(S.c.context, S.c.name)
+        )
+        if context is not None:
+            query = query.where(S.c.context == context)
+        if prefix:
+            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
+        return [(r[0], r[1], int(r[2] or 0), int(r[3])) for r in self.conn.execute(query)]
+
+    def all_holders(self, context: str | None, prefix: str, include_deleted: bool) -> list[HolderRow]:
+        if not storable(context, prefix):
+            return []
+        query = select(*HOLDER_COLUMNS).select_from(HOLDER_JOIN).where(S.c.name != "")
+        if context is not None:
+            query = query.where(S.c.context == context)
+        if prefix:
+            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
+        if not include_deleted:
+            query = query.where(V.c.deleted.is_(False))
+        return [HolderRow(*r) for r in self.conn.execute(query)]
+
+    def subjects_named(self, name: str) -> list[SubjectRow]:
+        """The subjects called `name` in every context but the default one, in context order
+        (where an unqualified read looks when the default context has no match)."""
+        if not storable(name):
+            return []
+        query = select(S).where(S.c.name == name, S.c.context != ".").order_by(S.c.context)
+        return [subject_row(r) for r in self.conn.execute(query)]
+
+    # ------------------------------------------------------------ contexts
+    def contexts(self) -> list[str]:
+        return list(self.conn.execute(select(C.c.name)).scalars())
+
+    def ensure_context(self, context: str) -> None:
+        ins = postgresql.insert(C) if self.dialect == "postgresql" else sqlite.insert(C)
+        self.conn.execute(ins.values(name=context).on_conflict_do_nothing(index_elements=["name"]))
+
+    def context_in_use(self, context: str) -> bool:
+        if not storable(context):
+            return False
+        return bool(
+            self.conn.execute(
+                select(exists().where(V.c.subject_id == S.c.id, S.c.context == context))
+            ).scalar()
+        )
+
+    def delete_context(self, context: str) -> None:
+        if not storable(context):
+            return
+        self.conn.execute(delete(C).where(C.c.name == context))

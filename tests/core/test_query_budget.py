@@ -1,0 +1,119 @@
+"""How many SQL statements the hot paths cost, and what a compatibility check re-parses.
+
+Statements are counted with SQLAlchemy's `before_cursor_execute` event on the service's
+engine, on both databases. Nothing here measures time: the budgets are counts, so they hold
+on any machine, and they catch an N+1 over versions the moment one creeps in.
+"""
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import pytest
+from sqlalchemy import Engine, event
+
+from app.core.registry import RegistryService
+from app.core.types import SchemaRequest
+from app.factory import create_app
+from app.formats.base import ParsedSchema, SchemaFormat
+from app.settings import Settings
+
+COLD_REGISTRATION_BUDGET = 20
+
+
+def schema_with_fields(count: int) -> str:
+    """Version `count` of a record that gains one defaulted field per version, so every
+    version can read data written with any earlier one (BACKWARD and transitive alike)."""
+    fields = [{"name": f"f{i}", "type": "int", "default": 0} for i in range(count)]
+    return json.dumps({"type": "record", "name": "Grows", "fields": fields})
+
+
+@contextmanager
+def counted(engine: Engine) -> Iterator[list[str]]:
+    statements: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+def seed(service: RegistryService, subject: str, versions: int) -> None:
+    for n in range(1, versions + 1):
+        service.register(subject, SchemaRequest(schema=schema_with_fields(n)))
+
+
+@contextmanager
+def fresh_service(settings: Settings) -> Iterator[RegistryService]:
+    """A second application on the same database: its caches start empty (a cold process)."""
+    app = create_app(settings)
+    try:
+        yield app.extensions["registry"]
+    finally:
+        app.extensions["registry"].repo.engine.dispose()
+
+
+def test_cold_registration_costs_a_constant_number_of_statements(
+    service: RegistryService, settings: Settings
+) -> None:
+    costs = {}
+    for existing in (10, 100):
+        subject = f"grows-{existing}"
+        seed(service, subject, existing)
+        with fresh_service(settings) as cold:
+            with counted(cold.repo.engine) as statements:
+                registered = cold.register(subject, SchemaRequest(schema=schema_with_fields(existing + 1)))
+        assert registered.version == existing + 1
+        costs[existing] = len(statements)
+    assert costs[100] <= COLD_REGISTRATION_BUDGET, costs
+    assert costs[10] == costs[100], f"registration cost grows with the number of versions: {costs}"
+
+
+@pytest.mark.parametrize("path", ["/schemas/ids/3", "/subjects/grows/versions/3", "/subjects/grows/versions/latest"])
+def test_warm_reads_are_one_statement(service: RegistryService, app: Any, path: str) -> None:
+    seed(service, "grows", 5)
+    client = app.test_client()
+    assert client.get(path).status_code == 200  # warms the content cache
+    with counted(service.repo.engine) as statements:
+        assert client.get(path).status_code == 200
+    assert len(statements) == 1, statements
+
+
+class CountingFormat:
+    """Delegates to a real format and counts `parse` calls."""
+
+    def __init__(self, inner: SchemaFormat) -> None:
+        self.inner = inner
+        self.parses = 0
+
+    def parse(self, text: str, dependencies: Any, *, strict: bool = True) -> ParsedSchema:
+        self.parses += 1
+        return self.inner.parse(text, dependencies, strict=strict)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_warm_transitive_check_parses_only_the_candidate(
+    service: RegistryService, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed(service, "grows", 100)
+    with fresh_service(settings) as cold:
+        counting = CountingFormat(cold.formats["AVRO"])
+        monkeypatch.setitem(cold.formats, "AVRO", counting)
+        cold.update_config("grows", {"compatibility": "BACKWARD_TRANSITIVE"})
+        candidate = SchemaRequest(schema=schema_with_fields(101))
+
+        assert cold.check_compatibility("grows", None, candidate).is_compatible
+        assert counting.parses == 101  # cold: the candidate and each of the 100 stored versions
+
+        counting.parses = 0
+        with counted(cold.repo.engine) as statements:
+            assert cold.check_compatibility("grows", None, candidate).is_compatible
+        assert counting.parses == 1
+        assert len(statements) <= 5, statements
