@@ -1,5 +1,6 @@
 """Engines: connection pools and per-database session behaviour.
 
+PostgreSQL runs in autocommit unless a transaction asks otherwise (`TRANSACTIONAL`).
 SQLite runs with WAL (readers never wait for the writer) and explicit transaction control,
 so a write transaction takes the database's write lock at BEGIN (`BEGIN IMMEDIATE`) instead
 of failing half-way when it upgrades a read lock; reads skip BEGIN entirely.
@@ -16,12 +17,25 @@ from sqlalchemy.exc import DBAPIError
 _TRANSIENT = ("deadlock", "database is locked", "could not serialize", "busy")
 
 
+
+def transactional(conn: Connection) -> Connection:
+    """Make a connection transactional for a write or a migration.
+
+    PostgreSQL engines default to autocommit, because reads are the hot path and switching a
+    pooled connection's mode costs round trips; writes switch to READ COMMITTED (the subject
+    row lock does the rest). SQLite takes its write lock at BEGIN (`BEGIN IMMEDIATE`).
+    """
+    if conn.dialect.name == "sqlite":
+        return conn.execution_options(sqlite_immediate=True)
+    return conn.execution_options(isolation_level="READ COMMITTED")
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         return _sqlite_engine(url)
     # No pre-ping: it would cost a round trip per request. A dropped connection fails one
     # request (clients retry on 500) and SQLAlchemy then invalidates the pool.
-    return create_engine(url, pool_size=5, max_overflow=10, pool_recycle=1800)
+    return create_engine(url, isolation_level="AUTOCOMMIT", pool_size=5, max_overflow=10, pool_recycle=1800)
 
 
 def is_transient(exc: DBAPIError) -> bool:

@@ -13,6 +13,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
 
+from app.storage.engine import transactional
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _MIGRATION_LOCK_KEY = 0x5351_4C52_4547  # "SQLREG": any constant shared by every instance
 
@@ -42,6 +44,7 @@ def upgrade_to_head(engine: Engine) -> None:
         return
     cfg = alembic_config()
     with engine.connect() as conn:
+        transactional(conn)  # one transaction per upgrade, even on autocommit engines
         if conn.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _MIGRATION_LOCK_KEY})
             conn.commit()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import hashlib
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from sqlalchemy import Connection, Engine, and_, bindparam, delete, exists, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -20,7 +20,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from app.core.identity import guid_from_hash
 from app.core.records import StoredSchema
 from app.core.types import DEFAULT_CONTEXT, SchemaReference
-from app.storage.engine import is_transient, make_engine
+from app.storage.direct import DirectStatement, json_value
+from app.storage.engine import is_transient, make_engine, transactional
 from app.storage.listings import (
     HOLDER_COLUMNS, HOLDER_JOIN, SC, HolderRow, ListingQueries, S, SubjectRow, V, storable, subject_row,
 )
@@ -103,8 +104,8 @@ def _subject_with_version(version_condition: Any) -> Any:
 
 
 _SELECT_SUBJECT = select(S).where(*_BY_SUBJECT)
-_SELECT_NUMBERED_VERSION = _subject_with_version(V.c.version == bindparam("version"))
-_SELECT_LATEST_VERSION = _subject_with_version(V.c.version == _LATEST_LIVE)
+_NUMBERED_VERSION_DIRECT = DirectStatement(_subject_with_version(V.c.version == bindparam("version")))
+_LATEST_VERSION_DIRECT = DirectStatement(_subject_with_version(V.c.version == _LATEST_LIVE))
 _SELECT_VERSIONS = (
     select(V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at)
     .select_from(V.join(SC, SC.c.pk == V.c.schema_pk))
@@ -115,14 +116,20 @@ _SELECT_HOLDERS = (
     select(*HOLDER_COLUMNS).select_from(HOLDER_JOIN).where(SC.c.id == bindparam("schema_id"))
     .order_by(S.c.context, S.c.name, V.c.version)
 )
-_SELECT_HOLDERS_IN_CONTEXT = _SELECT_HOLDERS.where(SC.c.context == bindparam("context"))
+_HOLDERS_DIRECT = DirectStatement(_SELECT_HOLDERS)
+_HOLDERS_IN_CONTEXT_DIRECT = DirectStatement(_SELECT_HOLDERS.where(SC.c.context == bindparam("context")))
 # Every holder of an id, each row carrying the config of the subject a `?subject=` hint names
 # (its alias decides where to look), so the hinted read stays one statement.
 _HINT_CONFIG = select(S.c.config).where(*_BY_SUBJECT).scalar_subquery()
-_SELECT_HOLDERS_WITH_HINT = (
+_HOLDERS_WITH_HINT_DIRECT = DirectStatement(
     select(*HOLDER_COLUMNS, _HINT_CONFIG.label("hint_config")).select_from(HOLDER_JOIN)
     .where(SC.c.id == bindparam("schema_id")).order_by(S.c.context, S.c.name, V.c.version)
 )
+
+
+def _holder(row: Sequence[Any]) -> HolderRow:
+    context, subject, version, deleted, created_at, schema_pk, schema_id = row
+    return HolderRow(context, subject, version, bool(deleted), created_at, schema_pk, schema_id)
 _SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
 
 
@@ -199,17 +206,16 @@ class Store(ListingQueries):
         if not storable(context, name):
             return None, None
         if version is None:
-            row = self.conn.execute(_SELECT_LATEST_VERSION, {"context": context, "name": name}).first()
+            rows = _LATEST_VERSION_DIRECT.rows(self.conn, {"context": context, "name": name})
         else:
-            row = self.conn.execute(
-                _SELECT_NUMBERED_VERSION, {"context": context, "name": name, "version": version}
-            ).first()
-        if row is None:
+            rows = _NUMBERED_VERSION_DIRECT.rows(self.conn, {"context": context, "name": name, "version": version})
+        if not rows:
             return None, None
-        subject = subject_row(row)
-        if row.version is None:
+        sid, ctx, subject_name, config, mode, number, schema_pk, schema_id, digest, deleted, created_at = rows[0]
+        subject = SubjectRow(sid, ctx, subject_name, json_value(config), mode)
+        if number is None:
             return subject, None
-        return subject, VersionRow(row.version, row.schema_pk, row.schema_id, row.hash, row.deleted, row.created_at)
+        return subject, VersionRow(number, schema_pk, schema_id, digest, bool(deleted), created_at)
 
     def insert_version(self, subject_id: int, version: int, schema_pk: int) -> int:
         ts = now_ms()
@@ -254,10 +260,10 @@ class Store(ListingQueries):
         if not storable(context):
             return []
         if context is None:
-            rows = self.conn.execute(_SELECT_HOLDERS, {"schema_id": schema_id}).all()
+            rows = _HOLDERS_DIRECT.rows(self.conn, {"schema_id": schema_id})
         else:
-            rows = self.conn.execute(_SELECT_HOLDERS_IN_CONTEXT, {"schema_id": schema_id, "context": context}).all()
-        return [HolderRow(*r) for r in rows]
+            rows = _HOLDERS_IN_CONTEXT_DIRECT.rows(self.conn, {"schema_id": schema_id, "context": context})
+        return [_holder(r) for r in rows]
 
     def holders_with_hint(
         self, schema_id: int, context: str, name: str
@@ -266,10 +272,8 @@ class Store(ListingQueries):
         the config is only known when the id has holders, which is the only case that needs it."""
         if not storable(context, name):
             return self.holders_of_id(schema_id), None
-        rows = self.conn.execute(
-            _SELECT_HOLDERS_WITH_HINT, {"schema_id": schema_id, "context": context, "name": name}
-        ).all()
-        return [HolderRow(*r[:-1]) for r in rows], (rows[0].hint_config if rows else None)
+        rows = _HOLDERS_WITH_HINT_DIRECT.rows(self.conn, {"schema_id": schema_id, "context": context, "name": name})
+        return [_holder(r[:-1]) for r in rows], (json_value(rows[0][-1]) if rows else None)
 
     def schemas_by_hash(self, digest: str, context: str | None = None) -> list[tuple[int, str, int]]:
         """(pk, context, id) of stored schemas with this identity hash, lowest id first."""
@@ -402,12 +406,11 @@ class Repository:
 
     @contextmanager
     def read(self) -> Iterator[Store]:
-        """Reads run in autocommit: no BEGIN/ROLLBACK round trips on the hot path."""
+        """Reads run in autocommit (the engine's default, see engine.py): no BEGIN/ROLLBACK
+        round trips on the hot path."""
         with self.engine.connect() as conn:
             if conn.dialect.name == "sqlite":
                 conn.execution_options(sqlite_no_begin=True)  # pysqlite's own autocommit is on
-            else:
-                conn.execution_options(isolation_level="AUTOCOMMIT")
             yield Store(conn)
 
     @contextmanager
@@ -415,7 +418,7 @@ class Repository:
         """One transaction; concurrency failures surface as WriteConflict for the caller to retry."""
         try:
             with self.engine.connect() as conn:
-                conn.execution_options(sqlite_immediate=True)
+                transactional(conn)
                 with conn.begin():
                     yield Store(conn)
         except IntegrityError as exc:
