@@ -26,6 +26,8 @@ class Settings:
     compatibility_level: str = "BACKWARD"
     # 40901 is what current Confluent releases send for an incompatible schema; 7.x clients saw 409.
     incompatible_error_code: int = 40901
+    # 8.x replies always carry `schemaType`; 7.x left it out for AVRO. Set false for 7.x shapes.
+    avro_schema_type_in_replies: bool = True
     # Largest schema text accepted, in bytes (Confluent's limit is the Kafka record size).
     max_schema_bytes: int = 1_048_576
     # Whether `PUT /mode` may change modes at all (Confluent's `mode.mutability`).

@@ -58,13 +58,19 @@ def _content(out: dict[str, Any], schema: StoredSchema) -> None:
         out["ruleSet"] = schema.rule_set
 
 
+def _schema_type(out: dict[str, Any], schema_type: str) -> None:
+    """8.x always sends `schemaType`; 7.x left it out for AVRO (a settings switch restores that)."""
+    if schema_type != "AVRO" or current_app.config["REGISTRY_SETTINGS"].avro_schema_type_in_replies:
+        out["schemaType"] = schema_type
+
+
 def schema_entity(version: SubjectVersion) -> dict[str, Any]:
     """Schema (spec §2.1): a subject-version with its content; `schemaType` always present."""
     schema = version.schema
     out: dict[str, Any] = {"subject": version.subject, "version": version.version, "id": schema.id}
     if schema.guid:
         out["guid"] = schema.guid
-    out["schemaType"] = schema.schema_type
+    _schema_type(out, schema.schema_type)
     if version.text:
         out["schema"] = version.text
     _content(out, schema)
@@ -81,7 +87,7 @@ def registered_entity(version: SubjectVersion) -> dict[str, Any]:
         out["version"] = version.version
     if schema.guid:
         out["guid"] = schema.guid
-    out["schemaType"] = schema.schema_type
+    _schema_type(out, schema.schema_type)
     if version.text:
         out["schema"] = version.text
     _content(out, schema)
@@ -94,7 +100,7 @@ def schema_string_entity(found: SchemaById) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if found.text:
         out["schema"] = found.text
-    out["schemaType"] = schema.schema_type
+    _schema_type(out, schema.schema_type)
     _content(out, schema)
     if schema.guid:
         out["guid"] = schema.guid

@@ -149,3 +149,14 @@ def test_force_skips_the_compatibility_check(api: Api) -> None:
 def test_format_only_shapes_the_reply_text(api: Api) -> None:
     reply = api.register("s", RECORD_V1, params={"format": "no-such-format"})
     assert reply.status == 200 and same_schema(reply.json["schema"], RECORD_V1)
+
+
+def test_avro_schema_type_can_be_left_out_as_in_7x(database_url: str) -> None:
+    from app.factory import create_app
+    from app.settings import Settings
+
+    client = create_app(Settings(database_url=database_url, avro_schema_type_in_replies=False)).test_client()
+    registered = client.post("/subjects/legacy/versions", json={"schema": '"string"'}).get_json()
+    assert "schemaType" not in registered
+    assert "schemaType" not in client.get("/schemas/ids/1").get_json()
+    assert "schemaType" not in client.get("/subjects/legacy/versions/1").get_json()
