@@ -1,11 +1,14 @@
 """`/schemas...` (spec §3.2): schemas by id, by GUID, and the cross-subject listing."""
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response
 
 from app.api.render import json_response, schema_entity, schema_string_entity, subject_version_entity, text_response
 from app.api.requests import flag, page, text
 from app.api.service import registry
+from app.core.registry import ListedSchema
 
 bp = Blueprint("schemas", __name__)
 
@@ -13,15 +16,25 @@ bp = Blueprint("schemas", __name__)
 @bp.get("/schemas")
 def list_schemas() -> Response:
     offset, limit = page()
-    versions = registry().list_schemas(
+    listed = registry().list_schemas(
         subject_prefix=text("subjectPrefix") or "",
         deleted=flag("deleted"),
         latest_only=flag("latestOnly"),
         offset=offset,
         limit=limit,
         rule_type=text("ruleType"),
+        aliases=flag("aliases"),
     )
-    return json_response([schema_entity(v) for v in versions])
+    return json_response([_listed_entity(item) for item in listed])
+
+
+def _listed_entity(item: ListedSchema) -> dict[str, Any]:
+    """A Schema entity plus Confluent's ExtendedSchema `aliases`, which its serializer
+    leaves out when empty (so `aliases=false` replies are exactly the plain entities)."""
+    out = schema_entity(item.version)
+    if item.aliases:
+        out["aliases"] = list(item.aliases)
+    return out
 
 
 @bp.get("/schemas/types")

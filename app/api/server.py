@@ -77,3 +77,11 @@ def cluster_id() -> Response:
 def server_version() -> Response:
     """The package version and the git commit of the running tree ("unknown" outside a checkout)."""
     return json_response({"version": _VERSION, "commitId": _COMMIT_ID})
+
+
+@bp.get("/v1/metadata/deployment")
+def deployment() -> Response:
+    """Confluent's open-source server reports the attributes configured under
+    `schema.registry.metadata.deployment.attributes`, none by default; this registry has no
+    such setting, so the list is always empty."""
+    return json_response({"attributes": []})

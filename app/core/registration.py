@@ -1,11 +1,14 @@
 """Registration, lookup and compatibility checks: the flows that take a schema from a request.
 
 Registration follows the reference's order of steps (spec §5.2) inside one transaction that
-holds the subject's row lock, so version numbers and ids are race-free across a fleet.
+holds the subject's row lock, so version numbers and ids are race-free across a fleet. A
+request derived from the subject's own versions (the tags endpoint) is built inside that same
+transaction by a `Prepare` callback, so it cannot be based on a version list that a concurrent
+registration has since changed.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from app.core import compatibility
 from app.core.config import effective_config, effective_mode, rows_needed
@@ -36,6 +39,10 @@ from app.storage.repository import Repository, Store, SubjectRow, VersionRow, Wr
 
 _WRITE_ATTEMPTS = 5
 
+Prepare = Callable[[Store, QualifiedSubject, list[VersionRow]], SchemaRequest]
+"""Builds the request to register from the subject (after its alias) and all its versions,
+read under the subject's lock. It may raise any `RegistryError`; nothing is written then."""
+
 
 class _Documents(NamedTuple):
     """A request's metadata, rule set and references after shape validation."""
@@ -61,15 +68,31 @@ class Registrar:
 
     # ------------------------------------------------------------------ register
     def register(
-        self, subject: str, request: SchemaRequest, normalize: bool, force: bool, fmt: str | None
+        self,
+        subject: str,
+        request: SchemaRequest | None,
+        normalize: bool,
+        force: bool,
+        fmt: str | None,
+        *,
+        prepare: Prepare | None = None,
     ) -> SubjectVersion:
+        """Register `request`, or with `prepare` (and `request=None`) the request it builds
+        under the subject's lock. With `prepare`, the name rules that only registration has
+        (no global context, no bare context) are checked after it, so the caller's own
+        errors about the subject (40401 for a missing base version) come first."""
         qs = QualifiedSubject.parse(subject)
-        validate_subject(qs, subject, registering=True)
-        metadata, rule_set, refs = _documents(request)
+        validate_subject(qs, subject, registering=prepare is None)
         for attempt in range(_WRITE_ATTEMPTS):
             try:
                 with self.repo.write() as store:
-                    result, fresh = self._register(store, qs, request, metadata, rule_set, refs, normalize, force)
+                    target, row, versions = self._locked(store, qs)
+                    if prepare is not None:
+                        request = prepare(store, target, versions)
+                        validate_subject(qs, subject, registering=True)
+                    if request is None:
+                        raise TypeError("register() needs a request or a prepare callback")
+                    result, fresh = self._register(store, target, row, versions, request, normalize, force)
                 if fresh is not None:
                     self.resolver.remember(*fresh)
                 with self.repo.read() as store:
@@ -79,24 +102,29 @@ class Registrar:
                     raise StoreError("Could not register the schema: too much concurrent contention") from None
         raise AssertionError("unreachable")
 
+    @staticmethod
+    def _locked(store: Store, qs: QualifiedSubject) -> tuple[QualifiedSubject, SubjectRow, list[VersionRow]]:
+        """The subject after its alias, its row locked until the transaction ends (created if
+        needed), and its versions as they stand under that lock."""
+        target, _ = resolve_alias(store, qs)
+        row = store.lock_subject(target.context, target.name)
+        return target, row, store.versions(row.id)
+
     def _register(
         self,
         store: Store,
         qs: QualifiedSubject,
+        subject_row: SubjectRow,
+        versions: list[VersionRow],
         request: SchemaRequest,
-        metadata: dict[str, Any] | None,
-        rule_set: dict[str, Any] | None,
-        refs: list[SchemaReference],
         normalize: bool,
         force: bool,
     ) -> tuple[tuple[QualifiedSubject, VersionRow], tuple[StoredSchema, Any] | None]:
-        qs, _ = resolve_alias(store, qs)
-        subject_row = store.lock_subject(qs.context, qs.name)
+        metadata, rule_set, refs = _documents(request)
         rows = store.settings_rows(rows_needed(qs.context, qs.name))
         config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
         mode = effective_mode(qs.context, qs.name, rows)
         importing = mode is Mode.IMPORT
-        versions = store.versions(subject_row.id)
         live = [v for v in versions if not v.deleted]
         latest = self.resolver.content(store, live[-1].schema_pk) if live else None
         next_version = versions[-1].version + 1 if versions else 1

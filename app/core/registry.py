@@ -10,7 +10,7 @@ Writes are one transaction each.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from app.core.config import effective_mode, rows_needed
 from app.core.errors import (
@@ -30,7 +30,15 @@ from app.core.records import CompatibilityReport, SchemaById, SubjectVersion
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
 from app.core.subject_settings import SubjectSettings
-from app.core.subjects import alias_of, alias_target, page, parse_version, resolve_alias, subject_version
+from app.core.subjects import (
+    alias_of,
+    alias_target,
+    in_other_contexts,
+    page,
+    parse_version,
+    resolve_alias,
+    subject_version,
+)
 from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, WILDCARD_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats.base import SchemaFormat
@@ -38,6 +46,14 @@ from app.settings import Settings
 from app.storage.repository import HolderRow, Repository, Store, SubjectRow, VersionRow
 
 SCHEMAS_MAX_LIMIT = 1000
+
+
+class ListedSchema(NamedTuple):
+    """An item of `GET /schemas`: the subject-version, and with `aliases=true` the subjects
+    aliasing its subject (empty otherwise, and then left out of the reply as Confluent does)."""
+
+    version: SubjectVersion
+    aliases: tuple[str, ...]
 
 
 class RegistryService:
@@ -49,7 +65,7 @@ class RegistryService:
         self.settings = settings
         self.resolver = SchemaResolver(self.formats, settings.schema_cache_size, settings.max_schema_bytes)
         self.registrar = Registrar(repository, self.resolver, settings)
-        self.tagger = SchemaTagger(repository, self.resolver, self.registrar, self.get_version)
+        self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(repository, settings)
 
     # ---------------------------------------------------------------- schemas by id
@@ -117,15 +133,25 @@ class RegistryService:
         offset: int = 0,
         limit: int = -1,
         rule_type: str | None = None,
-    ) -> list[SubjectVersion]:
+        aliases: bool = False,
+    ) -> list[ListedSchema]:
         """GET /schemas; `rule_type` keeps the versions whose rule set has a rule of that type
-        (applied after `latest_only`, as Confluent's post-filter is)."""
+        (applied after `latest_only`, as Confluent's post-filter is).
+
+        With `aliases`, as Confluent 7.7+ does: each item names the subjects in the prefix's
+        scope whose own config `alias` points at its subject, and an alias target outside the
+        prefix is listed too (its versions under the same filters), since asking for a
+        prefix with aliases means asking for what those aliases stand for."""
         context, prefix = _prefix_scope(subject_prefix or "")
         with self.repo.read() as store:
-            rows = sorted(
-                store.all_holders(context, prefix, deleted),
-                key=lambda h: (QualifiedSubject(h.context, h.subject).qualified(), h.version),
-            )
+            holders = store.all_holders(context, prefix, deleted)
+            aliased: dict[tuple[str, str], list[str]] = {}
+            if aliases:
+                aliased = _aliases_by_target(store.configured_subjects(context, prefix))
+                listed = {(h.context, h.subject) for h in holders}
+                outside = store.holders_of_subjects([t for t in aliased if t not in listed], deleted)
+                holders = [*holders, *outside]
+            rows = sorted(holders, key=lambda h: (QualifiedSubject(h.context, h.subject).qualified(), h.version))
             if latest_only:
                 newest: dict[tuple[str, str], HolderRow] = {}
                 for h in rows:
@@ -136,7 +162,10 @@ class RegistryService:
                 rows = [h for h, c in zip(rows, contents) if _has_rule_type(c.rule_set, rule_type)]
             chosen = page(rows, offset, limit, SCHEMAS_MAX_LIMIT)
             self.resolver.contents(store, [h.schema_pk for h in chosen])  # warm the cache in one query
-            return [self._holder_version(store, h, None) for h in chosen]
+            return [
+                ListedSchema(self._holder_version(store, h, None), tuple(aliased.get((h.context, h.subject), ())))
+                for h in chosen
+            ]
 
     # ---------------------------------------------------------------- subjects
     def list_subjects(
@@ -186,7 +215,7 @@ class RegistryService:
                 qs = target
                 row, found = store.subject_version(qs.context, qs.name, number)
             if found is None or (found.deleted and not deleted):
-                elsewhere = self._in_other_contexts(store, qs, number, deleted)
+                elsewhere = in_other_contexts(store, qs, number, deleted)
                 if elsewhere is None:
                     raise self._version_missing(store, qs, row, number, deleted)
                 qs, found = elsewhere
@@ -389,19 +418,6 @@ class RegistryService:
             VersionRow(h.version, h.schema_pk, h.schema_id, "", h.deleted, h.created_at), fmt,
         )
 
-    def _in_other_contexts(
-        self, store: Store, qs: QualifiedSubject, number: int | None, deleted: bool
-    ) -> tuple[QualifiedSubject, VersionRow] | None:
-        """§5.11: a default-context subject without the version is looked up under the same
-        name in the other contexts, in context order (Confluent's `getUsingContexts`)."""
-        if qs.context != DEFAULT_CONTEXT:
-            return None
-        for other in store.subjects_named(qs.name):
-            _, found = store.subject_version(other.context, other.name, number)
-            if found is not None and (deleted or not found.deleted):
-                return QualifiedSubject(other.context, other.name), found
-        return None
-
     def _version_missing(
         self, store: Store, qs: QualifiedSubject, row: SubjectRow | None, number: int | None, deleted: bool
     ) -> Exception:
@@ -414,6 +430,18 @@ class RegistryService:
         rows = store.settings_rows(rows_needed(qs.context, qs.name))
         if effective_mode(qs.context, qs.name, rows).read_only:
             raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
+
+
+def _aliases_by_target(configured: list[SubjectRow]) -> dict[tuple[str, str], list[str]]:
+    """(context, name) of each alias target -> the qualified names of the subjects aliasing
+    it, sorted. Only a subject's own `alias` counts, qualified in that subject's context."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for row in configured:
+        qs = QualifiedSubject(row.context, row.name)
+        target = alias_of(qs, row)
+        if target is not None and target.name:
+            found.setdefault((target.context, target.name), []).append(qs.qualified())
+    return {key: sorted(names) for key, names in found.items()}
 
 
 def _has_rule_type(rule_set: dict[str, Any] | None, rule_type: str) -> bool:

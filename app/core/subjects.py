@@ -6,7 +6,7 @@ from typing import Any, Sequence, TypeVar
 from app.core.errors import InvalidSubject, InvalidVersion
 from app.core.records import SubjectVersion
 from app.core.resolver import SchemaResolver
-from app.core.types import GLOBAL_CONTEXT, QualifiedSubject
+from app.core.types import DEFAULT_CONTEXT, GLOBAL_CONTEXT, QualifiedSubject
 from app.storage.repository import Store, SubjectRow, VersionRow
 
 T = TypeVar("T")
@@ -84,3 +84,17 @@ def page(items: Sequence[T], offset: int, limit: int, maximum: int | None = None
     if limit is None or limit <= 0 or (maximum is not None and limit > maximum):
         limit = maximum if maximum is not None else len(items)
     return list(items[start:start + limit])
+
+
+def in_other_contexts(
+    store: Store, qs: QualifiedSubject, number: int | None, deleted: bool
+) -> tuple[QualifiedSubject, VersionRow] | None:
+    """§5.11: a default-context subject without the version is looked up under the same
+    name in the other contexts, in context order (Confluent's `getUsingContexts`)."""
+    if qs.context != DEFAULT_CONTEXT:
+        return None
+    for other in store.subjects_named(qs.name):
+        _, found = store.subject_version(other.context, other.name, number)
+        if found is not None and (deleted or not found.deleted):
+            return QualifiedSubject(other.context, other.name), found
+    return None

@@ -32,20 +32,18 @@ keeps to, from Confluent's `SubjectVersionsResource#modifyTags` and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from app.core.config import effective_mode, rows_needed
-from app.core.errors import InvalidRuleSet, InvalidSchema, OperationNotPermitted
+from app.core.errors import InvalidRuleSet, InvalidSchema, OperationNotPermitted, SubjectNotFound, VersionNotFound
 from app.core.metadata import merge_rule_sets, normalize_metadata, normalize_rule_set, stamp_version
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
-from app.core.subjects import resolve_alias, validate_subject
+from app.core.subjects import in_other_contexts, parse_version, validate_subject
 from app.core.types import Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import EntityTags, SchemaTagEditor
-from app.storage.repository import Repository, Store, SubjectRow
-
-VersionReader = Callable[[str, str], SubjectVersion]
+from app.storage.repository import Store, VersionRow
 
 
 @dataclass(frozen=True)
@@ -66,35 +64,45 @@ class TagRequest:
 
 
 class SchemaTagger:
-    """The tags flow. `read_version(subject, version)` is the service's live-version read
-    (aliases and the other-context fallback included), so the base version is found exactly
-    as `GET /subjects/{s}/versions/{v}` finds it."""
+    """The tags flow. Everything that depends on the subject's versions (the base version,
+    the mode, the rule set `rulesToMerge` starts from) is read inside registration's write
+    transaction, under the subject's lock, through `Registrar.register`'s `prepare` hook: a
+    registration that lands while the request is in flight is either fully before it (and
+    seen) or fully after it."""
 
-    def __init__(
-        self, repository: Repository, resolver: SchemaResolver, registrar: Registrar, read_version: VersionReader
-    ):
-        self.repo = repository
+    def __init__(self, resolver: SchemaResolver, registrar: Registrar):
         self.resolver = resolver
         self.registrar = registrar
-        self.read_version = read_version
 
     def modify_tags(self, subject: str, version: str, request: TagRequest) -> SubjectVersion:
         qs = QualifiedSubject.parse(subject)
         validate_subject(qs, subject, registering=False)
-        base = self.read_version(subject, version).schema
+        number = parse_version(version)
+
+        def derive(store: Store, target: QualifiedSubject, versions: list[VersionRow]) -> SchemaRequest:
+            return self._derived_request(store, target, versions, number, request)
+
+        return self.registrar.register(subject, None, normalize=False, force=False, fmt=None, prepare=derive)
+
+    def _derived_request(
+        self, store: Store, target: QualifiedSubject, versions: list[VersionRow], number: int | None,
+        request: TagRequest,
+    ) -> SchemaRequest:
+        """The version to register, in Confluent's order of checks: base version, rule sets,
+        tag edit, mode. `target` is the subject after its alias, `versions` all of its versions."""
+        base = self.resolver.content(store, base_version(store, target, versions, number).schema_pk)
         if request.edits_rules and request.rule_set is not None:
             raise InvalidRuleSet("ruleSet should be omitted if specifying rulesToMerge or rulesToRemove")
         rules_to_merge = normalize_rule_set(request.rules_to_merge)
         rule_set = normalize_rule_set(request.rule_set)
         metadata = normalize_metadata(request.metadata)
-        with self.repo.read() as store:
-            text = self._tagged_text(store, base, request)
-            target, row = resolve_alias(store, qs)
-            self._check_read_write(store, target)
-            if request.edits_rules:
-                previous = self._previous_rule_set(store, row, request.new_version)
-                rule_set = edited_rule_set(previous, rules_to_merge, request.rules_to_remove)
-        derived = SchemaRequest(
+        text = self._tagged_text(store, base, request)
+        _check_read_write(store, target)
+        if request.edits_rules:
+            rule_set = edited_rule_set(
+                self._previous_rule_set(store, versions, request.new_version), rules_to_merge, request.rules_to_remove
+            )
+        return SchemaRequest(
             schema=text,
             schema_type=base.schema_type,
             references=[ref.to_json() for ref in base.references],
@@ -102,7 +110,6 @@ class SchemaTagger:
             rule_set=rule_set,
             version=request.new_version,
         )
-        return self.registrar.register(subject, derived, normalize=False, force=False, fmt=None)
 
     def _tagged_text(self, store: Store, base: StoredSchema, request: TagRequest) -> str:
         if not request.tags_to_add and not request.tags_to_remove:
@@ -113,27 +120,44 @@ class SchemaTagger:
         parsed = self.resolver.parsed(store, base)
         return fmt.modify_tags(parsed, request.tags_to_add, request.tags_to_remove).canonical
 
-    @staticmethod
-    def _check_read_write(store: Store, qs: QualifiedSubject) -> None:
-        """Registration's mode rule for a request without an id, checked up front because
-        this flow has no early lookup that could answer an existing version first."""
-        mode = effective_mode(qs.context, qs.name, store.settings_rows(rows_needed(qs.context, qs.name)))
-        if mode.read_only:
-            raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
-        if mode is not Mode.READWRITE:
-            raise OperationNotPermitted.not_read_write(qs.qualified(), qs.context_qualifier)
-
     def _previous_rule_set(
-        self, store: Store, row: SubjectRow | None, new_version: int | None
+        self, store: Store, versions: list[VersionRow], new_version: int | None
     ) -> dict[str, Any] | None:
         """The rule set `rulesToMerge`/`rulesToRemove` start from: live version
         `new_version - 1`, or the latest live version when `new_version` is absent or 0."""
-        live = [v for v in (store.versions(row.id) if row else []) if not v.deleted]
+        live = [v for v in versions if not v.deleted]
         if not new_version:
             chosen = live[-1] if live else None
         else:
             chosen = next((v for v in live if v.version == new_version - 1), None)
         return self.resolver.content(store, chosen.schema_pk).rule_set if chosen else None
+
+
+def base_version(store: Store, target: QualifiedSubject, versions: list[VersionRow], number: int | None) -> VersionRow:
+    """The live version `{v}` names, found as `GET /subjects/{s}/versions/{v}` finds it: in
+    the subject (after its alias), else for a default-context subject under the same name in
+    the other contexts, in context order (§5.11). 40401 when the subject has no live version,
+    40402 otherwise."""
+    live = [v for v in versions if not v.deleted]
+    found = (live[-1] if live else None) if number is None else next((v for v in live if v.version == number), None)
+    if found is not None:
+        return found
+    elsewhere = in_other_contexts(store, target, number, deleted=False)
+    if elsewhere is not None:
+        return elsewhere[1]
+    if not live:
+        raise SubjectNotFound.for_subject(target.qualified())
+    raise VersionNotFound.for_version(-1 if number is None else number)
+
+
+def _check_read_write(store: Store, qs: QualifiedSubject) -> None:
+    """Registration's mode rule for a request without an id, checked before registration
+    runs because its early lookup would otherwise answer an unchanged edit in any mode."""
+    mode = effective_mode(qs.context, qs.name, store.settings_rows(rows_needed(qs.context, qs.name)))
+    if mode.read_only:
+        raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
+    if mode is not Mode.READWRITE:
+        raise OperationNotPermitted.not_read_write(qs.qualified(), qs.context_qualifier)
 
 
 def edited_rule_set(

@@ -6,9 +6,9 @@ storage package, so both modules can use them.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
-from sqlalchemy import Connection, case, delete, exists, func, select
+from sqlalchemy import Connection, and_, case, delete, exists, func, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from app.storage.models import Context, Schema, Subject, SubjectVersion
@@ -86,6 +86,33 @@ class ListingQueries:
         if not include_deleted:
             query = query.where(V.c.deleted.is_(False))
         return [HolderRow(*r) for r in self.conn.execute(query)]
+
+    def holders_of_subjects(self, subjects: Sequence[tuple[str, str]], include_deleted: bool) -> list[HolderRow]:
+        """`all_holders` for named (context, name) subjects rather than a prefix: the alias
+        targets `GET /schemas?aliases=true` adds from outside the prefix."""
+        wanted = [(c, n) for c, n in subjects if storable(c, n)]
+        if not wanted:
+            return []
+        query = (
+            select(*HOLDER_COLUMNS)
+            .select_from(HOLDER_JOIN)
+            .where(or_(*(and_(S.c.context == c, S.c.name == n) for c, n in wanted)))
+        )
+        if not include_deleted:
+            query = query.where(V.c.deleted.is_(False))
+        return [HolderRow(*r) for r in self.conn.execute(query)]
+
+    def configured_subjects(self, context: str | None, prefix: str) -> list[SubjectRow]:
+        """Subjects in a listing's scope (the same `context`/`prefix` rule as `all_holders`)
+        that have a config of their own, with or without versions: where aliases are set."""
+        if not storable(context, prefix):
+            return []
+        query = select(S).where(S.c.name != "", S.c.config.is_not(None))
+        if context is not None:
+            query = query.where(S.c.context == context)
+        if prefix:
+            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
+        return [subject_row(r) for r in self.conn.execute(query)]
 
     def subjects_named(self, name: str) -> list[SubjectRow]:
         """The subjects called `name` in every context but the default one, in context order
