@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
@@ -96,9 +97,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from app.storage.engine import redacted_url
+
     settings = _settings(args)
     _upgrade(settings.database_url)
-    print(f"{_redacted(settings.database_url)}: at head")
+    print(f"{redacted_url(settings.database_url)}: at head")
     return 0
 
 
@@ -117,12 +120,6 @@ def cmd_db_current(args: argparse.Namespace) -> int:
     print(f"current: {current or '(empty database)'}")
     print(f"head:    {head}")
     return 0 if current == head else 1
-
-
-def _redacted(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,8 +7,8 @@ order-dependent and a fleet's behaviour hard to reason about).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Mapping
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -34,7 +34,8 @@ class Settings:
     mode_mutability: bool = True
     # Apply pending Alembic migrations when the app starts.
     auto_migrate: bool = True
-    # Parsed schemas kept in process (they are immutable once stored).
+    # Entries in each in-process cache: stored content, parsed schemas and `format=` renderings
+    # (all immutable once stored).
     schema_cache_size: int = 20_000
     # Identity reported by GET /v1/metadata/id.
     cluster_id: str = "sqlregistry"
@@ -45,7 +46,7 @@ class Settings:
     log_level: str = "info"
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Build settings from `REGISTRY_<FIELD>` variables; unknown variables are ignored."""
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
@@ -56,7 +57,7 @@ class Settings:
             values[f.name] = _convert(f.name, raw, type(getattr(_DEFAULTS, f.name)))
         return cls(**values)
 
-    def with_overrides(self, **changes: object) -> "Settings":
+    def with_overrides(self, **changes: object) -> Settings:
         return replace(self, **changes)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.formats.avro import AvroFormat  # noqa: E402
+from app.formats.avro import AvroFormat
 
 KINDS = ["int", "long", "string", ["null", "string"], {"type": "array", "items": "int"}, {"type": "map", "values": "double"}]
 

@@ -121,7 +121,7 @@ def _wrk_time(text: str) -> float:
 
 
 def _wrk_percentile(out: str, label: str) -> float:
-    return _wrk_time(re.search(rf"^\s*{label}\s+(\S+)", out, re.M).group(1)) * 1000
+    return _wrk_time(re.search(rf"^\s*{label}\s+(\S+)", out, re.MULTILINE).group(1)) * 1000
 
 
 def _python_load(host: str, port: int, path: str, duration: float, connections: int, pipe) -> None:

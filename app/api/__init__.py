@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from flask import Flask
 
-from app.api import compatibility, config, contexts, mode, schemas, server, subjects, tags
+from app.api import (
+    compatibility,
+    config,
+    contexts,
+    mode,
+    schemas,
+    server,
+    subjects,
+    tags,
+)
 from app.api.errors import register_error_handlers
 from app.api.negotiation import check_request
 from app.api.paths import RawPathMiddleware, SchemaIdConverter, SegmentConverter

@@ -15,7 +15,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import RequestRedirect
 
 from app.api.render import json_response
-from app.core.errors import IncompatibleSchema, RegistryError
+from app.core.errors import RegistryError
 
 
 def error_response(status: int, error_code: int, message: str) -> Response:
@@ -23,11 +23,8 @@ def error_response(status: int, error_code: int, message: str) -> Response:
 
 
 def _registry_error(exc: RegistryError) -> Response:
-    code = exc.error_code
-    if isinstance(exc, IncompatibleSchema):
-        # 40901 today, 409 for deployments that must look like 7.x (settings decide).
-        code = current_app.config["REGISTRY_SETTINGS"].incompatible_error_code
-    return error_response(exc.http_status, code, exc.message)
+    # The core has already put the configured code on `IncompatibleSchema` (40901, or 409 for 7.x).
+    return error_response(exc.http_status, exc.error_code, exc.message)
 
 
 def _http_error(exc: HTTPException) -> Response | HTTPException:

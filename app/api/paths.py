@@ -15,7 +15,8 @@ with `:.{ctx}:`. Doing it before routing keeps every blueprint unaware of it.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 
 from werkzeug.routing import BaseConverter, ValidationError
@@ -72,10 +73,8 @@ def normalized_context(name: str) -> str:
 
     Confluent refuses context names containing a colon (its ContextFilter answers 400).
     """
-    if name.startswith(":"):
-        name = name[1:]
-    if name.endswith(":"):
-        name = name[:-1]
+    name = name.removeprefix(":")
+    name = name.removesuffix(":")
     if ":" in name:
         raise BadRequest("Context name cannot contain a colon")
     return name if name.startswith(".") else "." + name

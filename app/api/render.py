@@ -14,7 +14,13 @@ from typing import Any
 from flask import Response, current_app
 
 from app.api.negotiation import reply_media_type
-from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
+from app.core.records import (
+    CompatibilityReport,
+    SchemaById,
+    StoredSchema,
+    SubjectVersion,
+)
+from app.formats.base import DEFAULT_SCHEMA_TYPE
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
@@ -39,13 +45,18 @@ def _is_empty(value: Any) -> bool:
     return value is None or ((isinstance(value, (str, list, tuple, dict))) and not value)
 
 
-def non_empty(document: dict[str, Any]) -> dict[str, Any]:
-    """NON_EMPTY: keep only members that are not null and not an empty string/list/map."""
-    return {k: v for k, v in document.items() if not _is_empty(v)}
-
-
 def non_null(document: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in document.items() if v is not None}
+
+
+def _described(out: dict[str, Any], schema: StoredSchema, text: str) -> None:
+    """What Schema and RegisterSchemaResponse share, in their order: guid, type, text, content."""
+    if schema.guid:
+        out["guid"] = schema.guid
+    _schema_type(out, schema.schema_type)
+    if text:
+        out["schema"] = text
+    _content(out, schema)
 
 
 def _content(out: dict[str, Any], schema: StoredSchema) -> None:
@@ -59,8 +70,9 @@ def _content(out: dict[str, Any], schema: StoredSchema) -> None:
 
 
 def _schema_type(out: dict[str, Any], schema_type: str) -> None:
-    """8.x always sends `schemaType`; 7.x left it out for AVRO (a settings switch restores that)."""
-    if schema_type != "AVRO" or current_app.config["REGISTRY_SETTINGS"].avro_schema_type_in_replies:
+    """8.x always sends `schemaType`; 7.x left it out for the default type (a settings switch
+    restores that)."""
+    if schema_type != DEFAULT_SCHEMA_TYPE or current_app.config["REGISTRY_SETTINGS"].avro_schema_type_in_replies:
         out["schemaType"] = schema_type
 
 
@@ -68,12 +80,7 @@ def schema_entity(version: SubjectVersion) -> dict[str, Any]:
     """Schema (spec §2.1): a subject-version with its content; `schemaType` always present."""
     schema = version.schema
     out: dict[str, Any] = {"subject": version.subject, "version": version.version, "id": schema.id}
-    if schema.guid:
-        out["guid"] = schema.guid
-    _schema_type(out, schema.schema_type)
-    if version.text:
-        out["schema"] = version.text
-    _content(out, schema)
+    _described(out, schema, version.text)
     out["ts"] = version.ts
     out["deleted"] = version.deleted
     return out
@@ -85,12 +92,7 @@ def registered_entity(version: SubjectVersion) -> dict[str, Any]:
     out: dict[str, Any] = {"id": schema.id}
     if version.version > 0:
         out["version"] = version.version
-    if schema.guid:
-        out["guid"] = schema.guid
-    _schema_type(out, schema.schema_type)
-    if version.text:
-        out["schema"] = version.text
-    _content(out, schema)
+    _described(out, schema, version.text)
     return out
 
 

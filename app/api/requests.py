@@ -13,14 +13,25 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from flask import current_app, request
 
-from app.core.errors import BadRequest, EndpointNotFound, SchemaTooLarge, UnprocessableEntity
+from app.core.errors import (
+    BadRequest,
+    EndpointNotFound,
+    SchemaTooLarge,
+    UnprocessableEntity,
+)
 from app.core.tags import TagRequest
 from app.core.types import SchemaRequest
-from app.formats.base import FIELD_ENTITY, RECORD_ENTITY, EntityTags
+from app.formats.base import (
+    DEFAULT_SCHEMA_TYPE,
+    FIELD_ENTITY,
+    RECORD_ENTITY,
+    EntityTags,
+)
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -226,7 +237,7 @@ def schema_request(body: dict[str, Any]) -> SchemaRequest:
     references = _list_of(_reference)(body.get("references"), "references") or []
     return SchemaRequest(
         schema=_string(body.get("schema"), "schema"),
-        schema_type=_string(body.get("schemaType"), "schemaType") or "AVRO",
+        schema_type=_string(body.get("schemaType"), "schemaType") or DEFAULT_SCHEMA_TYPE,
         references=references,
         metadata=_metadata(body.get("metadata"), "metadata"),
         rule_set=_rule_set(body.get("ruleSet"), "ruleSet"),

@@ -5,7 +5,13 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from app.api.render import json_response, schema_entity, schema_string_entity, subject_version_entity, text_response
+from app.api.render import (
+    json_response,
+    schema_entity,
+    schema_string_entity,
+    subject_version_entity,
+    text_response,
+)
 from app.api.requests import flag, page, text
 from app.api.service import registry
 from app.core.registry import ListedSchema

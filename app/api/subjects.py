@@ -3,7 +3,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from app.api.render import json_response, registered_entity, schema_entity, text_response
+from app.api.render import (
+    json_response,
+    registered_entity,
+    schema_entity,
+    text_response,
+)
 from app.api.requests import flag, page, read_body, schema_request, text
 from app.api.service import registry
 

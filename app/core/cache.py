@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Callable, Generic, Hashable, TypeVar
+from collections.abc import Hashable
+from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
@@ -32,12 +33,6 @@ class LruCache(Generic[K, T]):
             self._data.move_to_end(key)
             while len(self._data) > self._max:
                 self._data.popitem(last=False)
-        return value
-
-    def get_or_load(self, key: K, load: Callable[[], T]) -> T:
-        value = self.get(key)
-        if value is None:
-            value = self.put(key, load())
         return value
 
     def __len__(self) -> int:

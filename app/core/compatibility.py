@@ -11,8 +11,9 @@ group; their messages come before the format's, and one trailer closes the whole
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from app.core.types import CompatibilityLevel
 from app.formats.base import ParsedSchema, SchemaFormat, TopLevelFields
@@ -41,7 +42,8 @@ def check(
 ) -> list[str]:
     """Confluent's message list: `reserved_violations` (see `reserved_field_violations`),
     then the problems with the first previous version that fails, then the trailer naming
-    the settings; [] when compatible.
+    the settings; [] when compatible. `candidate` (the new schema) is the reader of each
+    previous version under BACKWARD and its writer under FORWARD; FULL checks both ways.
 
     `history` is newest first. `single_target` compares with exactly `history[0]`
     whatever the level says (the `/versions/{v}` compatibility endpoint).
@@ -99,6 +101,8 @@ def reserved_field_violations(
 def _compare(
     formats: Mapping[str, SchemaFormat], level: CompatibilityLevel, candidate: ParsedSchema, previous: Previous
 ) -> list[str]:
+    """One previous version: BACKWARD asks whether `candidate` (reader, "new") can read
+    `previous` (writer, "old"); FORWARD whether `previous` (reader) can read `candidate` (writer)."""
     if previous.schema_type != candidate.schema_type:
         return ["Incompatible because of different schema type"]
     fmt = formats[candidate.schema_type]

@@ -7,9 +7,10 @@ that clients can observe through GET /config/{s}).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
-from app.core.types import DEFAULT_CONTEXT, GLOBAL_CONTEXT, CompatibilityLevel, Mode
+from app.core.types import DEFAULT_CONTEXT, GLOBAL_CONTEXT, Mode
 
 GLOBAL_KEY = (DEFAULT_CONTEXT, "")
 SUPER_GLOBAL_KEY = (GLOBAL_CONTEXT, "")
@@ -68,10 +69,6 @@ def effective_config(
                         found[flag] = global_config[flag]
             return found
     return {"compatibility": default_level}
-
-
-def effective_level(config: Mapping[str, Any]) -> CompatibilityLevel:
-    return CompatibilityLevel.parse(config["compatibility"])
 
 
 def effective_mode(context: str, name: str, rows: Mapping[tuple[str, str], SettingsRow]) -> Mode:

@@ -30,10 +30,6 @@ class EndpointNotFound(RegistryError):
     http_status, error_code = 404, 404
 
 
-class MethodNotAllowed(RegistryError):
-    http_status, error_code = 405, 405
-
-
 class NotAcceptable(RegistryError):
     http_status, error_code = 406, 406
 
@@ -51,7 +47,7 @@ class SubjectNotFound(RegistryError):
     http_status, error_code = 404, 40401
 
     @classmethod
-    def for_subject(cls, subject: str) -> "SubjectNotFound":
+    def for_subject(cls, subject: str) -> SubjectNotFound:
         return cls(f"Subject '{subject}' not found.")
 
 
@@ -59,7 +55,7 @@ class VersionNotFound(RegistryError):
     http_status, error_code = 404, 40402
 
     @classmethod
-    def for_version(cls, version: int | str) -> "VersionNotFound":
+    def for_version(cls, version: int | str) -> VersionNotFound:
         return cls(f"Version {version} not found.")
 
 
@@ -67,11 +63,11 @@ class SchemaNotFound(RegistryError):
     http_status, error_code = 404, 40403
 
     @classmethod
-    def for_id(cls, schema_id: int | str) -> "SchemaNotFound":
+    def for_id(cls, schema_id: int | str) -> SchemaNotFound:
         return cls(f"Schema {schema_id} not found")
 
     @classmethod
-    def generic(cls) -> "SchemaNotFound":
+    def generic(cls) -> SchemaNotFound:
         return cls("Schema not found")
 
 
@@ -79,7 +75,7 @@ class SubjectSoftDeleted(RegistryError):
     http_status, error_code = 404, 40404
 
     @classmethod
-    def for_subject(cls, subject: str) -> "SubjectSoftDeleted":
+    def for_subject(cls, subject: str) -> SubjectSoftDeleted:
         return cls(f"Subject '{subject}' was soft deleted.Set permanent=true to delete permanently")
 
 
@@ -87,7 +83,7 @@ class SubjectNotSoftDeleted(RegistryError):
     http_status, error_code = 404, 40405
 
     @classmethod
-    def for_subject(cls, subject: str) -> "SubjectNotSoftDeleted":
+    def for_subject(cls, subject: str) -> SubjectNotSoftDeleted:
         return cls(f"Subject '{subject}' was not deleted first before being permanently deleted")
 
 
@@ -95,7 +91,7 @@ class SchemaVersionSoftDeleted(RegistryError):
     http_status, error_code = 404, 40406
 
     @classmethod
-    def for_version(cls, subject: str, version: int) -> "SchemaVersionSoftDeleted":
+    def for_version(cls, subject: str, version: int) -> SchemaVersionSoftDeleted:
         return cls(f"Subject '{subject}' Version {version} was soft deleted.Set permanent=true to delete permanently")
 
 
@@ -103,7 +99,7 @@ class SchemaVersionNotSoftDeleted(RegistryError):
     http_status, error_code = 404, 40407
 
     @classmethod
-    def for_version(cls, subject: str, version: int) -> "SchemaVersionNotSoftDeleted":
+    def for_version(cls, subject: str, version: int) -> SchemaVersionNotSoftDeleted:
         return cls(
             f"Subject '{subject}' Version {version} was not deleted first before being permanently deleted"
         )
@@ -113,7 +109,7 @@ class SubjectCompatibilityNotConfigured(RegistryError):
     http_status, error_code = 404, 40408
 
     @classmethod
-    def for_subject(cls, subject: str) -> "SubjectCompatibilityNotConfigured":
+    def for_subject(cls, subject: str) -> SubjectCompatibilityNotConfigured:
         return cls(f"Subject '{subject}' does not have subject-level compatibility configured")
 
 
@@ -121,13 +117,14 @@ class SubjectModeNotConfigured(RegistryError):
     http_status, error_code = 404, 40409
 
     @classmethod
-    def for_subject(cls, subject: str) -> "SubjectModeNotConfigured":
+    def for_subject(cls, subject: str) -> SubjectModeNotConfigured:
         return cls(f"Subject '{subject}' does not have subject-level mode configured")
 
 
 # -- 409 -------------------------------------------------------------------------------------
 class IncompatibleSchema(RegistryError):
-    """The code is 40901 by default; settings may switch it to the 7.x value 409."""
+    """40901 as current Confluent sends it; registration raises it with the code from
+    settings (`incompatible_error_code`), which may be the 7.x value 409."""
 
     http_status, error_code = 409, 40901
 
@@ -141,7 +138,7 @@ class InvalidVersion(RegistryError):
     http_status, error_code = 422, 42202
 
     @classmethod
-    def for_value(cls, value: str) -> "InvalidVersion":
+    def for_value(cls, value: str) -> InvalidVersion:
         return cls(
             f"The specified version '{value}' is not a valid version id. Allowed values are between "
             "[1, 2^31-1] and the string \"latest\""
@@ -164,15 +161,15 @@ class OperationNotPermitted(RegistryError):
     http_status, error_code = 422, 42205
 
     @classmethod
-    def read_only(cls, subject: str, context: str) -> "OperationNotPermitted":
+    def read_only(cls, subject: str, context: str) -> OperationNotPermitted:
         return cls(f"Subject {subject or 'null'} in context {context} is in read-only mode")
 
     @classmethod
-    def not_import(cls, subject: str, context: str) -> "OperationNotPermitted":
+    def not_import(cls, subject: str, context: str) -> OperationNotPermitted:
         return cls(f"Subject {subject} in context {context} is not in import mode")
 
     @classmethod
-    def not_read_write(cls, subject: str, context: str) -> "OperationNotPermitted":
+    def not_read_write(cls, subject: str, context: str) -> OperationNotPermitted:
         return cls(f"Subject {subject} in context {context} is not in read-write mode")
 
 
@@ -182,7 +179,7 @@ class ReferenceExists(RegistryError):
     http_status, error_code = 422, 42206
 
     @classmethod
-    def for_version(cls, subject: str, version: int) -> "ReferenceExists":
+    def for_version(cls, subject: str, version: int) -> ReferenceExists:
         return cls(
             "One or more references exist to the schema "
             f"{{magic=1,keytype=SCHEMA,subject={subject},version={version}}}."
@@ -193,7 +190,7 @@ class InvalidSubject(RegistryError):
     http_status, error_code = 422, 42208
 
     @classmethod
-    def for_subject(cls, subject: str) -> "InvalidSubject":
+    def for_subject(cls, subject: str) -> InvalidSubject:
         return cls(f"The specified subject '{subject}' is not a valid.")
 
 
@@ -209,7 +206,7 @@ class ContextNotEmpty(RegistryError):
     http_status, error_code = 422, 42211
 
     @classmethod
-    def for_context(cls, context: str) -> "ContextNotEmpty":
+    def for_context(cls, context: str) -> ContextNotEmpty:
         return cls(f"The specified context '{context}' is not empty.")
 
 
@@ -217,6 +214,3 @@ class ContextNotEmpty(RegistryError):
 class StoreError(RegistryError):
     http_status, error_code = 500, 50001
 
-
-class OperationTimeout(RegistryError):
-    http_status, error_code = 500, 50002

@@ -6,8 +6,10 @@ GUIDs portable between registries.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from app.core.metadata import RULE_KINDS
 from app.core.types import SchemaReference
 
 
@@ -51,7 +53,7 @@ def _update_metadata(md5: Any, metadata: dict[str, Any]) -> None:
 
 
 def _update_rule_set(md5: Any, rule_set: dict[str, Any]) -> None:
-    for kind in ("migrationRules", "domainRules", "encodingRules"):
+    for kind in RULE_KINDS:
         for rule in rule_set.get(kind) or ():
             for key in ("name", "doc", "kind", "mode", "type"):
                 _s(md5, rule.get(key))

@@ -12,7 +12,8 @@ from typing import Any
 from app.core.errors import BadRequest, InvalidRuleSet
 
 VERSION_PROPERTY = "confluent:version"
-_RULE_KINDS = ("migrationRules", "domainRules", "encodingRules")
+# The rule lists of a rule set, in the order Confluent hashes and merges them.
+RULE_KINDS = ("migrationRules", "domainRules", "encodingRules")
 _RULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,255}$")
 _MIGRATION_MODES = {"UPGRADE", "DOWNGRADE", "UPDOWN"}
 _DOMAIN_MODES = {"WRITE", "READ", "WRITEREAD"}
@@ -96,7 +97,7 @@ def normalize_rule_set(doc: Any) -> dict[str, Any] | None:
         raise BadRequest("ruleSet must be a JSON object")
     out: dict[str, Any] = {}
     seen: set[str] = set()
-    for kind in _RULE_KINDS:
+    for kind in RULE_KINDS:
         rules = doc.get(kind)
         if rules is None:
             continue
@@ -150,7 +151,7 @@ def merge_rule_sets(old: dict[str, Any] | None, new: dict[str, Any] | None) -> d
     if new is None:
         return old
     out: dict[str, Any] = {}
-    for kind in _RULE_KINDS:
+    for kind in RULE_KINDS:
         old_rules, new_rules = old.get(kind) or [], new.get(kind) or []
         names = {r["name"] for r in new_rules}
         merged = [r for r in old_rules if r["name"] not in names] + list(new_rules)

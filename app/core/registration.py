@@ -8,7 +8,8 @@ registration has since changed.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from app.core import compatibility
 from app.core.config import effective_config, effective_mode, rows_needed
@@ -32,10 +33,29 @@ from app.core.metadata import (
 )
 from app.core.records import CompatibilityReport, StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, request_references
-from app.core.subjects import parse_version, resolve_alias, subject_version, validate_subject
-from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaReference, SchemaRequest
+from app.core.subjects import (
+    live_version,
+    parse_version,
+    resolve_alias,
+    subject_version,
+    validate_subject,
+)
+from app.core.types import (
+    DEFAULT_CONTEXT,
+    CompatibilityLevel,
+    Mode,
+    QualifiedSubject,
+    SchemaReference,
+    SchemaRequest,
+)
 from app.settings import Settings
-from app.storage.repository import Repository, Store, SubjectRow, VersionRow, WriteConflict
+from app.storage.repository import (
+    Repository,
+    Store,
+    SubjectRow,
+    VersionRow,
+    WriteConflict,
+)
 
 _WRITE_ATTEMPTS = 5
 
@@ -237,7 +257,8 @@ class Registrar:
         single: VersionRow | None = None,
     ) -> list[compatibility.Previous]:
         """Previous versions to compare with, newest first: all live ones for a transitive
-        level, the newest otherwise, restricted to the new schema's compatibility group."""
+        level, the newest otherwise, restricted to the new schema's compatibility group (or
+        just `single`). Which side reads which is the level's business (`compatibility.check`)."""
         if single is not None:
             chosen = [single]
         else:
@@ -272,8 +293,11 @@ class Registrar:
     ) -> tuple[QualifiedSubject, SubjectRow | None, dict[str, Any]]:
         """The subject after its alias, its row, and the config in force for it."""
         qs, row = resolve_alias(store, QualifiedSubject.parse(subject))
+        return qs, row, self._config(store, qs)
+
+    def _config(self, store: Store, qs: QualifiedSubject) -> dict[str, Any]:
         rows = store.settings_rows(rows_needed(qs.context, qs.name))
-        return qs, row, effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
+        return effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
 
     # ------------------------------------------------------------------ lookup
     def lookup(
@@ -290,7 +314,7 @@ class Registrar:
                 store, qs.context, request.schema_type, request.schema, refs,
                 normalize=normalize, strict=False, live_refs=False,
             )
-            found, in_scope = self._match(store, qs, row, config, candidate, metadata, rule_set, deleted)
+            found, in_scope = self._match(store, row, config, candidate, metadata, rule_set, deleted)
             if found is not None:
                 return subject_version(self.resolver, store, qs, found, fmt)
             if qs.context == DEFAULT_CONTEXT:
@@ -303,11 +327,8 @@ class Registrar:
                         )
                     except InvalidSchema:
                         continue  # its references do not resolve in that context
-                    rows = store.settings_rows(rows_needed(other.context, other.name))
-                    other_config = effective_config(other.context, other.name, rows, self.settings.compatibility_level)
-                    match, _ = self._match(
-                        store, other_qs, other, other_config, other_candidate, metadata, rule_set, deleted
-                    )
+                    other_config = self._config(store, other_qs)
+                    match, _ = self._match(store, other, other_config, other_candidate, metadata, rule_set, deleted)
                     if match is not None:
                         return subject_version(self.resolver, store, other_qs, match, fmt)
             if not in_scope:
@@ -317,7 +338,6 @@ class Registrar:
     def _match(
         self,
         store: Store,
-        qs: QualifiedSubject,
         row: SubjectRow | None,
         config: dict[str, Any],
         candidate: Candidate,
@@ -346,22 +366,18 @@ class Registrar:
         self, subject: str, version: str | None, request: SchemaRequest, normalize: bool, verbose: bool
     ) -> CompatibilityReport:
         """`version=None` runs registration's check against the live history (POST .../versions);
-        otherwise the check is against that one live version. The schema is parsed (and an
-        invalid one reported) even when there is nothing to compare with."""
+        otherwise the check is against that one live version. The request's schema is the new
+        one: reader of the old versions for BACKWARD, writer for FORWARD (`compatibility.check`).
+        The schema is parsed (and an invalid one reported) even when there is nothing to compare with."""
         number = parse_version(version) if version is not None else None
         metadata, rule_set, refs = _documents(request)
         with self.repo.read() as store:
             qs, row, config = self._subject_config(store, subject)
             versions = store.versions(row.id) if row else []
             live = [v for v in versions if not v.deleted]
-            target = None
-            if version is not None:
-                if number is None:
-                    target = live[-1] if live else None
-                else:
-                    target = next((v for v in live if v.version == number), None)
-                    if target is None:
-                        raise VersionNotFound.for_version(number)
+            target = live_version(versions, number) if version is not None else None
+            if number is not None and target is None:
+                raise VersionNotFound.for_version(number)
             try:
                 candidate = self.resolver.candidate(
                     store, qs.context, request.schema_type, request.schema, refs,

@@ -10,12 +10,11 @@ Writes are one transaction each.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
-from app.core.config import effective_mode, rows_needed
 from app.core.errors import (
     ContextNotEmpty,
-    OperationNotPermitted,
     ReferenceExists,
     SchemaNotFound,
     SchemaVersionNotSoftDeleted,
@@ -26,6 +25,7 @@ from app.core.errors import (
     VersionNotFound,
 )
 from app.core.identity import hash_from_guid
+from app.core.metadata import RULE_KINDS
 from app.core.records import CompatibilityReport, SchemaById, SubjectVersion
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
@@ -33,6 +33,7 @@ from app.core.subject_settings import SubjectSettings
 from app.core.subjects import (
     alias_of,
     alias_target,
+    check_writable,
     in_other_contexts,
     page,
     parse_version,
@@ -40,7 +41,12 @@ from app.core.subjects import (
     subject_version,
 )
 from app.core.tags import SchemaTagger, TagRequest
-from app.core.types import DEFAULT_CONTEXT, WILDCARD_CONTEXT, QualifiedSubject, SchemaRequest
+from app.core.types import (
+    DEFAULT_CONTEXT,
+    WILDCARD_CONTEXT,
+    QualifiedSubject,
+    SchemaRequest,
+)
 from app.formats.base import SchemaFormat
 from app.settings import Settings
 from app.storage.repository import HolderRow, Repository, Store, SubjectRow, VersionRow
@@ -266,7 +272,7 @@ class RegistryService:
             live = [v.version for v in versions if not v.deleted]
             if not live and not permanent:
                 raise SubjectSoftDeleted.for_subject(qs.qualified())
-            self._check_writable(store, qs)
+            check_writable(store, qs)
             referrers = [
                 r for r in store.referrers(qs.context, qs.name, [v.version for v in versions])
                 if r.subject_id != row.id and (permanent or not r.deleted)
@@ -300,7 +306,7 @@ class RegistryService:
             if target is None:
                 raise VersionNotFound.for_version(-1 if number is None else number)
             store.lock_subject(qs.context, qs.name)
-            self._check_writable(store, qs)
+            check_writable(store, qs)
             referrers = [r for r in store.referrers(qs.context, qs.name, [target.version]) if permanent or not r.deleted]
             if referrers:
                 raise ReferenceExists.for_version(qs.qualified(), target.version)
@@ -426,11 +432,6 @@ class RegistryService:
             return SubjectNotFound.for_subject(qs.qualified())
         return VersionNotFound.for_version(-1 if number is None else number)
 
-    def _check_writable(self, store: Store, qs: QualifiedSubject) -> None:
-        rows = store.settings_rows(rows_needed(qs.context, qs.name))
-        if effective_mode(qs.context, qs.name, rows).read_only:
-            raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
-
 
 def _aliases_by_target(configured: list[SubjectRow]) -> dict[tuple[str, str], list[str]]:
     """(context, name) of each alias target -> the qualified names of the subjects aliasing
@@ -447,7 +448,7 @@ def _aliases_by_target(configured: list[SubjectRow]) -> dict[tuple[str, str], li
 def _has_rule_type(rule_set: dict[str, Any] | None, rule_type: str) -> bool:
     return any(
         rule.get("type") == rule_type
-        for kind in ("migrationRules", "domainRules", "encodingRules")
+        for kind in RULE_KINDS
         for rule in (rule_set or {}).get(kind) or ()
     )
 

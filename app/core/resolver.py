@@ -6,8 +6,9 @@ check against 100 versions parses only the candidate.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from app.core.cache import LruCache
 from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError
@@ -179,8 +180,9 @@ class SchemaResolver:
         metadata: dict[str, Any] | None,
         rule_set: dict[str, Any] | None,
     ) -> bool:
-        """Lookup equality (§5.12): same text, same references (or none sent), metadata
-        equal once `confluent:version` is ignored, same rule set."""
+        """Lookup equality (§5.12), not compatibility, so neither side is reader or writer:
+        same text, same references (or none sent), metadata equal once `confluent:version`
+        is ignored, same rule set."""
         if stored.schema != candidate.text or stored.schema_type != candidate.schema_type:
             return False
         if candidate.references and tuple(candidate.plain_references) != stored.references:

@@ -24,7 +24,7 @@ from app.core.errors import (
     SubjectNotFound,
 )
 from app.core.metadata import normalize_metadata, normalize_rule_set
-from app.core.subjects import validate_subject
+from app.core.subjects import check_writable, validate_subject
 from app.core.types import CompatibilityLevel, Mode, QualifiedSubject
 from app.settings import Settings
 from app.storage.repository import Repository, Store
@@ -66,7 +66,7 @@ class SubjectSettings:
             validate_subject(QualifiedSubject(*key), subject, registering=False)
         changes = _validated_changes(changes)
         with self.repo.write() as store:
-            self._check_writable(store, key)
+            check_writable(store, QualifiedSubject(*key))
             own = store.subject(*key)
             merged = merge_config(own.config if own else None, changes)
             store.set_subject_settings(key[0], key[1], config=merged)
@@ -78,7 +78,7 @@ class SubjectSettings:
             own = store.subject(*key)
             if key != GLOBAL_KEY and (own is None or own.config is None):
                 raise SubjectNotFound.for_subject(subject or "")
-            self._check_writable(store, key)
+            check_writable(store, QualifiedSubject(*key))
             old = with_level((own.config if own else None) or {}, self.default_level)
             if own is not None:
                 store.set_subject_settings(key[0], key[1], config=None)
@@ -90,16 +90,16 @@ class SubjectSettings:
         key = _scope(subject)
         with self.repo.read() as store:
             rows = store.settings_rows(rows_needed(*key))
-        own = rows.get(key)
-        global_row = rows.get(GLOBAL_KEY)
-        if not default_to_global and global_row is not None and global_row.mode == Mode.READONLY_OVERRIDE.value:
-            return global_row.mode  # up to 8.1 the global override is what every subject reports
-        if own is not None and own.mode is not None and not default_to_global:
-            return own.mode
-        if default_to_global or key == GLOBAL_KEY:
-            if key == GLOBAL_KEY and not default_to_global:
-                return Mode.READWRITE.value
+        if default_to_global:
             return effective_mode(key[0], key[1], rows).value
+        global_row = rows.get(GLOBAL_KEY)
+        if global_row is not None and global_row.mode == Mode.READONLY_OVERRIDE.value:
+            return global_row.mode  # up to 8.1 the global override is what every subject reports
+        own = rows.get(key)
+        if own is not None and own.mode is not None:
+            return own.mode
+        if key == GLOBAL_KEY:
+            return Mode.READWRITE.value
         raise SubjectModeNotConfigured.for_subject(subject or "")
 
     def update_mode(self, subject: str | None, mode: str | None, force: bool) -> str | None:
@@ -137,12 +137,6 @@ class SubjectSettings:
         return old
 
     # ------------------------------------------------------------------ helpers
-    def _check_writable(self, store: Store, key: tuple[str, str]) -> None:
-        rows = store.settings_rows(rows_needed(*key))
-        if effective_mode(key[0], key[1], rows).read_only:
-            qs = QualifiedSubject(*key)
-            raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
-
     def _prepare_import(self, store: Store, key: tuple[str, str]) -> None:
         """Switching a scope to IMPORT: refuse while it has live versions; otherwise its
         soft-deleted versions are hard-deleted first (unless something references them)."""

@@ -1,12 +1,14 @@
 """Subject-level rules shared by the service's flows: names, versions, aliases, paging."""
 from __future__ import annotations
 
-from typing import Any, Sequence, TypeVar
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
-from app.core.errors import InvalidSubject, InvalidVersion
+from app.core.config import effective_mode, rows_needed
+from app.core.errors import InvalidSubject, InvalidVersion, OperationNotPermitted
 from app.core.records import SubjectVersion
 from app.core.resolver import SchemaResolver
-from app.core.types import DEFAULT_CONTEXT, GLOBAL_CONTEXT, QualifiedSubject
+from app.core.types import DEFAULT_CONTEXT, GLOBAL_CONTEXT, Mode, QualifiedSubject
 from app.storage.repository import Store, SubjectRow, VersionRow
 
 T = TypeVar("T")
@@ -37,6 +39,26 @@ def validate_subject(qs: QualifiedSubject, raw: str, *, registering: bool) -> No
         raise InvalidSubject.for_subject(raw)
     if registering and (qs.context == GLOBAL_CONTEXT or not qs.name):
         raise InvalidSubject.for_subject(raw)
+
+
+def live_version(versions: Sequence[VersionRow], number: int | None) -> VersionRow | None:
+    """The live version `number` names among `versions` (oldest first); None names the newest."""
+    live = [v for v in versions if not v.deleted]
+    if number is None:
+        return live[-1] if live else None
+    return next((v for v in live if v.version == number), None)
+
+
+def subject_mode(store: Store, qs: QualifiedSubject) -> Mode:
+    """The mode in force for a subject (or, with an empty name, a context)."""
+    return effective_mode(qs.context, qs.name, store.settings_rows(rows_needed(qs.context, qs.name)))
+
+
+def check_writable(store: Store, qs: QualifiedSubject) -> None:
+    """42205 when `qs` is in a read-only mode (deletes and settings writes; registration has
+    its own, finer mode rules)."""
+    if subject_mode(store, qs).read_only:
+        raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
 
 
 def alias_of(qs: QualifiedSubject, row: SubjectRow | None) -> QualifiedSubject | None:

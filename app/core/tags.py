@@ -34,13 +34,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.config import effective_mode, rows_needed
-from app.core.errors import InvalidRuleSet, InvalidSchema, OperationNotPermitted, SubjectNotFound, VersionNotFound
-from app.core.metadata import merge_rule_sets, normalize_metadata, normalize_rule_set, stamp_version
+from app.core.errors import (
+    InvalidRuleSet,
+    InvalidSchema,
+    OperationNotPermitted,
+    SubjectNotFound,
+    VersionNotFound,
+)
+from app.core.metadata import (
+    merge_rule_sets,
+    normalize_metadata,
+    normalize_rule_set,
+    stamp_version,
+)
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
-from app.core.subjects import in_other_contexts, parse_version, validate_subject
+from app.core.subjects import (
+    in_other_contexts,
+    live_version,
+    parse_version,
+    subject_mode,
+    validate_subject,
+)
 from app.core.types import Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import EntityTags, SchemaTagEditor
 from app.storage.repository import Store, VersionRow
@@ -138,14 +154,13 @@ def base_version(store: Store, target: QualifiedSubject, versions: list[VersionR
     the subject (after its alias), else for a default-context subject under the same name in
     the other contexts, in context order (§5.11). 40401 when the subject has no live version,
     40402 otherwise."""
-    live = [v for v in versions if not v.deleted]
-    found = (live[-1] if live else None) if number is None else next((v for v in live if v.version == number), None)
+    found = live_version(versions, number)
     if found is not None:
         return found
     elsewhere = in_other_contexts(store, target, number, deleted=False)
     if elsewhere is not None:
         return elsewhere[1]
-    if not live:
+    if all(v.deleted for v in versions):
         raise SubjectNotFound.for_subject(target.qualified())
     raise VersionNotFound.for_version(-1 if number is None else number)
 
@@ -153,7 +168,7 @@ def base_version(store: Store, target: QualifiedSubject, versions: list[VersionR
 def _check_read_write(store: Store, qs: QualifiedSubject) -> None:
     """Registration's mode rule for a request without an id, checked before registration
     runs because its early lookup would otherwise answer an unchanged edit in any mode."""
-    mode = effective_mode(qs.context, qs.name, store.settings_rows(rows_needed(qs.context, qs.name)))
+    mode = subject_mode(store, qs)
     if mode.read_only:
         raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
     if mode is not Mode.READWRITE:

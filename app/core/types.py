@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.errors import InvalidCompatibilityLevel, InvalidMode
+from app.formats.base import DEFAULT_SCHEMA_TYPE
 
 DEFAULT_CONTEXT = "."
 GLOBAL_CONTEXT = ".__GLOBAL"
@@ -44,7 +45,7 @@ class CompatibilityLevel(str, enum.Enum):
         return self.value.endswith("_TRANSITIVE")
 
     @classmethod
-    def parse(cls, value: object) -> "CompatibilityLevel":
+    def parse(cls, value: object) -> CompatibilityLevel:
         """Case-insensitive, as Confluent upper-cases the value before checking it."""
         if isinstance(value, str):
             try:
@@ -68,7 +69,7 @@ class Mode(str, enum.Enum):
         return self in (Mode.READONLY, Mode.READONLY_OVERRIDE)
 
     @classmethod
-    def parse(cls, value: object) -> "Mode":
+    def parse(cls, value: object) -> Mode:
         if isinstance(value, str):
             try:
                 return cls(value.strip().upper())
@@ -103,7 +104,7 @@ class QualifiedSubject:
     name: str
 
     @classmethod
-    def parse(cls, text: str) -> "QualifiedSubject":
+    def parse(cls, text: str) -> QualifiedSubject:
         if text.startswith(":") and text.count(":") >= 2:
             ctx, _, name = text[1:].partition(":")
             if ctx == WILDCARD_CONTEXT:
@@ -112,10 +113,6 @@ class QualifiedSubject:
                 ctx = "." + ctx
             return cls(ctx or DEFAULT_CONTEXT, name)
         return cls(DEFAULT_CONTEXT, text)
-
-    @property
-    def is_context(self) -> bool:
-        return self.name == ""
 
     @property
     def context_qualifier(self) -> str:
@@ -141,7 +138,7 @@ class SchemaRequest:
     """
 
     schema: str | None = None
-    schema_type: str = "AVRO"
+    schema_type: str = DEFAULT_SCHEMA_TYPE
     references: list[dict[str, Any]] = field(default_factory=list)
     metadata: dict[str, Any] | None = None
     rule_set: dict[str, Any] | None = None

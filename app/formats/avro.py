@@ -6,8 +6,8 @@ object identities for the checker, none of which fastavro's parsed form preserve
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from app.core.errors import InvalidSchema
 from app.formats import avro_tags

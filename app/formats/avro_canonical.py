@@ -11,7 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from app.formats.avro_json import dumps, quote
-from app.formats.avro_model import Array, Enum, Fixed, Map, Name, Named, Record, Schema, Union
+from app.formats.avro_model import (
+    Array,
+    Enum,
+    Fixed,
+    Map,
+    Name,
+    Named,
+    Record,
+    Schema,
+    Union,
+)
 
 
 def to_json(schema: Schema, known: set[str]) -> str:

@@ -24,7 +24,18 @@ behaviour is surprising and is kept on purpose:
 from __future__ import annotations
 
 from app.formats.avro_canonical import to_json
-from app.formats.avro_model import Array, Enum, Field, Fixed, Map, Named, Primitive, Record, Schema, Union
+from app.formats.avro_model import (
+    Array,
+    Enum,
+    Field,
+    Fixed,
+    Map,
+    Named,
+    Primitive,
+    Record,
+    Schema,
+    Union,
+)
 from app.formats.base import Incompatibility
 
 NAME_MISMATCH = "NAME_MISMATCH"

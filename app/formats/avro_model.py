@@ -45,7 +45,7 @@ class LogicalType:
 
 
 class Schema:
-    __slots__ = ("type", "props", "logical")
+    __slots__ = ("logical", "props", "type")
 
     def __init__(self, type_: str, props: dict[str, Any] | None = None) -> None:
         self.type = type_
@@ -89,7 +89,7 @@ class Union(Schema):
 class Name:
     """A (namespace, simple name) pair; an empty namespace is no namespace, as in Java."""
 
-    __slots__ = ("space", "name", "full")
+    __slots__ = ("full", "name", "space")
 
     def __init__(self, name: str, space: str | None) -> None:
         if "." in name:
@@ -106,7 +106,7 @@ class Name:
 
 
 class Named(Schema):
-    __slots__ = ("name", "doc", "aliases", "alias_fullnames")
+    __slots__ = ("alias_fullnames", "aliases", "doc", "name")
 
     def __init__(self, type_: str, name: Name, doc: str | None) -> None:
         super().__init__(type_)
@@ -132,7 +132,7 @@ class Named(Schema):
 
 
 class Field:
-    __slots__ = ("name", "type", "doc", "default", "order", "aliases", "props", "pos")
+    __slots__ = ("aliases", "default", "doc", "name", "order", "pos", "props", "type")
 
     def __init__(self, name: str, type_: Schema, doc: str | None, default: Any, order: str,
                  aliases: list[str], props: dict[str, Any], pos: int) -> None:
@@ -151,7 +151,7 @@ class Field:
 
 
 class Record(Named):
-    __slots__ = ("fields", "field_map", "is_error")
+    __slots__ = ("field_map", "fields", "is_error")
 
     def __init__(self, name: Name, doc: str | None, is_error: bool) -> None:
         super().__init__("RECORD", name, doc)
@@ -161,7 +161,7 @@ class Record(Named):
 
 
 class Enum(Named):
-    __slots__ = ("symbols", "symbol_set", "default")
+    __slots__ = ("default", "symbol_set", "symbols")
 
     def __init__(self, name: Name, doc: str | None, symbols: list[str], default: str | None) -> None:
         super().__init__("ENUM", name, doc)

@@ -14,7 +14,17 @@ import struct
 from typing import Any
 
 from app.formats.avro_json import dumps, quote
-from app.formats.avro_model import Array, Enum, Field, Fixed, Map, Named, Record, Schema, Union
+from app.formats.avro_model import (
+    Array,
+    Enum,
+    Field,
+    Fixed,
+    Map,
+    Named,
+    Record,
+    Schema,
+    Union,
+)
 
 
 class NormalizeError(Exception):

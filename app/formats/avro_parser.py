@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from app.formats import avro_json
 from app.formats.avro_canonical import to_json
@@ -114,7 +115,7 @@ def is_valid_default(schema: Schema, value: Any) -> bool:
         if not isinstance(value, dict):
             return False
         for f in schema.fields:
-            given = value[f.name] if f.name in value else f.default
+            given = value.get(f.name, f.default)
             if given is NO_DEFAULT or not is_valid_default(f.type, given):
                 return False
         return True

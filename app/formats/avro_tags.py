@@ -33,7 +33,8 @@ name (and Confluent's own listing of tagged entities) says.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from app.core.errors import InvalidSchema
 from app.formats.avro_json import dumps
@@ -75,7 +76,7 @@ def _group(add: Sequence[EntityTags], remove: Sequence[EntityTags]) -> _Edits:
 
 
 def _key(entity: EntityTags) -> tuple[str, str]:
-    path = entity.path[1:] if entity.path.startswith(".") else entity.path
+    path = entity.path.removeprefix(".")
     return path, entity.entity_type
 
 

@@ -2,13 +2,18 @@
 
 The core never asks which format a schema is in: it parses through `SchemaFormat.parse`,
 stores `ParsedSchema.canonical`, and asks `can_read(reader, writer)` for compatibility.
-A fourth format is one new module that implements this protocol and one line in
+Another format is one new module that implements this protocol and one line in
 `app/formats/__init__.py`.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+
+# Confluent's default: a request without `schemaType` means Avro, and 7.x replies left the
+# type out for it. The only place outside a format module that names one.
+DEFAULT_SCHEMA_TYPE = "AVRO"
 
 
 @dataclass(frozen=True, eq=False)
@@ -16,8 +21,8 @@ class ParsedSchema:
     """A schema after parsing. Immutable, so the core caches it per stored schema.
 
     `canonical` is the text the registry stores, hashes and serves; `native` is whatever
-    the format needs to compare schemas (for Avro, the parsed fastavro structure plus the
-    named types it was resolved against).
+    the format needs to compare, render and re-parse it (for Avro, an `AvroNative`: the
+    parsed schema model, the referenced type names and the dependencies it was parsed with).
     """
 
     schema_type: str
@@ -64,7 +69,8 @@ class SchemaFormat(Protocol):
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
         """One entry of Confluent's verbose message list for this incompatibility.
 
-        The labels say which side is which in the check being reported ("new"/"old").
+        `reader_label` names the reader side and `writer_label` the writer side of the check
+        being reported ("new"/"old": BACKWARD reads old with new, FORWARD new with old).
         """
         ...
 

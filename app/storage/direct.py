@@ -10,7 +10,8 @@ are converted here, as SQLAlchemy's result processors would have done. The engin
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.sql import Executable

@@ -1,6 +1,6 @@
 """Engines: connection pools and per-database session behaviour.
 
-PostgreSQL runs in autocommit unless a transaction asks otherwise (`TRANSACTIONAL`).
+PostgreSQL runs in autocommit unless a connection is made `transactional()`.
 SQLite runs with WAL (readers never wait for the writer) and explicit transaction control,
 so a write transaction takes the database's write lock at BEGIN (`BEGIN IMMEDIATE`) instead
 of failing half-way when it upgrades a read lock; reads skip BEGIN entirely.
@@ -15,7 +15,6 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 _TRANSIENT = ("deadlock", "database is locked", "could not serialize", "busy")
-
 
 
 def transactional(conn: Connection) -> Connection:
@@ -36,6 +35,11 @@ def make_engine(url: str) -> Engine:
     # No pre-ping: it would cost a round trip per request. A dropped connection fails one
     # request (clients retry on 500) and SQLAlchemy then invalidates the pool.
     return create_engine(url, isolation_level="AUTOCOMMIT", pool_size=5, max_overflow=10, pool_recycle=1800)
+
+
+def redacted_url(url: str) -> str:
+    """The URL with its password masked, fit for a log line or a terminal."""
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def is_transient(exc: DBAPIError) -> bool:

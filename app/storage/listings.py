@@ -6,11 +6,25 @@ storage package, so both modules can use them.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, and_, case, delete, exists, func, or_, select
+from sqlalchemy import (
+    Connection,
+    Select,
+    Table,
+    and_,
+    case,
+    delete,
+    exists,
+    func,
+    or_,
+    select,
+)
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.dml import Insert
 
+from app.core.types import DEFAULT_CONTEXT
 from app.storage.models import Context, Schema, Subject, SubjectVersion
 
 S = Subject.__table__
@@ -50,6 +64,22 @@ def subject_row(row: Any) -> SubjectRow:
     return SubjectRow(row.id, row.context, row.name, row.config, row.mode)
 
 
+def insert_ignoring_conflict(dialect: str, table: Table, index_elements: list[str], **values: Any) -> Insert:
+    """INSERT ... ON CONFLICT DO NOTHING: create a row unless it already exists (both dialects
+    spell it the same, but each needs its own `insert`)."""
+    ins = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
+    return ins.values(**values).on_conflict_do_nothing(index_elements=index_elements)
+
+
+def _in_scope(query: Select[Any], context: str | None, prefix: str) -> Select[Any]:
+    """A listing's scope: one context (None: every context) and a subject-name prefix."""
+    if context is not None:
+        query = query.where(S.c.context == context)
+    if prefix:
+        query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
+    return query
+
+
 HOLDER_COLUMNS = (S.c.context, S.c.name, V.c.version, V.c.deleted, V.c.created_at, SC.c.pk, SC.c.id)
 HOLDER_JOIN = V.join(S, S.c.id == V.c.subject_id).join(SC, SC.c.pk == V.c.schema_pk)
 
@@ -69,20 +99,13 @@ class ListingQueries:
             .where(S.c.name != "")
             .group_by(S.c.context, S.c.name)
         )
-        if context is not None:
-            query = query.where(S.c.context == context)
-        if prefix:
-            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
+        query = _in_scope(query, context, prefix)
         return [(r[0], r[1], int(r[2] or 0), int(r[3])) for r in self.conn.execute(query)]
 
     def all_holders(self, context: str | None, prefix: str, include_deleted: bool) -> list[HolderRow]:
         if not storable(context, prefix):
             return []
-        query = select(*HOLDER_COLUMNS).select_from(HOLDER_JOIN).where(S.c.name != "")
-        if context is not None:
-            query = query.where(S.c.context == context)
-        if prefix:
-            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
+        query = _in_scope(select(*HOLDER_COLUMNS).select_from(HOLDER_JOIN).where(S.c.name != ""), context, prefix)
         if not include_deleted:
             query = query.where(V.c.deleted.is_(False))
         return [HolderRow(*r) for r in self.conn.execute(query)]
@@ -107,11 +130,7 @@ class ListingQueries:
         that have a config of their own, with or without versions: where aliases are set."""
         if not storable(context, prefix):
             return []
-        query = select(S).where(S.c.name != "", S.c.config.is_not(None))
-        if context is not None:
-            query = query.where(S.c.context == context)
-        if prefix:
-            query = query.where(func.substr(S.c.name, 1, len(prefix)) == prefix)
+        query = _in_scope(select(S).where(S.c.name != "", S.c.config.is_not(None)), context, prefix)
         return [subject_row(r) for r in self.conn.execute(query)]
 
     def subjects_named(self, name: str) -> list[SubjectRow]:
@@ -119,7 +138,7 @@ class ListingQueries:
         (where an unqualified read looks when the default context has no match)."""
         if not storable(name):
             return []
-        query = select(S).where(S.c.name == name, S.c.context != ".").order_by(S.c.context)
+        query = select(S).where(S.c.name == name, S.c.context != DEFAULT_CONTEXT).order_by(S.c.context)
         return [subject_row(r) for r in self.conn.execute(query)]
 
     # ------------------------------------------------------------ contexts
@@ -127,8 +146,7 @@ class ListingQueries:
         return list(self.conn.execute(select(C.c.name)).scalars())
 
     def ensure_context(self, context: str) -> None:
-        ins = postgresql.insert(C) if self.dialect == "postgresql" else sqlite.insert(C)
-        self.conn.execute(ins.values(name=context).on_conflict_do_nothing(index_elements=["name"]))
+        self.conn.execute(insert_ignoring_conflict(self.dialect, C, ["name"], name=context))
 
     def context_in_use(self, context: str) -> bool:
         if not storable(context):

@@ -1,20 +1,35 @@
-"""The only module that builds SQL. Transactions and locking live here.
+"""Per-subject reads, every write, and the transactions and locks around them.
 
-`Repository.read()` / `Repository.write()` hand out a `Store` bound to one connection.
-A write is one transaction: the subject row is locked (`SELECT ... FOR UPDATE` on
+Cross-subject listings are in `listings.py` (a mixin of `Store`); the hottest reads run on
+the raw cursor through `direct.py`. `Repository.read()` / `Repository.write()` hand out a
+`Store` bound to one connection. A write is one transaction: the subject row is locked (`SELECT ... FOR UPDATE` on
 PostgreSQL; SQLite takes its single writer lock with `BEGIN IMMEDIATE`), so version
 numbers are assigned one at a time per subject while different subjects proceed in
 parallel on PostgreSQL.
 """
 from __future__ import annotations
 
-import time
 import hashlib
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Engine, and_, bindparam, delete, exists, func, insert, or_, select, text, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import (
+    Connection,
+    Engine,
+    and_,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from app.core.identity import guid_from_hash
@@ -23,7 +38,17 @@ from app.core.types import DEFAULT_CONTEXT, SchemaReference
 from app.storage.direct import DirectStatement, json_value
 from app.storage.engine import is_transient, make_engine, transactional
 from app.storage.listings import (
-    HOLDER_COLUMNS, HOLDER_JOIN, SC, HolderRow, ListingQueries, S, SubjectRow, V, storable, subject_row,
+    HOLDER_COLUMNS,
+    HOLDER_JOIN,
+    SC,
+    HolderRow,
+    ListingQueries,
+    S,
+    SubjectRow,
+    V,
+    insert_ignoring_conflict,
+    storable,
+    subject_row,
 )
 from app.storage.models import IdCounter, SchemaReferenceRow
 
@@ -130,6 +155,8 @@ _HOLDERS_WITH_HINT_DIRECT = DirectStatement(
 def _holder(row: Sequence[Any]) -> HolderRow:
     context, subject, version, deleted, created_at, schema_pk, schema_id = row
     return HolderRow(context, subject, version, bool(deleted), created_at, schema_pk, schema_id)
+
+
 _SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
 
 
@@ -157,10 +184,7 @@ class Store(ListingQueries):
 
     def lock_subject(self, context: str, name: str) -> SubjectRow:
         """Create the subject row if needed and lock it until the transaction ends."""
-        ins = (postgresql.insert(S) if self.dialect == "postgresql" else sqlite.insert(S)).values(
-            context=context, name=name
-        )
-        self.conn.execute(ins.on_conflict_do_nothing(index_elements=["context", "name"]))
+        self.conn.execute(insert_ignoring_conflict(self.dialect, S, ["context", "name"], context=context, name=name))
         query = select(S).where(S.c.context == context, S.c.name == name)
         if self.dialect == "postgresql":
             query = query.with_for_update()
@@ -401,7 +425,7 @@ class Repository:
         self.engine = engine
 
     @classmethod
-    def from_url(cls, url: str) -> "Repository":
+    def from_url(cls, url: str) -> Repository:
         return cls(make_engine(url))
 
     @contextmanager
@@ -427,7 +451,3 @@ class Repository:
             if is_transient(exc):
                 raise WriteConflict(str(exc.orig)) from exc
             raise
-
-    def load_schema(self, pk: int) -> StoredSchema | None:
-        with self.read() as store:
-            return store.load_schema(pk)
