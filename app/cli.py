@@ -67,17 +67,6 @@ def gunicorn_options(settings: Settings, threads: int, access_log: bool) -> dict
     }
 
 
-def _upgrade(url: str) -> None:
-    from app.storage.migrate import upgrade_to_head
-    from app.storage.repository import Repository
-
-    engine = Repository.from_url(url).engine
-    try:
-        upgrade_to_head(engine)
-    finally:
-        engine.dispose()
-
-
 def _settings(args: argparse.Namespace) -> Settings:
     overrides = {
         name: getattr(args, name)
@@ -88,9 +77,11 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from app.storage.migrate import upgrade_url
+
     settings = _settings(args)
     if settings.auto_migrate:
-        _upgrade(settings.database_url)
+        upgrade_url(settings.database_url)
     options = gunicorn_options(settings, args.threads, args.access_log)
     RegistryServer(settings.with_overrides(auto_migrate=False), options).run()
     return 0
@@ -98,20 +89,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from app.storage.engine import redacted_url
+    from app.storage.migrate import upgrade_url
 
     settings = _settings(args)
-    _upgrade(settings.database_url)
+    upgrade_url(settings.database_url)
     print(f"{redacted_url(settings.database_url)}: at head")
     return 0
 
 
 def cmd_db_current(args: argparse.Namespace) -> int:
     """Print the database's revision and the code's head; exit 1 when they differ."""
+    from app.storage.engine import make_engine
     from app.storage.migrate import current_revision, head_revision
-    from app.storage.repository import Repository
 
     settings = _settings(args)
-    engine = Repository.from_url(settings.database_url).engine
+    engine = make_engine(settings.database_url)
     try:
         current = current_revision(engine)
     finally:

@@ -17,7 +17,6 @@ import multiprocessing
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,10 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from support.live import LiveServer
 
 REPO = Path(__file__).resolve().parents[1]
 # The private PostgreSQL cluster the test suite uses (tests/support/postgres.py).
@@ -50,43 +53,18 @@ class Figures:
         return self.requests / self.seconds
 
 
-def free_port() -> int:
-    from support.postgres import free_port as pick
-
-    return pick()
-
-
 # ------------------------------------------------------------------ servers
-def start_gunicorn(app_ref: str, env: dict[str, str], workers: int, threads: int, log: Path) -> tuple[subprocess.Popen, str]:
+def start_gunicorn(app_ref: str, env: dict[str, str], workers: int, threads: int, log: Path) -> LiveServer:
     """The same gunicorn flags for every target, so only the application differs."""
+    from support.live import launch
+    from support.postgres import free_port
+
     port = free_port()
     command = [
         sys.executable, "-m", "gunicorn", app_ref, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
         "--worker-class", "gthread", "--threads", str(threads), "--keep-alive", "75", "--log-level", "warning",
     ]
-    process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **env}, stdout=log.open("wb"),
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{app_ref} exited:\n{log.read_text(errors='replace')[-3000:]}")
-        try:
-            with urllib.request.urlopen(url + "/", timeout=2):
-                return process, url
-        except OSError:
-            time.sleep(0.05)
-    stop(process)
-    raise RuntimeError(f"{app_ref} did not answer within 60 s")
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    return launch(command, port, log, env)
 
 
 def prepare_registry(database_url: str) -> None:
@@ -176,15 +154,16 @@ def measure(label: str, base: str, paths: list[str], args: argparse.Namespace, r
 
 def bench_registry(label: str, database_url: str, args: argparse.Namespace, workdir: Path, rows: list) -> None:
     prepare_registry(database_url)
-    process, base = start_gunicorn("wsgi:app", {"REGISTRY_DATABASE_URL": database_url, "REGISTRY_LOG_LEVEL": "warning"},
-                                   args.workers, args.threads, workdir / f"{label}.log")
+    server = start_gunicorn("wsgi:app", {"REGISTRY_DATABASE_URL": database_url, "REGISTRY_LOG_LEVEL": "warning"},
+                            args.workers, args.threads, workdir / f"{label}.log")
+    base = server.url
     try:
         schema_id = register(base, "bench-value")
         paths = ["/", f"/schemas/ids/{schema_id}", "/subjects/bench-value/versions/1",
                  "/subjects/bench-value/versions/latest"]
         measure(label, base, paths, args, rows)
     finally:
-        stop(process)
+        server.stop()
 
 
 def main() -> None:
@@ -201,11 +180,11 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="sqlreg-bench-"))
     cluster = None
     try:
-        process, base = start_gunicorn("bench.hello_app:app", {}, args.workers, args.threads, workdir / "hello.log")
+        hello = start_gunicorn("bench.hello_app:app", {}, args.workers, args.threads, workdir / "hello.log")
         try:
-            measure("hello-world", base, ["/"], args, rows)
+            measure("hello-world", hello.url, ["/"], args, rows)
         finally:
-            stop(process)
+            hello.stop()
         bench_registry("sqlite", f"sqlite:///{workdir / 'registry.db'}", args, workdir, rows)
         if not args.no_postgres:
             from support.postgres import PostgresUnavailable, start_cluster

@@ -28,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from support.live import LiveServer, start_server  # noqa: E402
 from support.postgres import PostgresCluster, PostgresUnavailable, start_cluster  # noqa: E402
 
+from app.storage.migrate import upgrade_url  # noqa: E402
+
 DATABASE_KINDS = [
     pytest.param("sqlite", id="sqlite"),
     pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
@@ -36,18 +38,6 @@ DATABASE_KINDS = [
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
-def _migrate(url: str) -> None:
-    """Bring the database at `url` to head with the same code the application uses."""
-    from app.storage.migrate import upgrade_to_head
-    from app.storage.repository import Repository
-
-    engine = Repository.from_url(url).engine
-    try:
-        upgrade_to_head(engine)
-    finally:
-        engine.dispose()
 
 
 # ------------------------------------------------------------------ shared reference material
@@ -86,14 +76,14 @@ def pg_cluster() -> Iterator[PostgresCluster]:
 def pg_template(pg_cluster: PostgresCluster) -> str:
     """A database migrated to head once; per-test databases are copies of it."""
     name = pg_cluster.create_database("template")
-    _migrate(pg_cluster.url(name))
+    upgrade_url(pg_cluster.url(name))
     return name
 
 
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("sqlite-template") / "registry.db"
-    _migrate(f"sqlite:///{path}")
+    upgrade_url(f"sqlite:///{path}")
     return path
 
 

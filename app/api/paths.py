@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 
 from werkzeug.routing import BaseConverter, ValidationError
 
+from app.api.requests import INT32_MAX, INT32_MIN
 from app.core.errors import BadRequest
 
 # Set in the WSGI environ when the context named by a `/contexts/{ctx}/...` URL is invalid;
@@ -34,8 +35,6 @@ _API_ROOTS = frozenset({"", "subjects", "schemas", "compatibility", "config", "m
 # Characters left unescaped when the decoded PATH_INFO has to be re-encoded. `%` is not among
 # them, so a literal percent sign survives the converter's unquoting.
 _PATH_SAFE = "/:@!$&'()*+,;=~"
-
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -60,7 +59,7 @@ class SchemaIdConverter(BaseConverter):
 
     def to_python(self, value: str) -> int:
         number = int(value)
-        if not _INT32_MIN <= number <= _INT32_MAX:
+        if not INT32_MIN <= number <= INT32_MAX:
             raise ValidationError()
         return number
 

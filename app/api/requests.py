@@ -34,7 +34,8 @@ from app.formats.base import (
 )
 
 _INTEGER = re.compile(r"[+-]?\d+")
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+# Java `Integer` bounds: path ids, query integers and body ints all parse as one.
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 # ------------------------------------------------------------------ query parameters
@@ -51,7 +52,7 @@ def integer(name: str, default: int) -> int:
     if not _INTEGER.fullmatch(value):
         raise EndpointNotFound("HTTP 404 Not Found")
     number = int(value)
-    if not _INT32_MIN <= number <= _INT32_MAX:
+    if not INT32_MIN <= number <= INT32_MAX:
         raise EndpointNotFound("HTTP 404 Not Found")
     return number
 
@@ -147,7 +148,7 @@ def _int32(value: Any, path: str) -> int | None:
         number = int(value)
     elif isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
         number = int(value.strip())
-    if number is None or not _INT32_MIN <= number <= _INT32_MAX:
+    if number is None or not INT32_MIN <= number <= INT32_MAX:
         raise _mismatch(path, "a 32-bit integer", value)
     return number
 

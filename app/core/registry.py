@@ -80,7 +80,7 @@ class RegistryService:
     ) -> SchemaById:
         """GET /schemas/ids/{id}: 40403 when no subject-version (soft-deleted ones count) holds it."""
         with self.repo.read() as store:
-            holders = self._holders(store, schema_id, subject)
+            holders, _ = self._holders(store, schema_id, subject)
             if not holders:
                 raise SchemaNotFound.for_id(schema_id)
             first = holders[0]
@@ -119,15 +119,14 @@ class RegistryService:
         self, schema_id: int, subject: str | None = None, deleted: bool = False, offset: int = 0, limit: int = -1
     ) -> list[tuple[str, int]]:
         with self.repo.read() as store:
-            holders = self._holders(store, schema_id, subject)
-            if not holders:
-                raise SchemaNotFound.generic()
-            context = holders[0].context
-            in_context = store.holders_of_id(schema_id, context)
+            holders, considered = self._holders(store, schema_id, subject)
+        if not holders:
+            raise SchemaNotFound.generic()
+        context = holders[0].context
         pairs = sorted(
             (QualifiedSubject(h.context, h.subject).qualified(), h.version)
-            for h in in_context
-            if deleted or not h.deleted
+            for h in considered
+            if h.context == context and (deleted or not h.deleted)
         )
         return page(pairs, offset, limit)
 
@@ -388,15 +387,21 @@ class RegistryService:
         return self.settings.cluster_id
 
     # ---------------------------------------------------------------- helpers
-    def _holders(self, store: Store, schema_id: int, hint: str | None) -> list[HolderRow]:
+    def _holders(
+        self, store: Store, schema_id: int, hint: str | None
+    ) -> tuple[list[HolderRow], list[HolderRow]]:
         """Subject-versions holding an id, best first, following the reference's search
         order for the `subject` hint (§3.2): a plain hint also finds the same subject name in
-        other contexts, which is what lets a deserializer read a context's schema."""
+        other contexts, which is what lets a deserializer read a context's schema.
+
+        Also returns every holder read to decide, which includes all holders of the chosen
+        context, so `/schemas/ids/{id}/versions` needs no second query."""
         def best(rows: list[HolderRow]) -> list[HolderRow]:
             return sorted(rows, key=lambda h: (h.deleted, h.context, h.subject, h.version))
 
         if not hint:
-            return best(store.holders_of_id(schema_id, DEFAULT_CONTEXT))
+            rows = store.holders_of_id(schema_id, DEFAULT_CONTEXT)
+            return best(rows), rows
         qs = QualifiedSubject.parse(hint)
         if qs.name and qs.context != WILDCARD_CONTEXT:
             # A hint naming a subject with its own `alias` stands for the alias target (§1.5).
@@ -408,15 +413,15 @@ class RegistryService:
             rows = store.holders_of_id(schema_id)
         if hint.startswith(":"):
             in_scope = rows if qs.context == WILDCARD_CONTEXT else [h for h in rows if h.context == qs.context]
-            return best([h for h in in_scope if not qs.name or h.subject == qs.name])
+            return best([h for h in in_scope if not qs.name or h.subject == qs.name]), rows
         for choice in (
             [h for h in rows if h.context == DEFAULT_CONTEXT and h.subject == hint],
             [h for h in rows if h.context != DEFAULT_CONTEXT and h.subject == hint],
             [h for h in rows if h.context == DEFAULT_CONTEXT],
         ):
             if choice:
-                return best(choice)
-        return []
+                return best(choice), rows
+        return [], rows
 
     def _holder_version(self, store: Store, h: HolderRow, fmt: str | None) -> SubjectVersion:
         return subject_version(

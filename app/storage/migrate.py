@@ -13,7 +13,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
 
-from app.storage.engine import transactional
+from app.storage.engine import make_engine, transactional
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _MIGRATION_LOCK_KEY = 0x5351_4C52_4547  # "SQLREG": any constant shared by every instance
@@ -35,6 +35,15 @@ def head_revision() -> str | None:
 def current_revision(engine: Engine) -> str | None:
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade_url(url: str) -> None:
+    """Migrate the database behind `url` on a short-lived engine (CLI, test templates)."""
+    engine = make_engine(url)
+    try:
+        upgrade_to_head(engine)
+    finally:
+        engine.dispose()
 
 
 def upgrade_to_head(engine: Engine) -> None:

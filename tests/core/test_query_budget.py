@@ -74,7 +74,10 @@ def test_cold_registration_costs_a_constant_number_of_statements(
     assert costs[10] == costs[100], f"registration cost grows with the number of versions: {costs}"
 
 
-@pytest.mark.parametrize("path", ["/schemas/ids/3", "/subjects/grows/versions/3", "/subjects/grows/versions/latest"])
+@pytest.mark.parametrize("path", [
+    "/schemas/ids/3", "/schemas/ids/3/versions", "/schemas/ids/3/subjects",
+    "/subjects/grows/versions/3", "/subjects/grows/versions/latest",
+])
 def test_warm_reads_are_one_statement(service: RegistryService, app: Any, path: str) -> None:
     seed(service, "grows", 5)
     client = app.test_client()

@@ -47,20 +47,29 @@ class LiveServer:
 def start_server(database_url: str, log_path: Path, workers: int = 2, timeout: float = 60.0) -> LiveServer:
     """Start `sqlregistry serve` on a free loopback port and return once `GET /` answers."""
     port = free_port()
-    env = {**os.environ, "REGISTRY_LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1"}
     command = [
         sys.executable, "-m", "app.cli", "serve",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), "--database-url", database_url,
     ]
+    return launch(command, port, log_path, {"REGISTRY_LOG_LEVEL": "warning"}, timeout)
+
+
+def launch(
+    command: list[str], port: int, log_path: Path, env: dict[str, str] | None = None, timeout: float = 60.0
+) -> LiveServer:
+    """Run an HTTP server command from the repository root, output to `log_path`, and return
+    once it answers `GET /` on the loopback `port` (the benchmarks start other servers too)."""
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     log = log_path.open("wb")
-    process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    process = subprocess.Popen(command, cwd=REPO_ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL)
     log.close()
     server = LiveServer(url=f"http://127.0.0.1:{port}", process=process, log_path=log_path)
+    name = " ".join(command[2:4])  # "app.cli serve", "gunicorn wsgi:app"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"registry exited with {process.returncode} before answering:\n{server.log_tail()}")
+            raise RuntimeError(f"{name} exited with {process.returncode} before answering:\n{server.log_tail()}")
         try:
             with urllib.request.urlopen(server.url + "/", timeout=2) as reply:
                 if reply.status == 200:
@@ -69,4 +78,4 @@ def start_server(database_url: str, log_path: Path, workers: int = 2, timeout: f
             pass
         time.sleep(0.05)
     server.stop()
-    raise RuntimeError(f"registry did not answer GET / within {timeout:.0f}s:\n{server.log_tail()}")
+    raise RuntimeError(f"{name} did not answer GET / within {timeout:.0f}s:\n{server.log_tail()}")
