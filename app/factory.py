@@ -1,22 +1,18 @@
-"""The application factory: settings -> storage -> formats -> service -> blueprints."""
+"""The application factory: the registry (app.wiring) behind the API blueprints."""
 from __future__ import annotations
 
 from flask import Flask
 
 from app.api import register_api
 from app.core.registry import RegistryService
-from app.formats import FORMATS
 from app.settings import Settings
-from app.storage.migrate import upgrade_to_head
-from app.storage.repository import Repository
+from app.wiring import build_registry
 
 
-def create_app(settings: Settings | None = None) -> Flask:
+def create_app(settings: Settings | None = None, registry: RegistryService | None = None) -> Flask:
+    """`registry` lets a caller (a test, a benchmark) serve a service it built itself."""
     settings = settings or Settings.from_env()
-    repository = Repository.from_url(settings.database_url)
-    if settings.auto_migrate:
-        upgrade_to_head(repository.engine)
-    service = RegistryService(repository, FORMATS, settings)
+    service = registry or build_registry(settings)
 
     app = Flask(__name__)
     app.config["REGISTRY_SETTINGS"] = settings

@@ -34,9 +34,9 @@ class Settings:
     mode_mutability: bool = True
     # Apply pending Alembic migrations when the app starts.
     auto_migrate: bool = True
-    # Entries in each in-process cache: stored content, parsed schemas and `format=` renderings
-    # (all immutable once stored).
-    schema_cache_size: int = 20_000
+    # Memory, in MiB, for the in-process caches of each worker: stored content, parsed
+    # schemas, rendered replies (all immutable once stored). Bounded by estimated bytes.
+    schema_cache_mb: int = 64
     # Identity reported by GET /v1/metadata/id.
     cluster_id: str = "sqlregistry"
     # `sqlregistry serve` defaults.

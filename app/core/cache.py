@@ -1,39 +1,72 @@
-"""In-process caches for what never changes once stored: schema content and parsed schemas.
+"""In-process caches for what never changes once stored: schema content, parsed schemas and
+rendered texts.
 
 Keys are storage row keys that are never reused, so an entry can never go stale; a hard
-delete merely leaves an entry nobody asks for until it is evicted.
+delete merely leaves an entry nobody asks for until it is evicted. Each cache is bounded by
+an estimate of the bytes its entries hold, not by their count: schemas range from a few
+bytes to a megabyte, so a count bound either wastes memory or blows a worker's budget.
 """
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
 
+# What a small entry costs beyond its payload: the dict slot, the key, the record objects.
+ENTRY_OVERHEAD = 400
+
 
 class LruCache(Generic[K, T]):
-    def __init__(self, max_size: int):
-        self._max = max(1, max_size)
-        self._data: OrderedDict[K, T] = OrderedDict()
+    """Least recently used entries go first once the estimated total passes `max_bytes`.
+    `weigh` estimates one entry's bytes (its payload; the fixed overhead is added here)."""
+
+    def __init__(self, max_bytes: int, weigh: Callable[[T], int]):
+        self._max = max(1, max_bytes)
+        self._weigh = weigh
+        self._data: OrderedDict[K, tuple[T, int]] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, key: K) -> T | None:
-        with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
+        # A plain dict read is atomic under the GIL; recency is refreshed only when the
+        # lock is free, so hot readers never queue behind each other.
+        entry = self._data.get(key)
+        if entry is None:
+            return None
+        if self._lock.acquire(blocking=False):
+            try:
+                if key in self._data:
+                    self._data.move_to_end(key)
+            finally:
+                self._lock.release()
+        return entry[0]
 
     def put(self, key: K, value: T) -> T:
+        size = self._weigh(value) + ENTRY_OVERHEAD
         with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self._max:
-                self._data.popitem(last=False)
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._data[key] = (value, size)
+            self._bytes += size
+            while self._bytes > self._max and len(self._data) > 1:
+                _, (_, freed) = self._data.popitem(last=False)
+                self._bytes -= freed
         return value
+
+    def discard(self, key: K) -> None:
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+
+    @property
+    def size_bytes(self) -> int:
+        return self._bytes
 
     def __len__(self) -> int:
         return len(self._data)

@@ -3,7 +3,9 @@
 BACKWARD: the new schema is the reader, each compared old schema the writer.
 FORWARD: each compared old schema is the reader, the new schema the writer.
 FULL: both. Plain levels compare with the newest live version only; `_TRANSITIVE` levels
-with every live version, newest first, stopping at the first one that fails.
+with every live version, newest first, stopping at the first one that fails; with a
+compatibility group, only versions of the new schema's group count. Which versions those are
+is decided here (`versions_to_compare`) and nowhere else.
 
 With `validateFields` on, the reserved-field rules (`confluent:reserved`) run first, against
 the newest live version whatever the level (NONE included) and whatever the compatibility
@@ -11,12 +13,14 @@ group; their messages come before the format's, and one trailer closes the whole
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from app.core.types import CompatibilityLevel
 from app.formats.base import ParsedSchema, SchemaFormat, TopLevelFields
+
+T = TypeVar("T")
 
 OLD_SCHEMA_LIMIT = 10_240  # Confluent cuts the quoted old schema at 10 KB
 RESERVED_PROPERTY = "confluent:reserved"
@@ -30,6 +34,25 @@ class Previous:
     parsed: ParsedSchema
 
 
+def needs_all_live_versions(level: CompatibilityLevel, group: str | None) -> bool:
+    """Whether choosing what to compare needs every live version (transitive levels, or a
+    compatibility group, whose newest member need not be the subject's newest version), or
+    only the newest live one, which registration reads without loading the history."""
+    return level is not CompatibilityLevel.NONE and (level.transitive or bool(group))
+
+
+def versions_to_compare(
+    level: CompatibilityLevel, live_newest_first: Sequence[T], in_group: Callable[[T], bool] | None = None
+) -> list[T]:
+    """The previous versions a new schema is checked against: none under NONE, the newest
+    live version of the new schema's compatibility group under plain levels, all of them
+    (newest first) under `_TRANSITIVE` levels. `in_group` is None when no group is set."""
+    if level is CompatibilityLevel.NONE:
+        return []
+    chosen = [v for v in live_newest_first if in_group is None or in_group(v)]
+    return chosen if level.transitive else chosen[:1]
+
+
 def check(
     formats: Mapping[str, SchemaFormat],
     level: CompatibilityLevel,
@@ -37,7 +60,6 @@ def check(
     history: Sequence[Previous],
     *,
     validate_fields: bool = False,
-    single_target: bool = False,
     reserved_violations: Sequence[str] = (),
 ) -> list[str]:
     """Confluent's message list: `reserved_violations` (see `reserved_field_violations`),
@@ -45,13 +67,12 @@ def check(
     the settings; [] when compatible. `candidate` (the new schema) is the reader of each
     previous version under BACKWARD and its writer under FORWARD; FULL checks both ways.
 
-    `history` is newest first. `single_target` compares with exactly `history[0]`
-    whatever the level says (the `/versions/{v}` compatibility endpoint).
+    `history` is what `versions_to_compare` chose (or the one version the `/versions/{v}`
+    endpoint names), newest first; the first that fails ends the check.
     """
     messages = list(reserved_violations)
-    if level is not CompatibilityLevel.NONE and history:
-        targets = history[:1] if single_target or not level.transitive else history
-        for previous in targets:
+    if level is not CompatibilityLevel.NONE:
+        for previous in history:
             problems = _compare(formats, level, candidate, previous)
             if problems:
                 messages += problems

@@ -42,6 +42,17 @@ class UnprocessableEntity(RegistryError):
     http_status, error_code = 422, 422
 
 
+# -- 403 -------------------------------------------------------------------------------------
+class Forbidden(RegistryError):
+    """Refused by the authorizer (Confluent's RBAC answers 403 with 40301)."""
+
+    http_status, error_code = 403, 40301
+
+    @classmethod
+    def for_action(cls, action: str, subject: str) -> Forbidden:
+        return cls(f"User is denied operation {action} on subject '{subject}'")
+
+
 # -- 404 -------------------------------------------------------------------------------------
 class SubjectNotFound(RegistryError):
     http_status, error_code = 404, 40401
@@ -214,3 +225,17 @@ class ContextNotEmpty(RegistryError):
 class StoreError(RegistryError):
     http_status, error_code = 500, 50001
 
+
+
+class WriteConflict(Exception):
+    """A concurrent writer won a race (unique key, deadlock, busy database): storage raises
+    it and the core retries the whole transaction. Not a `RegistryError`: it never reaches
+    a client unless the retries run out (then it becomes a `StoreError`)."""
+
+
+class IdsExhausted(StoreError):
+    """A context has used every id a Java client can hold (ids are Java ints)."""
+
+    @classmethod
+    def for_context(cls, context: str) -> IdsExhausted:
+        return cls(f"No schema id left in context {context}: ids stop at 2147483647")

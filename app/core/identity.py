@@ -70,10 +70,6 @@ def _update_rule_set(md5: Any, rule_set: dict[str, Any]) -> None:
     _s(md5, rule_set.get("enableAt"))
 
 
-def guid_from_hash(digest: str) -> str:
-    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:]}"
-
-
 def hash_from_guid(guid: str) -> str | None:
     """The hex digest behind a GUID, or None when the text is not a UUID."""
     compact = guid.strip().lower().replace("-", "")

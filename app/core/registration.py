@@ -1,61 +1,46 @@
 """Registration, lookup and compatibility checks: the flows that take a schema from a request.
 
 Registration follows the reference's order of steps (spec §5.2) inside one transaction that
-holds the subject's row lock, so version numbers and ids are race-free across a fleet. A
-request derived from the subject's own versions (the tags endpoint) is built inside that same
-transaction by a `Prepare` callback, so it cannot be based on a version list that a concurrent
-registration has since changed.
+holds the subject's row lock, so version numbers and ids are race-free across a fleet. The
+steps are named methods over one `Registration` record: prepare (settings, candidate,
+merged documents, identity), match (the subject already holds it), check the mode, check
+compatibility, allocate (version number and id, or an existing id), store. None of them reads
+the subject's whole history unless a transitive level or a compatibility group needs it, so
+a registration costs the same into a subject of 2 versions or 2,000.
+
+A request derived from the subject's own versions (the tags endpoint) is built inside that
+same transaction by a `Prepare` callback, so it cannot be based on a version list that a
+concurrent registration has since changed.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from app.core import compatibility
+from app.core.access import OPEN, Action, Guard
+from app.core.checking import CompatibilityChecks
 from app.core.config import effective_config, effective_mode, rows_needed
+from app.core.documents import merged_documents, request_documents
 from app.core.errors import (
+    IdsExhausted,
     IncompatibleSchema,
     InvalidSchema,
     OperationNotPermitted,
     SchemaNotFound,
     StoreError,
     SubjectNotFound,
-    VersionNotFound,
-)
-from app.core.identity import guid_from_hash, identity_hash
-from app.core.metadata import (
-    has_version_property,
-    merge_metadata,
-    merge_rule_sets,
-    normalize_metadata,
-    normalize_rule_set,
-    stamp_version,
-)
-from app.core.records import CompatibilityReport, StoredSchema, SubjectVersion
-from app.core.resolver import Candidate, SchemaResolver, request_references
-from app.core.subjects import (
-    live_version,
-    parse_version,
-    resolve_alias,
-    subject_version,
-    validate_subject,
-)
-from app.core.types import (
-    DEFAULT_CONTEXT,
-    CompatibilityLevel,
-    Mode,
-    QualifiedSubject,
-    SchemaReference,
-    SchemaRequest,
-)
-from app.settings import Settings
-from app.storage.repository import (
-    Repository,
-    Store,
-    SubjectRow,
-    VersionRow,
     WriteConflict,
 )
+from app.core.identity import identity_hash
+from app.core.records import StoredSchema, SubjectVersion
+from app.core.resolver import Candidate, SchemaResolver
+from app.core.store import NewSchema, SchemaKeyRow, Storage, Store, SubjectHead, SubjectRow, VersionRow
+from app.core.subjects import MAX_ID, resolve_alias, subject_version, validate_subject
+from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
+from app.formats.base import ParsedSchema
+from app.settings import Settings
 
 _WRITE_ATTEMPTS = 5
 
@@ -64,26 +49,59 @@ Prepare = Callable[[Store, QualifiedSubject, list[VersionRow]], SchemaRequest]
 read under the subject's lock. It may raise any `RegistryError`; nothing is written then."""
 
 
-class _Documents(NamedTuple):
-    """A request's metadata, rule set and references after shape validation."""
+@dataclass
+class Registration:
+    """One registration as it moves through the steps, under the subject's lock.
 
+    `metadata`/`rule_set` are the documents to store (merged with the config's and the latest
+    version's, §5.9), `sent_metadata` the request's own; `digest` is the identity of what
+    would be stored."""
+
+    qs: QualifiedSubject
+    subject: SubjectRow
+    head: SubjectHead
+    request: SchemaRequest
+    force: bool
+    config: dict[str, Any]
+    mode: Mode
+    latest: StoredSchema | None
+    candidate: Candidate
     metadata: dict[str, Any] | None
     rule_set: dict[str, Any] | None
-    references: list[SchemaReference]
+    sent_metadata: dict[str, Any] | None
+    digest: str
+    version: int = 0
+    schema_id: int = 0
+    schema_pk: int = 0
+    fresh: StoredSchema | None = None
+
+    @property
+    def importing(self) -> bool:
+        return self.mode is Mode.IMPORT
+
+    @property
+    def explicit_id(self) -> bool:
+        return self.request.id is not None and self.request.id >= 0
+
+    @property
+    def explicit_version(self) -> bool:
+        return self.request.version is not None and self.request.version > 0
 
 
-def _documents(request: SchemaRequest) -> _Documents:
-    return _Documents(
-        normalize_metadata(request.metadata),
-        normalize_rule_set(request.rule_set),
-        request_references(request.references),
-    )
+class Registered(NamedTuple):
+    """What a registration's transaction produced: the subject-version to answer, and the
+    content it stored (None when the schema already existed), to seed the caches after commit."""
+
+    qs: QualifiedSubject
+    version: VersionRow
+    fresh: tuple[StoredSchema, ParsedSchema] | None
 
 
 class Registrar:
-    def __init__(self, repository: Repository, resolver: SchemaResolver, settings: Settings):
-        self.repo = repository
+    def __init__(self, storage: Storage, resolver: SchemaResolver, checks: CompatibilityChecks, settings: Settings):
+        self.storage = storage
         self.resolver = resolver
+        self.checks = checks
         self.settings = settings
 
     # ------------------------------------------------------------------ register
@@ -96,6 +114,7 @@ class Registrar:
         fmt: str | None,
         *,
         prepare: Prepare | None = None,
+        guard: Guard = OPEN,
     ) -> SubjectVersion:
         """Register `request`, or with `prepare` (and `request=None`) the request it builds
         under the subject's lock. With `prepare`, the name rules that only registration has
@@ -105,49 +124,51 @@ class Registrar:
         validate_subject(qs, subject, registering=prepare is None)
         for attempt in range(_WRITE_ATTEMPTS):
             try:
-                with self.repo.write() as store:
-                    target, row, versions = self._locked(store, qs)
+                with self.storage.write() as store:
+                    target, _ = resolve_alias(store, qs)
+                    guard.check(Action.WRITE, target.qualified())
+                    row = store.lock_subject(target.context, target.name)
                     if prepare is not None:
-                        request = prepare(store, target, versions)
+                        request = prepare(store, target, store.versions(row.id))
                         validate_subject(qs, subject, registering=True)
                     if request is None:
                         raise TypeError("register() needs a request or a prepare callback")
-                    result, fresh = self._register(store, target, row, versions, request, normalize, force)
-                if fresh is not None:
-                    self.resolver.remember(*fresh)
-                with self.repo.read() as store:
-                    return subject_version(self.resolver, store, result[0], result[1], fmt)
+                    done = self._register(store, target, row, request, normalize, force, guard)
+                if done.fresh is not None:
+                    self.resolver.remember(*done.fresh)
+                with self.storage.read() as store:
+                    return subject_version(self.resolver, store, done.qs, done.version, fmt)
             except WriteConflict:
                 if attempt == _WRITE_ATTEMPTS - 1:
                     raise StoreError("Could not register the schema: too much concurrent contention") from None
         raise AssertionError("unreachable")
 
-    @staticmethod
-    def _locked(store: Store, qs: QualifiedSubject) -> tuple[QualifiedSubject, SubjectRow, list[VersionRow]]:
-        """The subject after its alias, its row locked until the transaction ends (created if
-        needed), and its versions as they stand under that lock."""
-        target, _ = resolve_alias(store, qs)
-        row = store.lock_subject(target.context, target.name)
-        return target, row, store.versions(row.id)
-
     def _register(
-        self,
-        store: Store,
-        qs: QualifiedSubject,
-        subject_row: SubjectRow,
-        versions: list[VersionRow],
-        request: SchemaRequest,
-        normalize: bool,
-        force: bool,
-    ) -> tuple[tuple[QualifiedSubject, VersionRow], tuple[StoredSchema, Any] | None]:
-        metadata, rule_set, refs = _documents(request)
+        self, store: Store, qs: QualifiedSubject, row: SubjectRow, request: SchemaRequest,
+        normalize: bool, force: bool, guard: Guard,
+    ) -> Registered:
+        reg = self._prepare(store, qs, row, request, normalize, force, guard)
+        found = self._existing(store, reg)
+        if found is not None:
+            return Registered(qs, found, None)
+        self._check_mode(reg)
+        self._check_compatibility(store, reg)
+        self._allocate(store, reg)
+        return self._store(store, reg)
+
+    def _prepare(
+        self, store: Store, qs: QualifiedSubject, row: SubjectRow, request: SchemaRequest,
+        normalize: bool, force: bool, guard: Guard,
+    ) -> Registration:
+        """Step 1: the settings in force, the candidate parsed (references resolved), the
+        documents merged, the identity computed. An empty schema re-registers the latest."""
+        metadata, rule_set, refs = request_documents(request)
         rows = store.settings_rows(rows_needed(qs.context, qs.name))
         config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
         mode = effective_mode(qs.context, qs.name, rows)
         importing = mode is Mode.IMPORT
-        live = [v for v in versions if not v.deleted]
-        latest = self.resolver.content(store, live[-1].schema_pk) if live else None
-        next_version = versions[-1].version + 1 if versions else 1
+        head = store.subject_head(row.id)
+        latest = self.resolver.content(store, head.latest_live.schema_pk) if head.latest_live else None
 
         text, schema_type = request.schema, request.schema_type
         if not text:
@@ -158,161 +179,141 @@ class Registrar:
             store, qs.context, schema_type, text, refs,
             normalize=(normalize or bool(config.get("normalize"))) and not importing,
             strict=not importing and config.get("validateNewSchemas") is not False,
-            live_refs=True,
+            live_refs=True, guard=guard,
         )
         if importing:
             md, rs = metadata, rule_set
         else:
-            md, rs = merged_documents(metadata, rule_set, latest, config, request.version, next_version)
+            md, rs = merged_documents(metadata, rule_set, latest, config, request.version, head.last_version + 1)
         digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
+        return Registration(
+            qs=qs, subject=row, head=head, request=request, force=force, config=config, mode=mode,
+            latest=latest, candidate=candidate, metadata=md, rule_set=rs, sent_metadata=metadata, digest=digest,
+        )
 
-        # Step 2: the subject already holds this schema -> answer it, no mode check.
-        no_version = request.version is None or request.version <= 0
-        found = self.resolver.find_match(store, live, digest, candidate, [md, metadata], rs)
-        if found is not None:
-            if no_version and request.id in (None, found.schema_id):
-                return (qs, found), None
-            if request.version == found.version and request.id == found.schema_id:
-                return (qs, found), None
+    def _existing(self, store: Store, reg: Registration) -> VersionRow | None:
+        """Step 2: the subject already holds this schema (as a live version) -> answer it,
+        whatever the mode; only the versions holding this text are read (the identity hash
+        covers the text, and equivalence needs the same text)."""
+        candidates = [v for v in store.versions_with_text(reg.subject.id, reg.candidate.text) if not v.deleted]
+        found = self.resolver.find_match(
+            store, candidates, reg.digest, reg.candidate, [reg.metadata, reg.sent_metadata], reg.rule_set
+        )
+        if found is None:
+            return None
+        request = reg.request
+        if not reg.explicit_version and request.id in (None, found.schema_id):
+            return found
+        if request.version == found.version and request.id == found.schema_id:
+            return found
+        return None
 
-        # Step 3: the mode decides whether anything may be written.
-        explicit_id = request.id is not None and request.id >= 0
-        if mode.read_only:
+    @staticmethod
+    def _check_mode(reg: Registration) -> None:
+        """Step 3: the mode decides whether anything may be written."""
+        qs = reg.qs
+        if reg.mode.read_only:
             raise OperationNotPermitted.read_only(qs.qualified(), qs.context_qualifier)
-        if explicit_id and not importing:
+        if reg.explicit_id and not reg.importing:
             raise OperationNotPermitted.not_import(qs.qualified(), qs.context_qualifier)
-        if not explicit_id and mode is not Mode.READWRITE:
+        if not reg.explicit_id and reg.mode is not Mode.READWRITE:
             raise OperationNotPermitted.not_read_write(qs.qualified(), qs.context_qualifier)
 
-        store.lock_hash(digest)
-        same = store.schemas_by_hash(digest, qs.context)
-        reuse = next((s for s in same if not explicit_id or s[2] == request.id), None)
-
-        if not importing and not force:
-            level = CompatibilityLevel.parse(config["compatibility"])
-            history = self.history(store, live, level, config, md)
-            messages = compatibility.check(
-                self.resolver.formats, level, candidate.parsed, history,
-                validate_fields=bool(config.get("validateFields")),
-                reserved_violations=self._reserved_violations(config, candidate, md, latest),
+    def _check_compatibility(self, store: Store, reg: Registration) -> None:
+        """Step 4: against the versions the level names (none when importing or forced)."""
+        if reg.importing or reg.force:
+            return
+        level = CompatibilityLevel.parse(reg.config["compatibility"])
+        history = self.checks.history(store, reg.subject.id, reg.head.latest_live, level, reg.config, reg.metadata)
+        messages = compatibility.check(
+            self.resolver.formats, level, reg.candidate.parsed, history,
+            validate_fields=bool(reg.config.get("validateFields")),
+            reserved_violations=self.checks.reserved_violations(reg.config, reg.candidate, reg.metadata, reg.latest),
+        )
+        if messages:
+            raise IncompatibleSchema(
+                "Schema being registered is incompatible with an earlier schema for subject "
+                f'"{reg.qs.qualified()}", details: [{", ".join(messages)}]',
+                error_code=self.settings.incompatible_error_code,
             )
-            if messages:
-                raise IncompatibleSchema(
-                    "Schema being registered is incompatible with an earlier schema for subject "
-                    f'"{qs.qualified()}", details: [{", ".join(messages)}]',
-                    error_code=self.settings.incompatible_error_code,
-                )
 
-        version = next_version
-        if not no_version:
-            if importing:
-                version = int(request.version)  # type: ignore[arg-type]
+    def _allocate(self, store: Store, reg: Registration) -> None:
+        """Step 5: the version number, and the id: the context's existing id for this
+        content, the imported one, or a fresh one from the context's sequence."""
+        qs, request = reg.qs, reg.request
+        next_version = reg.head.last_version + 1
+        reg.version = next_version
+        if reg.explicit_version:
+            if reg.importing:
+                reg.version = int(request.version)  # type: ignore[arg-type]
             elif request.version != next_version:
                 raise InvalidSchema(
                     f"Version {request.version} is not one more than previous version {next_version - 1}"
                 )
-        if any(v.version == version for v in versions):
-            raise OperationNotPermitted(f"Version {version} of subject {qs.qualified()} already exists")
+            if store.has_version(reg.subject.id, reg.version):
+                raise OperationNotPermitted(f"Version {reg.version} of subject {qs.qualified()} already exists")
 
-        if explicit_id:
+        store.lock_hash(reg.digest)
+        same = store.schemas_by_hash(reg.digest, qs.context)
+        reuse: SchemaKeyRow | None = next((s for s in same if not reg.explicit_id or s.id == request.id), None)
+        if reg.explicit_id:
             holder = store.schema_pk_for_id(qs.context, int(request.id))  # type: ignore[arg-type]
-            if holder is not None and (reuse is None or holder != reuse[0]):
+            if holder is not None and (reuse is None or holder != reuse.pk):
                 raise OperationNotPermitted(
                     f"Overwrite new schema with id {request.id} in context {qs.context_qualifier} is not permitted."
                 )
-        fresh = None
         if reuse is not None:
-            pk, schema_id = reuse[0], reuse[2]
-            # Step 12: older soft-deleted versions holding the same id go, unless referenced.
+            reg.schema_id, reg.schema_pk = reuse.id, reuse.pk
+        elif reg.explicit_id:
+            reg.schema_id = int(request.id)  # type: ignore[arg-type]
+        else:
+            reg.schema_id = store.allocate_id(qs.context)
+            if reg.schema_id > MAX_ID:
+                raise IdsExhausted.for_context(qs.context)
+
+    def _store(self, store: Store, reg: Registration) -> Registered:
+        """Step 6: new content (if the id is new), the version row, the context."""
+        qs, candidate, fresh = reg.qs, reg.candidate, None
+        if reg.schema_pk:
+            # Older soft-deleted versions holding the same id go, unless referenced (§5.2 step 12).
             stale = [
-                v.version for v in versions
-                if v.deleted and v.schema_pk == pk and not store.referrers(qs.context, qs.name, [v.version])
+                v.version for v in store.versions_of_schema(reg.subject.id, reg.schema_pk)
+                if v.deleted and not store.referrers(qs.context, qs.name, [v.version])
             ]
             if stale:
-                store.hard_delete(subject_row.id, stale, [])
+                store.hard_delete(reg.subject.id, stale, [])
         else:
-            schema_id = int(request.id) if explicit_id else store.allocate_id(qs.context)  # type: ignore[arg-type]
-            pk = store.insert_schema(
-                qs.context, schema_id, digest, candidate.schema_type, candidate.text, candidate.references, md, rs
-            )
-            if explicit_id:
-                store.move_id_allocation_past(qs.context, schema_id)
+            reg.schema_pk = store.insert_schema(NewSchema(
+                qs.context, reg.schema_id, reg.digest, candidate.schema_type, candidate.text,
+                candidate.references, reg.metadata, reg.rule_set,
+            ))
+            if reg.explicit_id:
+                store.move_id_allocation_past(qs.context, reg.schema_id)
             stored = StoredSchema(
-                key=pk, context=qs.context, id=schema_id, guid=guid_from_hash(digest), schema_type=candidate.schema_type,
-                schema=candidate.text, references=tuple(candidate.plain_references), metadata=md, rule_set=rs,
+                key=reg.schema_pk, context=qs.context, id=reg.schema_id, hash=reg.digest,
+                schema_type=candidate.schema_type, schema=candidate.text,
+                references=tuple(candidate.plain_references), metadata=reg.metadata, rule_set=reg.rule_set,
             )
             fresh = (stored, candidate.parsed)
-        ts = store.insert_version(subject_row.id, version, pk)
+        ts = store.insert_version(reg.subject.id, reg.version, reg.schema_pk)
         store.ensure_context(qs.context)
-        return (qs, VersionRow(version, pk, schema_id, digest, False, ts)), fresh
-
-    def history(
-        self,
-        store: Store,
-        live: list[VersionRow],
-        level: CompatibilityLevel,
-        config: dict[str, Any],
-        metadata: dict[str, Any] | None,
-        *,
-        single: VersionRow | None = None,
-    ) -> list[compatibility.Previous]:
-        """Previous versions to compare with, newest first: all live ones for a transitive
-        level, the newest otherwise, restricted to the new schema's compatibility group (or
-        just `single`). Which side reads which is the level's business (`compatibility.check`)."""
-        if single is not None:
-            chosen = [single]
-        else:
-            chosen = list(reversed(live))
-            group = config.get("compatibilityGroup")
-            if group:
-                value = ((metadata or {}).get("properties") or {}).get(group)
-                contents = self.resolver.contents(store, [v.schema_pk for v in chosen])
-                chosen = [v for v, c in zip(chosen, contents) if _property(c.metadata, group) == value]
-            if not level.transitive:
-                chosen = chosen[:1]
-        return [
-            compatibility.Previous(v.version, stored.schema_type, stored.schema, self.resolver.parsed(store, stored))
-            for v, stored in zip(chosen, self.resolver.contents(store, [v.schema_pk for v in chosen]))
-        ]
-
-    def _reserved_violations(
-        self, config: dict[str, Any], candidate: Candidate, metadata: dict[str, Any] | None,
-        previous: StoredSchema | None,
-    ) -> list[str]:
-        """`validateFields=true` only: the reserved-field rules against `previous`, the newest
-        live version (or the one version a check targets)."""
-        if not config.get("validateFields"):
-            return []
-        return compatibility.reserved_field_violations(
-            self.resolver.format(candidate.schema_type), candidate.parsed, metadata,
-            previous.metadata if previous is not None else None,
-        )
-
-    def _subject_config(
-        self, store: Store, subject: str
-    ) -> tuple[QualifiedSubject, SubjectRow | None, dict[str, Any]]:
-        """The subject after its alias, its row, and the config in force for it."""
-        qs, row = resolve_alias(store, QualifiedSubject.parse(subject))
-        return qs, row, self._config(store, qs)
-
-    def _config(self, store: Store, qs: QualifiedSubject) -> dict[str, Any]:
-        rows = store.settings_rows(rows_needed(qs.context, qs.name))
-        return effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
+        return Registered(qs, VersionRow(reg.version, reg.schema_pk, reg.schema_id, reg.digest, False, ts), fresh)
 
     # ------------------------------------------------------------------ lookup
     def lookup(
-        self, subject: str, request: SchemaRequest, normalize: bool, deleted: bool, fmt: str | None
+        self, subject: str, request: SchemaRequest, normalize: bool, deleted: bool, fmt: str | None,
+        guard: Guard = OPEN,
     ) -> SubjectVersion:
         """§5.12 matching under the subject; for a subject of the default context that has no
         match, the same name in the other contexts (§5.11), in context order. An invalid
         schema is reported first (42201); 40401 and 40403 are about the subject as named."""
-        metadata, rule_set, refs = _documents(request)
-        with self.repo.read() as store:
-            qs, row, config = self._subject_config(store, subject)
+        metadata, rule_set, refs = request_documents(request)
+        with self.storage.read() as store:
+            qs, row, config = self.checks.subject_config(store, subject, guard)
             normalize = normalize or bool(config.get("normalize"))
             candidate = self.resolver.candidate(
                 store, qs.context, request.schema_type, request.schema, refs,
-                normalize=normalize, strict=False, live_refs=False,
+                normalize=normalize, strict=False, live_refs=False, guard=guard,
             )
             found, in_scope = self._match(store, row, config, candidate, metadata, rule_set, deleted)
             if found is not None:
@@ -320,14 +321,16 @@ class Registrar:
             if qs.context == DEFAULT_CONTEXT:
                 for other in store.subjects_named(qs.name):
                     other_qs = QualifiedSubject(other.context, other.name)
+                    if not guard.readable(other_qs.qualified()):
+                        continue
                     try:
                         other_candidate = candidate if not refs else self.resolver.candidate(
                             store, other.context, request.schema_type, request.schema, refs,
-                            normalize=normalize, strict=False, live_refs=False,
+                            normalize=normalize, strict=False, live_refs=False, guard=guard,
                         )
                     except InvalidSchema:
                         continue  # its references do not resolve in that context
-                    other_config = self._config(store, other_qs)
+                    other_config = self.checks.config(store, other_qs)
                     match, _ = self._match(store, other, other_config, other_candidate, metadata, rule_set, deleted)
                     if match is not None:
                         return subject_version(self.resolver, store, other_qs, match, fmt)
@@ -346,87 +349,20 @@ class Registrar:
         deleted: bool,
     ) -> tuple[VersionRow | None, bool]:
         """The subject's version matching the request, and whether it had any version in
-        scope. A miss is retried with metadata and rule set merged as registration would."""
-        versions = store.versions(row.id) if row else []
-        in_scope = [v for v in versions if deleted or not v.deleted]
-        if not in_scope:
+        scope. A miss is retried with metadata and rule set merged as registration would.
+        Only the versions holding this text are read, however long the subject is."""
+        head = store.subject_head(row.id) if row else None
+        if head is None or not (head.latest_live or (deleted and head.last_version)):
             return None, False
+        matching = [
+            v for v in store.versions_with_text(row.id, candidate.text)  # type: ignore[union-attr]
+            if deleted or not v.deleted
+        ]
         digest = identity_hash(candidate.text, candidate.plain_references, metadata, rule_set)
-        found = self.resolver.find_match(store, in_scope, digest, candidate, [metadata], rule_set)
-        live = [v for v in versions if not v.deleted]
-        if found is None and live:
-            latest = self.resolver.content(store, live[-1].schema_pk)
+        found = self.resolver.find_match(store, matching, digest, candidate, [metadata], rule_set)
+        if found is None and head.latest_live is not None:
+            latest = self.resolver.content(store, head.latest_live.schema_pk)
             md, rs = merged_documents(metadata, rule_set, latest, config, None, None)
             digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
-            found = self.resolver.find_match(store, in_scope, digest, candidate, [md], rs)
+            found = self.resolver.find_match(store, matching, digest, candidate, [md], rs)
         return found, True
-
-    # ------------------------------------------------------------------ compatibility
-    def check(
-        self, subject: str, version: str | None, request: SchemaRequest, normalize: bool, verbose: bool
-    ) -> CompatibilityReport:
-        """`version=None` runs registration's check against the live history (POST .../versions);
-        otherwise the check is against that one live version. The request's schema is the new
-        one: reader of the old versions for BACKWARD, writer for FORWARD (`compatibility.check`).
-        The schema is parsed (and an invalid one reported) even when there is nothing to compare with."""
-        number = parse_version(version) if version is not None else None
-        metadata, rule_set, refs = _documents(request)
-        with self.repo.read() as store:
-            qs, row, config = self._subject_config(store, subject)
-            versions = store.versions(row.id) if row else []
-            live = [v for v in versions if not v.deleted]
-            target = live_version(versions, number) if version is not None else None
-            if number is not None and target is None:
-                raise VersionNotFound.for_version(number)
-            try:
-                candidate = self.resolver.candidate(
-                    store, qs.context, request.schema_type, request.schema, refs,
-                    normalize=normalize or bool(config.get("normalize")), strict=True, live_refs=True,
-                )
-            except InvalidSchema as exc:
-                if verbose:
-                    return CompatibilityReport(False, [exc.message])
-                raise
-            latest = self.resolver.content(store, live[-1].schema_pk) if live else None
-            md, _ = merged_documents(metadata, rule_set, latest, config, None, None)
-            level = CompatibilityLevel.parse(config["compatibility"])
-            if version is None:
-                history, previous = self.history(store, live, level, config, md), latest
-            elif target is not None:
-                history = self.history(store, live, level, config, md, single=target)
-                previous = self.resolver.content(store, target.schema_pk)
-            else:  # `latest` of a subject without live versions: nothing to compare with
-                history, previous = [], None
-            messages = compatibility.check(
-                self.resolver.formats, level, candidate.parsed, history,
-                validate_fields=bool(config.get("validateFields")), single_target=target is not None,
-                reserved_violations=self._reserved_violations(config, candidate, md, previous),
-            )
-        return CompatibilityReport(not messages, messages)
-
-
-def merged_documents(
-    metadata: dict[str, Any] | None,
-    rule_set: dict[str, Any] | None,
-    latest: StoredSchema | None,
-    config: dict[str, Any],
-    requested_version: int | None,
-    new_version: int | None,
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """§5.9: default ⊕ (request's, else the latest live version's) ⊕ override, later terms
-    winning; then `confluent:version` is stamped when asked for or already present."""
-    specific_md = metadata if metadata is not None else (latest.metadata if latest else None)
-    specific_rs = rule_set if rule_set is not None else (latest.rule_set if latest else None)
-    md = merge_metadata(merge_metadata(normalize_metadata(config.get("defaultMetadata")), specific_md),
-                        normalize_metadata(config.get("overrideMetadata")))
-    rs = merge_rule_sets(merge_rule_sets(normalize_rule_set(config.get("defaultRuleSet")), specific_rs),
-                         normalize_rule_set(config.get("overrideRuleSet")))
-    if new_version is not None and (
-        (requested_version is not None and requested_version != 0) or has_version_property(md)
-    ):
-        md = stamp_version(md, new_version)
-    return md, rs
-
-
-def _property(metadata: dict[str, Any] | None, key: str) -> str | None:
-    return ((metadata or {}).get("properties") or {}).get(key)

@@ -10,17 +10,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.access import OPEN, Action, Guard
 from app.core.cache import LruCache
 from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError
 from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
+from app.core.store import ResolvedReference, Store, VersionRow
 from app.core.types import QualifiedSubject, SchemaReference
 from app.formats.base import ParsedSchema, SchemaFormat
-from app.storage.repository import Store, VersionRow
-
-# A resolved reference: as stored (real version number), plus the context and plain subject
-# name it points at (what `referencedby` and the delete guards query).
-ResolvedReference = tuple[SchemaReference, str, str]
 
 
 @dataclass(frozen=True)
@@ -37,7 +34,7 @@ class Candidate:
 
     @property
     def plain_references(self) -> list[SchemaReference]:
-        return [ref for ref, _, _ in self.references]
+        return [r.reference for r in self.references]
 
 
 def request_references(raw: Sequence[Any]) -> list[SchemaReference]:
@@ -58,12 +55,13 @@ def request_references(raw: Sequence[Any]) -> list[SchemaReference]:
 
 
 class SchemaResolver:
-    def __init__(self, formats: Mapping[str, SchemaFormat], cache_size: int, max_schema_bytes: int):
+    def __init__(self, formats: Mapping[str, SchemaFormat], cache_bytes: int, max_schema_bytes: int):
         self.formats = formats
         self.max_schema_bytes = max_schema_bytes
-        self._content: LruCache[int, StoredSchema] = LruCache(cache_size)
-        self._parsed: LruCache[int, ParsedSchema] = LruCache(cache_size)
-        self._formatted: LruCache[tuple[int, str], str] = LruCache(cache_size)
+        # Parsed models weigh most: half of the budget for them, a quarter each for content and renderings.
+        self._content: LruCache[int, StoredSchema] = LruCache(cache_bytes // 4, _content_bytes)
+        self._parsed: LruCache[int, ParsedSchema] = LruCache(cache_bytes // 2, _parsed_bytes)
+        self._formatted: LruCache[tuple[int, str], str] = LruCache(cache_bytes // 4, len)
 
     def format(self, schema_type: str) -> SchemaFormat:
         """The service's format for an exact (case-sensitive) `schemaType`, as Confluent's
@@ -77,7 +75,7 @@ class SchemaResolver:
     def content(self, store: Store, pk: int) -> StoredSchema:
         cached = self._content.get(pk)
         if cached is None:
-            loaded = store.load_schema(pk)
+            loaded = store.load_schemas([pk]).get(pk)
             if loaded is None:
                 raise StoreError(f"Stored schema row {pk} disappeared")
             cached = self._content.put(pk, loaded)
@@ -116,20 +114,24 @@ class SchemaResolver:
 
     # ------------------------------------------------------------------ references
     def resolve_references(
-        self, store: Store, context: str, refs: Sequence[SchemaReference], *, live_only: bool
+        self, store: Store, context: str, refs: Sequence[SchemaReference], *, live_only: bool,
+        guard: Guard = OPEN,
     ) -> tuple[list[ResolvedReference], dict[str, str]]:
         """Resolve each reference to a stored version and collect every transitive
         dependency's text, dependencies before their dependents (what `parse` needs).
 
         An unqualified reference subject lives in the referrer's context; version -1 means
-        the latest live version and is stored as the real number.
+        the latest live version and is stored as the real number. A request's references are
+        reads of the subjects they name, so the caller must be allowed to read those (stored
+        schemas' own references were checked when they were registered).
         """
         resolved: list[ResolvedReference] = []
         deps: dict[str, str] = {}
         for ref in refs:
             target = QualifiedSubject.parse(ref.subject)
             ctx = target.context if ref.subject.startswith(":") else context
-            _, row = store.subject_version(ctx, target.name, None if ref.version == -1 else ref.version)
+            guard.check(Action.READ, QualifiedSubject(ctx, target.name).qualified())
+            row = store.subject_version(ctx, target.name, None if ref.version == -1 else ref.version).version
             if row is None or (live_only and row.deleted):
                 raise InvalidSchema(
                     f'No schema reference found for subject "{ref.subject}" and version {ref.version}'
@@ -139,7 +141,7 @@ class SchemaResolver:
             for name, text in inner.items():
                 deps.setdefault(name, text)
             deps.setdefault(ref.name, stored.schema)
-            resolved.append((SchemaReference(ref.name, ref.subject, row.version), ctx, target.name))
+            resolved.append(ResolvedReference(SchemaReference(ref.name, ref.subject, row.version), ctx, target.name))
         return resolved, deps
 
     # ------------------------------------------------------------------ requests
@@ -154,6 +156,7 @@ class SchemaResolver:
         normalize: bool,
         strict: bool,
         live_refs: bool,
+        guard: Guard = OPEN,
     ) -> Candidate:
         fmt = self.format(schema_type)
         if not isinstance(text, str) or not text.strip():
@@ -163,7 +166,7 @@ class SchemaResolver:
         if normalize:
             refs = sorted(set(refs), key=lambda r: (r.name, r.subject, r.version))
         try:
-            resolved, deps = self.resolve_references(store, context, refs, live_only=live_refs)
+            resolved, deps = self.resolve_references(store, context, refs, live_only=live_refs, guard=guard)
         except InvalidSchema as exc:
             # Confluent resolves references inside the provider's parse, so a missing one is
             # reported under the same "Invalid schema of type T, details: ..." template.
@@ -210,3 +213,18 @@ class SchemaResolver:
             if any(self.equivalent(stored, candidate, md, rule_set) for md in metadata_options):
                 return version
         return None
+
+
+# A parsed schema's model (dicts, records, names) weighs several times its text; measured on
+# Avro records of 5 to 200 fields with tracemalloc (bench/cache_memory.py).
+PARSED_BYTES_PER_CHAR = 12
+
+
+def _content_bytes(stored: StoredSchema) -> int:
+    documents = len(str(stored.metadata)) if stored.metadata else 0
+    documents += len(str(stored.rule_set)) if stored.rule_set else 0
+    return len(stored.schema) + documents + 200 * len(stored.references)
+
+
+def _parsed_bytes(parsed: ParsedSchema) -> int:
+    return PARSED_BYTES_PER_CHAR * len(parsed.canonical)

@@ -27,7 +27,7 @@ from app.core.metadata import normalize_metadata, normalize_rule_set
 from app.core.subjects import check_writable, validate_subject
 from app.core.types import CompatibilityLevel, Mode, QualifiedSubject
 from app.settings import Settings
-from app.storage.repository import Repository, Store
+from app.core.store import Storage, Store, VersionRow
 
 _BOOLEAN_KEYS = ("normalize", "validateFields", "validateRules", "validateNewSchemas")
 _STRING_KEYS = ("alias", "compatibilityGroup", "aliasForDeks", "compatibilityPolicy")
@@ -41,15 +41,15 @@ def _scope(subject: str | None) -> tuple[str, str]:
 
 
 class SubjectSettings:
-    def __init__(self, repository: Repository, settings: Settings):
-        self.repo = repository
+    def __init__(self, storage: Storage, settings: Settings):
+        self.storage = storage
         self.default_level = settings.compatibility_level
         self.mode_mutability = settings.mode_mutability
 
     # ------------------------------------------------------------------ config
     def get_config(self, subject: str | None, default_to_global: bool) -> dict[str, Any]:
         key = _scope(subject)
-        with self.repo.read() as store:
+        with self.storage.read() as store:
             rows = store.settings_rows(rows_needed(*key))
         own = rows.get(key)
         if default_to_global:
@@ -65,7 +65,7 @@ class SubjectSettings:
         if subject:
             validate_subject(QualifiedSubject(*key), subject, registering=False)
         changes = _validated_changes(changes)
-        with self.repo.write() as store:
+        with self.storage.write() as store:
             check_writable(store, QualifiedSubject(*key))
             own = store.subject(*key)
             merged = merge_config(own.config if own else None, changes)
@@ -74,7 +74,7 @@ class SubjectSettings:
 
     def delete_config(self, subject: str | None) -> dict[str, Any]:
         key = _scope(subject)
-        with self.repo.write() as store:
+        with self.storage.write() as store:
             own = store.subject(*key)
             if key != GLOBAL_KEY and (own is None or own.config is None):
                 raise SubjectNotFound.for_subject(subject or "")
@@ -88,7 +88,7 @@ class SubjectSettings:
     # ------------------------------------------------------------------ mode
     def get_mode(self, subject: str | None, default_to_global: bool) -> str:
         key = _scope(subject)
-        with self.repo.read() as store:
+        with self.storage.read() as store:
             rows = store.settings_rows(rows_needed(*key))
         if default_to_global:
             return effective_mode(key[0], key[1], rows).value
@@ -109,7 +109,7 @@ class SubjectSettings:
         new = Mode.parse(mode).value if mode is not None else None
         if not self.mode_mutability:
             raise OperationNotPermitted("Mode changes are not allowed")
-        with self.repo.write() as store:
+        with self.storage.write() as store:
             rows = store.settings_rows(rows_needed(*key))
             if new == Mode.IMPORT.value and effective_mode(key[0], key[1], rows) is not Mode.IMPORT and not force:
                 self._prepare_import(store, key)
@@ -122,7 +122,7 @@ class SubjectSettings:
 
     def delete_mode(self, subject: str | None, recursive: bool) -> str:
         key = _scope(subject)
-        with self.repo.write() as store:
+        with self.storage.write() as store:
             own = store.subject(*key)
             if key != GLOBAL_KEY and (own is None or own.mode is None) and not recursive:
                 raise SubjectNotFound.for_subject(subject or "")
@@ -145,16 +145,18 @@ class SubjectSettings:
             scope = store.versions_in_scope(None, None)
         else:
             scope = store.versions_in_scope(context, name or None)
-        if any(not v.deleted for _, _, _, v in scope):
+        if any(not item.version.deleted for item in scope):
             raise OperationNotPermitted("Cannot import since found existing subjects")
-        for _, ctx, subject, v in sorted(scope, key=lambda item: (item[1], item[2], item[3].version)):
-            if store.referrers(ctx, subject, [v.version]):
-                raise ReferenceExists.for_version(QualifiedSubject(ctx, subject).qualified(), v.version)
-        by_subject: dict[int, list[tuple[int, int]]] = {}
-        for subject_id, _, _, v in scope:
-            by_subject.setdefault(subject_id, []).append((v.version, v.schema_pk))
-        for subject_id, items in by_subject.items():
-            store.hard_delete(subject_id, [n for n, _ in items], [pk for _, pk in items])
+        for item in sorted(scope, key=lambda item: (item.context, item.subject, item.version.version)):
+            if store.referrers(item.context, item.subject, [item.version.version]):
+                raise ReferenceExists.for_version(
+                    QualifiedSubject(item.context, item.subject).qualified(), item.version.version
+                )
+        by_subject: dict[int, list[VersionRow]] = {}
+        for item in scope:
+            by_subject.setdefault(item.subject_id, []).append(item.version)
+        for subject_id, versions in by_subject.items():
+            store.hard_delete(subject_id, [v.version for v in versions], [v.schema_pk for v in versions])
             store.clear_subject(subject_id)
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+from app.core.access import OPEN, Guard
 from app.core.config import effective_mode, rows_needed
 from app.core.errors import InvalidSubject, InvalidVersion, OperationNotPermitted
 from app.core.records import SubjectVersion
 from app.core.resolver import SchemaResolver
 from app.core.types import DEFAULT_CONTEXT, GLOBAL_CONTEXT, Mode, QualifiedSubject
-from app.storage.repository import Store, SubjectRow, VersionRow
+from app.core.store import Store, SubjectRow, VersionRow
 
 T = TypeVar("T")
-_MAX_VERSION = 2**31 - 1
+# Versions and ids are Java ints in every Confluent client.
+MAX_ID = _MAX_VERSION = 2**31 - 1
 _RESERVED = ("__GLOBAL", "__EMPTY")
 
 
@@ -109,14 +111,18 @@ def page(items: Sequence[T], offset: int, limit: int, maximum: int | None = None
 
 
 def in_other_contexts(
-    store: Store, qs: QualifiedSubject, number: int | None, deleted: bool
+    store: Store, qs: QualifiedSubject, number: int | None, deleted: bool, guard: Guard = OPEN
 ) -> tuple[QualifiedSubject, VersionRow] | None:
     """§5.11: a default-context subject without the version is looked up under the same
-    name in the other contexts, in context order (Confluent's `getUsingContexts`)."""
+    name in the other contexts, in context order (Confluent's `getUsingContexts`); only
+    subjects the caller may read count."""
     if qs.context != DEFAULT_CONTEXT:
         return None
     for other in store.subjects_named(qs.name):
-        _, found = store.subject_version(other.context, other.name, number)
+        other_qs = QualifiedSubject(other.context, other.name)
+        if not guard.readable(other_qs.qualified()):
+            continue
+        found = store.subject_version(other.context, other.name, number).version
         if found is not None and (deleted or not found.deleted):
-            return QualifiedSubject(other.context, other.name), found
+            return other_qs, found
     return None

@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.access import OPEN, Guard
 from app.core.errors import (
     InvalidRuleSet,
     InvalidSchema,
@@ -59,7 +60,7 @@ from app.core.subjects import (
 )
 from app.core.types import Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import EntityTags, SchemaTagEditor
-from app.storage.repository import Store, VersionRow
+from app.core.store import Store, VersionRow
 
 
 @dataclass(frozen=True)
@@ -90,23 +91,25 @@ class SchemaTagger:
         self.resolver = resolver
         self.registrar = registrar
 
-    def modify_tags(self, subject: str, version: str, request: TagRequest) -> SubjectVersion:
+    def modify_tags(self, subject: str, version: str, request: TagRequest, guard: Guard = OPEN) -> SubjectVersion:
         qs = QualifiedSubject.parse(subject)
         validate_subject(qs, subject, registering=False)
         number = parse_version(version)
 
         def derive(store: Store, target: QualifiedSubject, versions: list[VersionRow]) -> SchemaRequest:
-            return self._derived_request(store, target, versions, number, request)
+            return self._derived_request(store, target, versions, number, request, guard)
 
-        return self.registrar.register(subject, None, normalize=False, force=False, fmt=None, prepare=derive)
+        return self.registrar.register(
+            subject, None, normalize=False, force=False, fmt=None, prepare=derive, guard=guard
+        )
 
     def _derived_request(
         self, store: Store, target: QualifiedSubject, versions: list[VersionRow], number: int | None,
-        request: TagRequest,
+        request: TagRequest, guard: Guard,
     ) -> SchemaRequest:
         """The version to register, in Confluent's order of checks: base version, rule sets,
         tag edit, mode. `target` is the subject after its alias, `versions` all of its versions."""
-        base = self.resolver.content(store, base_version(store, target, versions, number).schema_pk)
+        base = self.resolver.content(store, base_version(store, target, versions, number, guard).schema_pk)
         if request.edits_rules and request.rule_set is not None:
             raise InvalidRuleSet("ruleSet should be omitted if specifying rulesToMerge or rulesToRemove")
         rules_to_merge = normalize_rule_set(request.rules_to_merge)
@@ -149,7 +152,9 @@ class SchemaTagger:
         return self.resolver.content(store, chosen.schema_pk).rule_set if chosen else None
 
 
-def base_version(store: Store, target: QualifiedSubject, versions: list[VersionRow], number: int | None) -> VersionRow:
+def base_version(
+    store: Store, target: QualifiedSubject, versions: list[VersionRow], number: int | None, guard: Guard = OPEN
+) -> VersionRow:
     """The live version `{v}` names, found as `GET /subjects/{s}/versions/{v}` finds it: in
     the subject (after its alias), else for a default-context subject under the same name in
     the other contexts, in context order (§5.11). 40401 when the subject has no live version,
@@ -157,7 +162,7 @@ def base_version(store: Store, target: QualifiedSubject, versions: list[VersionR
     found = live_version(versions, number)
     if found is not None:
         return found
-    elsewhere = in_other_contexts(store, target, number, deleted=False)
+    elsewhere = in_other_contexts(store, target, number, deleted=False, guard=guard)
     if elsewhere is not None:
         return elsewhere[1]
     if all(v.deleted for v in versions):

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.errors import InvalidCompatibilityLevel, InvalidMode
+# Defined with the records storage shares; most of the core imports them from here.
+from app.core.records import DEFAULT_CONTEXT, SchemaReference  # noqa: F401
 from app.formats.base import DEFAULT_SCHEMA_TYPE
-
-DEFAULT_CONTEXT = "."
 GLOBAL_CONTEXT = ".__GLOBAL"
 WILDCARD_CONTEXT = "*"
 
@@ -76,21 +76,6 @@ class Mode(str, enum.Enum):
             except ValueError:
                 pass
         raise InvalidMode("Invalid mode. Valid values are READWRITE, READONLY, READONLY_OVERRIDE, IMPORT")
-
-
-@dataclass(frozen=True)
-class SchemaReference:
-    """A named pointer to another subject-version (`{"name", "subject", "version"}`).
-
-    For Avro `name` is the full name of the referenced type; for Protobuf the import path.
-    """
-
-    name: str
-    subject: str
-    version: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "subject": self.subject, "version": self.version}
 
 
 @dataclass(frozen=True)

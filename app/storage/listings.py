@@ -1,13 +1,12 @@
 """Cross-subject reads: listings, a subject name across contexts, aliases, the contexts table.
 
-A mixin of `Store` (which supplies `conn`), kept apart from the per-subject and write
-queries of `repository.py`. The row types every query shares live here, at the bottom of the
-storage package, so both modules can use them.
+A mixin of `SqlStore` (which supplies `conn`), kept apart from the per-subject and write
+queries of `repository.py`. The row records are the core's (`app.core.store`).
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import (
     Connection,
@@ -24,33 +23,14 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 
-from app.core.types import DEFAULT_CONTEXT
+from app.core.records import DEFAULT_CONTEXT
+from app.core.store import HolderRow, SubjectRow, SubjectSummary
 from app.storage.models import Context, Schema, Subject, SubjectVersion
 
 S = Subject.__table__
 V = SubjectVersion.__table__
 SC = Schema.__table__
 C = Context.__table__
-
-
-class SubjectRow(NamedTuple):
-    id: int
-    context: str
-    name: str
-    config: dict[str, Any] | None
-    mode: str | None
-
-
-class HolderRow(NamedTuple):
-    """A subject-version holding a schema."""
-
-    context: str
-    subject: str
-    version: int
-    deleted: bool
-    created_at: int
-    schema_pk: int
-    schema_id: int
 
 
 def storable(*texts: str | None) -> bool:
@@ -84,11 +64,19 @@ HOLDER_COLUMNS = (S.c.context, S.c.name, V.c.version, V.c.deleted, V.c.created_a
 HOLDER_JOIN = V.join(S, S.c.id == V.c.subject_id).join(SC, SC.c.pk == V.c.schema_pk)
 
 
+def holder_row(row: Sequence[Any]) -> HolderRow:
+    """A row of HOLDER_COLUMNS (SQLite hands booleans back as integers on the raw cursor)."""
+    context, subject, version, deleted, created_at, schema_pk, schema_id = row
+    return HolderRow(context, subject, version, bool(deleted), created_at, schema_pk, schema_id)
+
+
 class ListingQueries:
+    """The cross-subject part of `SqlStore`."""
+
     conn: Connection
     dialect: str
 
-    def subject_summaries(self, context: str | None, prefix: str) -> list[tuple[str, str, int, int]]:
+    def subject_summaries(self, context: str | None, prefix: str) -> list[SubjectSummary]:
         """(context, name, live versions, all versions) for subjects that have versions."""
         if not storable(context, prefix):
             return []
@@ -100,7 +88,7 @@ class ListingQueries:
             .group_by(S.c.context, S.c.name)
         )
         query = _in_scope(query, context, prefix)
-        return [(r[0], r[1], int(r[2] or 0), int(r[3])) for r in self.conn.execute(query)]
+        return [SubjectSummary(r[0], r[1], int(r[2] or 0), int(r[3])) for r in self.conn.execute(query)]
 
     def all_holders(self, context: str | None, prefix: str, include_deleted: bool) -> list[HolderRow]:
         if not storable(context, prefix):
@@ -108,7 +96,7 @@ class ListingQueries:
         query = _in_scope(select(*HOLDER_COLUMNS).select_from(HOLDER_JOIN).where(S.c.name != ""), context, prefix)
         if not include_deleted:
             query = query.where(V.c.deleted.is_(False))
-        return [HolderRow(*r) for r in self.conn.execute(query)]
+        return [holder_row(r) for r in self.conn.execute(query)]
 
     def holders_of_subjects(self, subjects: Sequence[tuple[str, str]], include_deleted: bool) -> list[HolderRow]:
         """`all_holders` for named (context, name) subjects rather than a prefix: the alias
@@ -123,7 +111,7 @@ class ListingQueries:
         )
         if not include_deleted:
             query = query.where(V.c.deleted.is_(False))
-        return [HolderRow(*r) for r in self.conn.execute(query)]
+        return [holder_row(r) for r in self.conn.execute(query)]
 
     def configured_subjects(self, context: str | None, prefix: str) -> list[SubjectRow]:
         """Subjects in a listing's scope (the same `context`/`prefix` rule as `all_holders`)

@@ -1,19 +1,20 @@
-"""Per-subject reads, every write, and the transactions and locks around them.
+"""Per-subject reads, every write, and the transactions and locks around them: the SQL
+implementation of the core's `Storage` and `Store` protocols (`app.core.store`).
 
-Cross-subject listings are in `listings.py` (a mixin of `Store`); the hottest reads run on
+Cross-subject listings are in `listings.py` (a mixin of `SqlStore`); the hottest reads run on
 the raw cursor through `direct.py`. `Repository.read()` / `Repository.write()` hand out a
-`Store` bound to one connection. A write is one transaction: the subject row is locked (`SELECT ... FOR UPDATE` on
-PostgreSQL; SQLite takes its single writer lock with `BEGIN IMMEDIATE`), so version
-numbers are assigned one at a time per subject while different subjects proceed in
-parallel on PostgreSQL.
+`SqlStore` bound to one connection. A write is one transaction: the subject row is locked
+(`SELECT ... FOR UPDATE` on PostgreSQL; SQLite takes its single writer lock with
+`BEGIN IMMEDIATE`), so version numbers are assigned one at a time per subject while
+different subjects proceed in parallel on PostgreSQL.
 """
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import (
     Connection,
@@ -32,20 +33,30 @@ from sqlalchemy import (
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from app.core.identity import guid_from_hash
-from app.core.records import StoredSchema
-from app.core.types import DEFAULT_CONTEXT, SchemaReference
+from app.core.errors import WriteConflict
+from app.core.records import DEFAULT_CONTEXT, SchemaReference, StoredSchema
+from app.core.store import (
+    HintedHolders,
+    HolderRow,
+    NewSchema,
+    ReferrerRow,
+    SchemaKeyRow,
+    ScopedVersion,
+    SubjectHead,
+    SubjectRow,
+    SubjectVersionRow,
+    VersionRow,
+)
 from app.storage.direct import DirectStatement, json_value
 from app.storage.engine import is_transient, make_engine, transactional
 from app.storage.listings import (
     HOLDER_COLUMNS,
     HOLDER_JOIN,
     SC,
-    HolderRow,
     ListingQueries,
     S,
-    SubjectRow,
     V,
+    holder_row,
     insert_ignoring_conflict,
     storable,
     subject_row,
@@ -56,36 +67,13 @@ R = SchemaReferenceRow.__table__
 IDC = IdCounter.__table__
 
 
-class WriteConflict(Exception):
-    """A concurrent writer won a race (unique key, deadlock, busy database); retry the transaction."""
-
-
-class VersionRow(NamedTuple):
-    version: int
-    schema_pk: int
-    schema_id: int
-    hash: str
-    deleted: bool
-    created_at: int
-
-
-class ReferrerRow(NamedTuple):
-    """A subject-version whose schema references a given subject-version (`ref_version`)."""
-
-    schema_context: str
-    schema_id: int
-    subject_id: int
-    deleted: bool
-    ref_version: int
-
-
 def _stored_schema(row: Any) -> StoredSchema:
     refs = tuple(SchemaReference(r["name"], r["subject"], r["version"]) for r in row.references_doc or ())
     return StoredSchema(
         key=row.pk,
         context=row.context,
         id=row.id,
-        guid=guid_from_hash(row.hash),
+        hash=row.hash,
         schema_type=row.schema_type,
         schema=row.schema_text,
         references=refs,
@@ -152,16 +140,31 @@ _HOLDERS_WITH_HINT_DIRECT = DirectStatement(
 )
 
 
-def _holder(row: Sequence[Any]) -> HolderRow:
-    context, subject, version, deleted, created_at, schema_pk, schema_id = row
-    return HolderRow(context, subject, version, bool(deleted), created_at, schema_pk, schema_id)
-
-
 _SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
 
 
-class Store(ListingQueries):
-    """Queries on one connection (inside one transaction for writes)."""
+_VERSION_COLUMNS = (V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at)
+_SELECT_LIVE_VERSIONS = _SELECT_VERSIONS.where(V.c.deleted.is_(False))
+_LATEST_LIVE_OF_SUBJECT = (
+    select(*_VERSION_COLUMNS).select_from(V.join(SC, SC.c.pk == V.c.schema_pk))
+    .where(V.c.subject_id == bindparam("subject_id"), V.c.deleted.is_(False))
+    .order_by(V.c.version.desc()).limit(1)
+)
+_LAST_VERSION = select(func.max(V.c.version)).where(V.c.subject_id == bindparam("subject_id"))
+_VERSIONS_WITH_TEXT = _SELECT_VERSIONS.where(SC.c.schema_text == bindparam("text"))
+_VERSIONS_OF_SCHEMA = _SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
+_HAS_VERSION = select(
+    exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version"))
+)
+
+
+def _version_row(row: Any) -> VersionRow:
+    version, schema_pk, schema_id, digest, deleted, created_at = row
+    return VersionRow(version, schema_pk, schema_id, digest, bool(deleted), created_at)
+
+
+class SqlStore(ListingQueries):
+    """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):
         self.conn = conn
@@ -220,26 +223,47 @@ class Store(ListingQueries):
 
     # ------------------------------------------------------------ versions
     def versions(self, subject_id: int) -> list[VersionRow]:
-        rows = self.conn.execute(_SELECT_VERSIONS, {"subject_id": subject_id}).all()
-        return [VersionRow(*r) for r in rows]
+        """Every version, oldest first."""
+        return [_version_row(r) for r in self.conn.execute(_SELECT_VERSIONS, {"subject_id": subject_id})]
 
-    def subject_version(
-        self, context: str, name: str, version: int | None
-    ) -> tuple[SubjectRow | None, VersionRow | None]:
+    def live_versions(self, subject_id: int) -> list[VersionRow]:
+        return [_version_row(r) for r in self.conn.execute(_SELECT_LIVE_VERSIONS, {"subject_id": subject_id})]
+
+    def subject_head(self, subject_id: int) -> SubjectHead:
+        """Two indexed look-ups, whatever the subject's length."""
+        params = {"subject_id": subject_id}
+        last = self.conn.execute(_LAST_VERSION, params).scalar()
+        latest = self.conn.execute(_LATEST_LIVE_OF_SUBJECT, params).first()
+        return SubjectHead(int(last or 0), _version_row(latest) if latest else None)
+
+    def versions_with_text(self, subject_id: int, text: str) -> list[VersionRow]:
+        """Versions whose schema has exactly this text, oldest first: the only ones a
+        registration or lookup can match (equal identity implies equal text)."""
+        params = {"subject_id": subject_id, "text": text}
+        return [_version_row(r) for r in self.conn.execute(_VERSIONS_WITH_TEXT, params)]
+
+    def versions_of_schema(self, subject_id: int, schema_pk: int) -> list[VersionRow]:
+        params = {"subject_id": subject_id, "schema_pk": schema_pk}
+        return [_version_row(r) for r in self.conn.execute(_VERSIONS_OF_SCHEMA, params)]
+
+    def has_version(self, subject_id: int, version: int) -> bool:
+        return bool(self.conn.execute(_HAS_VERSION, {"subject_id": subject_id, "version": version}).scalar())
+
+    def subject_version(self, context: str, name: str, version: int | None) -> SubjectVersionRow:
         """The read path's one query: a subject row with one version (None = latest live)."""
         if not storable(context, name):
-            return None, None
+            return SubjectVersionRow(None, None)
         if version is None:
             rows = _LATEST_VERSION_DIRECT.rows(self.conn, {"context": context, "name": name})
         else:
             rows = _NUMBERED_VERSION_DIRECT.rows(self.conn, {"context": context, "name": name, "version": version})
         if not rows:
-            return None, None
+            return SubjectVersionRow(None, None)
         sid, ctx, subject_name, config, mode, number, schema_pk, schema_id, digest, deleted, created_at = rows[0]
         subject = SubjectRow(sid, ctx, subject_name, json_value(config), mode)
         if number is None:
-            return subject, None
-        return subject, VersionRow(number, schema_pk, schema_id, digest, bool(deleted), created_at)
+            return SubjectVersionRow(subject, None)
+        return SubjectVersionRow(subject, VersionRow(number, schema_pk, schema_id, digest, bool(deleted), created_at))
 
     def insert_version(self, subject_id: int, version: int, schema_pk: int) -> int:
         ts = now_ms()
@@ -263,9 +287,7 @@ class Store(ListingQueries):
             self.conn.execute(delete(R).where(R.c.schema_pk.in_(select(SC.c.pk).where(orphan))))
             self.conn.execute(delete(SC).where(orphan))
 
-    def versions_in_scope(
-        self, context: str | None, name: str | None
-    ) -> list[tuple[int, str, str, VersionRow]]:
+    def versions_in_scope(self, context: str | None, name: str | None) -> list[ScopedVersion]:
         """(subject id, context, subject, version) for one subject, a context, or everything."""
         if not storable(context, name):
             return []
@@ -277,7 +299,7 @@ class Store(ListingQueries):
             query = query.where(S.c.context == context)
         if name is not None:
             query = query.where(S.c.name == name)
-        return [(r[0], r[1], r[2], VersionRow(*r[3:])) for r in self.conn.execute(query)]
+        return [ScopedVersion(r[0], r[1], r[2], _version_row(r[3:])) for r in self.conn.execute(query)]
 
     # ------------------------------------------------------------ schemas
     def holders_of_id(self, schema_id: int, context: str | None = None) -> list[HolderRow]:
@@ -287,26 +309,22 @@ class Store(ListingQueries):
             rows = _HOLDERS_DIRECT.rows(self.conn, {"schema_id": schema_id})
         else:
             rows = _HOLDERS_IN_CONTEXT_DIRECT.rows(self.conn, {"schema_id": schema_id, "context": context})
-        return [_holder(r) for r in rows]
+        return [holder_row(r) for r in rows]
 
-    def holders_with_hint(
-        self, schema_id: int, context: str, name: str
-    ) -> tuple[list[HolderRow], dict[str, Any] | None]:
-        """Every holder of an id (all contexts), and the own config of the hinted subject;
-        the config is only known when the id has holders, which is the only case that needs it."""
+    def holders_with_hint(self, schema_id: int, context: str, name: str) -> HintedHolders:
         if not storable(context, name):
-            return self.holders_of_id(schema_id), None
+            return HintedHolders(self.holders_of_id(schema_id), None)
         rows = _HOLDERS_WITH_HINT_DIRECT.rows(self.conn, {"schema_id": schema_id, "context": context, "name": name})
-        return [_holder(r[:-1]) for r in rows], (json_value(rows[0][-1]) if rows else None)
+        return HintedHolders([holder_row(r[:-1]) for r in rows], json_value(rows[0][-1]) if rows else None)
 
-    def schemas_by_hash(self, digest: str, context: str | None = None) -> list[tuple[int, str, int]]:
+    def schemas_by_hash(self, digest: str, context: str | None = None) -> list[SchemaKeyRow]:
         """(pk, context, id) of stored schemas with this identity hash, lowest id first."""
         if not storable(context):
             return []
         query = select(SC.c.pk, SC.c.context, SC.c.id).where(SC.c.hash == digest)
         if context is not None:
             query = query.where(SC.c.context == context)
-        return [tuple(r) for r in self.conn.execute(query.order_by(SC.c.context, SC.c.id))]  # type: ignore[misc]
+        return [SchemaKeyRow(*r) for r in self.conn.execute(query.order_by(SC.c.context, SC.c.id))]
 
     def schema_pk_for_id(self, context: str, schema_id: int) -> int | None:
         return self.conn.execute(select(SC.c.pk).where(SC.c.context == context, SC.c.id == schema_id)).scalar()
@@ -321,9 +339,6 @@ class Store(ListingQueries):
             return {}
         rows = self.conn.execute(_SELECT_SCHEMAS, {"pks": wanted}).all()
         return {row.pk: _stored_schema(row) for row in rows}
-
-    def load_schema(self, pk: int) -> StoredSchema | None:
-        return self.load_schemas([pk]).get(pk)
 
     def lock_hash(self, digest: str) -> None:
         """Serialize registrations of the same content across subjects (PostgreSQL), so two
@@ -363,46 +378,35 @@ class Store(ListingQueries):
     def _ensure_counter(self, context: str) -> None:
         self.conn.execute(sqlite.insert(IDC).values(name=context, value=0).on_conflict_do_nothing())
 
-    def insert_schema(
-        self,
-        context: str,
-        schema_id: int,
-        digest: str,
-        schema_type: str,
-        text_: str,
-        references: list[tuple[SchemaReference, str, str]],
-        metadata: dict[str, Any] | None,
-        rule_set: dict[str, Any] | None,
-    ) -> int:
-        """Store new content. Each reference comes as (reference as stored, context and
-        subject name it points at), the latter being what `referencedby` queries."""
+    def insert_schema(self, schema: NewSchema) -> int:
+        """Store new content and its reference rows (what `referencedby` queries)."""
         pk = self.conn.execute(
             insert(SC)
             .values(
-                context=context,
-                id=schema_id,
-                hash=digest,
-                schema_type=schema_type,
-                schema_text=text_,
-                references_doc=[ref.to_json() for ref, _, _ in references] or None,
-                metadata_doc=metadata,
-                rule_set_doc=rule_set,
+                context=schema.context,
+                id=schema.id,
+                hash=schema.hash,
+                schema_type=schema.schema_type,
+                schema_text=schema.text,
+                references_doc=[r.reference.to_json() for r in schema.references] or None,
+                metadata_doc=schema.metadata,
+                rule_set_doc=schema.rule_set,
             )
             .returning(SC.c.pk)
         ).scalar_one()
-        if references:
+        if schema.references:
             self.conn.execute(
                 insert(R),
                 [
                     {
                         "schema_pk": pk,
                         "position": i,
-                        "name": ref.name,
-                        "ref_context": ctx,
-                        "ref_subject": name,
-                        "ref_version": ref.version,
+                        "name": r.reference.name,
+                        "ref_context": r.context,
+                        "ref_subject": r.subject,
+                        "ref_version": r.reference.version,
                     }
-                    for i, (ref, ctx, name) in enumerate(references)
+                    for i, r in enumerate(schema.references)
                 ],
             )
         return int(pk)
@@ -429,22 +433,22 @@ class Repository:
         return cls(make_engine(url))
 
     @contextmanager
-    def read(self) -> Iterator[Store]:
+    def read(self) -> Iterator[SqlStore]:
         """Reads run in autocommit (the engine's default, see engine.py): no BEGIN/ROLLBACK
         round trips on the hot path."""
         with self.engine.connect() as conn:
             if conn.dialect.name == "sqlite":
                 conn.execution_options(sqlite_no_begin=True)  # pysqlite's own autocommit is on
-            yield Store(conn)
+            yield SqlStore(conn)
 
     @contextmanager
-    def write(self) -> Iterator[Store]:
+    def write(self) -> Iterator[SqlStore]:
         """One transaction; concurrency failures surface as WriteConflict for the caller to retry."""
         try:
             with self.engine.connect() as conn:
                 transactional(conn)
                 with conn.begin():
-                    yield Store(conn)
+                    yield SqlStore(conn)
         except IntegrityError as exc:
             raise WriteConflict(str(exc.orig)) from exc
         except DBAPIError as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.records import StoredSchema
-from app.core.registration import merged_documents
+from app.core.documents import merged_documents
 from app.core.registry import RegistryService
 from app.core.types import SchemaRequest
 
@@ -13,7 +13,7 @@ V2 = '{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b
 
 
 def stored(metadata: dict[str, Any] | None) -> StoredSchema:
-    return StoredSchema(key=1, context=".", id=1, guid="", schema_type="AVRO", schema=V1, metadata=metadata)
+    return StoredSchema(key=1, context=".", id=1, hash="0" * 32, schema_type="AVRO", schema=V1, metadata=metadata)
 
 
 def test_request_metadata_replaces_the_previous_as_a_whole() -> None:

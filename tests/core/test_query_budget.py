@@ -55,7 +55,7 @@ def fresh_service(settings: Settings) -> Iterator[RegistryService]:
     try:
         yield app.extensions["registry"]
     finally:
-        app.extensions["registry"].repo.engine.dispose()
+        app.extensions["registry"].storage.engine.dispose()
 
 
 def test_cold_registration_costs_a_constant_number_of_statements(
@@ -66,7 +66,7 @@ def test_cold_registration_costs_a_constant_number_of_statements(
         subject = f"grows-{existing}"
         seed(service, subject, existing)
         with fresh_service(settings) as cold:
-            with counted(cold.repo.engine) as statements:
+            with counted(cold.storage.engine) as statements:
                 registered = cold.register(subject, SchemaRequest(schema=schema_with_fields(existing + 1)))
         assert registered.version == existing + 1
         costs[existing] = len(statements)
@@ -82,7 +82,7 @@ def test_warm_reads_are_one_statement(service: RegistryService, app: Any, path: 
     seed(service, "grows", 5)
     client = app.test_client()
     assert client.get(path).status_code == 200  # warms the content cache
-    with counted(service.repo.engine) as statements:
+    with counted(service.storage.engine) as statements:
         assert client.get(path).status_code == 200
     assert len(statements) == 1, statements
 
@@ -116,7 +116,7 @@ def test_warm_transitive_check_parses_only_the_candidate(
         assert counting.parses == 101  # cold: the candidate and each of the 100 stored versions
 
         counting.parses = 0
-        with counted(cold.repo.engine) as statements:
+        with counted(cold.storage.engine) as statements:
             assert cold.check_compatibility("grows", None, candidate).is_compatible
         assert counting.parses == 1
         assert len(statements) <= 5, statements

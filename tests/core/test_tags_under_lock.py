@@ -71,7 +71,7 @@ def test_a_missing_base_version_is_reported_before_registrations_name_rules(serv
     global context) still answers 40401, and the failed attempt leaves no subject behind."""
     with pytest.raises(SubjectNotFound):
         service.modify_tags(":.__GLOBAL:s", "1", TagRequest())
-    with service.repo.read() as store:
+    with service.storage.read() as store:
         assert store.subject(".__GLOBAL", "s") is None
 
 

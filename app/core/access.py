@@ -1,0 +1,102 @@
+"""Who may do what: the caller of an operation, the authorizer the service consults, and the
+events it emits after each write.
+
+The service calls the authorizer at the one place where it knows which subject an operation
+really touches: after following an alias, after the other-context fallback, for each holder
+of an id, for every subject whose schema a reference reads, and over every listing. So an
+authorizer (the security layer's, later) never has to second-guess aliases or contexts: it
+is asked about qualified subject names (`:.ctx:name` outside the default context; the empty
+name for a context's or the global settings). The default allows everything.
+"""
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from app.core.errors import Forbidden
+
+
+class Action(str, enum.Enum):
+    READ = "read"                   # schemas, versions, lookups, compatibility checks, listings
+    WRITE = "write"                 # registrations and tag edits
+    DELETE = "delete"               # soft and hard deletes of subjects, versions and contexts
+    READ_CONFIG = "read_config"     # config and mode reads
+    WRITE_CONFIG = "write_config"   # config and mode changes
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller as the authentication layer identified it."""
+
+    name: str
+    roles: frozenset[str] = field(default_factory=frozenset)
+
+
+ANONYMOUS = Principal("anonymous")
+
+
+class Authorizer(Protocol):
+    def check(self, principal: Principal, action: Action, subject: str) -> None:
+        """Return if `principal` may do `action` on `subject`; raise `Forbidden` otherwise."""
+        ...
+
+    def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
+        """The subjects `principal` may read, in the given order."""
+        ...
+
+
+class AllowAll:
+    """The default: no authorization configured."""
+
+    def check(self, principal: Principal, action: Action, subject: str) -> None:
+        return None
+
+    def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
+        return list(subjects)
+
+
+@dataclass(frozen=True)
+class WriteEvent:
+    """What a committed write changed, for the audit trail and metrics. `versions` and
+    `schema_id` are set where the write has them (registration, deletes)."""
+
+    action: Action
+    operation: str
+    subject: str
+    principal: Principal
+    versions: tuple[int, ...] = ()
+    schema_id: int | None = None
+
+
+EventSink = Callable[[WriteEvent], None]
+
+
+def no_events(event: WriteEvent) -> None:
+    """The default sink."""
+
+
+@dataclass(frozen=True)
+class Guard:
+    """An authorizer bound to one caller: what the service's flows carry around."""
+
+    authorizer: Authorizer
+    principal: Principal
+
+    @property
+    def unrestricted(self) -> bool:
+        """No authorizer configured: the flows skip the per-holder filtering work."""
+        return isinstance(self.authorizer, AllowAll)
+
+    def check(self, action: Action, subject: str) -> None:
+        self.authorizer.check(self.principal, action, subject)
+
+    def readable(self, subject: str) -> bool:
+        return self.unrestricted or bool(self.authorizer.filter(self.principal, [subject]))
+
+    def filter(self, subjects: Iterable[str]) -> list[str]:
+        return self.authorizer.filter(self.principal, subjects)
+
+
+OPEN = Guard(AllowAll(), ANONYMOUS)

@@ -1,0 +1,189 @@
+"""What the core needs from storage: the `Storage` and `Store` protocols and their row records.
+
+The core owns this interface and `app/storage` implements it (with SQL), so the registry's
+rules never see a query, a connection or SQLAlchemy, and storage sees nothing of the rules:
+it imports only these records, `app.core.records` and `app.core.errors`.
+
+A `Store` is bound to one connection; `Storage.read()` hands out one in autocommit for
+reads, `Storage.write()` one inside a transaction. Every method returns named records, never
+bare rows, and answers "nothing" (None, [], False) for names that cannot be stored at all.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, NamedTuple, Protocol
+
+from app.core.records import StoredSchema, SchemaReference
+
+
+class SubjectRow(NamedTuple):
+    """A subject, or (with an empty name) a context's or the global settings row."""
+
+    id: int
+    context: str
+    name: str
+    config: dict[str, Any] | None
+    mode: str | None
+
+
+class VersionRow(NamedTuple):
+    """One version of a subject: `schema_pk` is the stored content's key, `hash` its identity."""
+
+    version: int
+    schema_pk: int
+    schema_id: int
+    hash: str
+    deleted: bool
+    created_at: int
+
+
+class SubjectVersionRow(NamedTuple):
+    """A subject looked up with one of its versions; either may be missing."""
+
+    subject: SubjectRow | None
+    version: VersionRow | None
+
+
+class SubjectHead(NamedTuple):
+    """What registration needs of a subject's history without reading all of it: the highest
+    version number ever used (0 when none) and the newest live version."""
+
+    last_version: int
+    latest_live: VersionRow | None
+
+
+class HolderRow(NamedTuple):
+    """A subject-version holding a schema."""
+
+    context: str
+    subject: str
+    version: int
+    deleted: bool
+    created_at: int
+    schema_pk: int
+    schema_id: int
+
+
+class HintedHolders(NamedTuple):
+    """Every holder of an id, and the own config of the subject a `?subject=` hint names
+    (known only when the id has holders, the only case that needs it)."""
+
+    holders: list[HolderRow]
+    hint_config: dict[str, Any] | None
+
+
+class ReferrerRow(NamedTuple):
+    """A subject-version whose schema references a given subject-version (`ref_version`)."""
+
+    schema_context: str
+    schema_id: int
+    subject_id: int
+    deleted: bool
+    ref_version: int
+
+
+class SchemaKeyRow(NamedTuple):
+    """A stored schema's storage key and its public id inside its context."""
+
+    pk: int
+    context: str
+    id: int
+
+
+class SubjectSummary(NamedTuple):
+    context: str
+    name: str
+    live_versions: int
+    all_versions: int
+
+
+class ScopedVersion(NamedTuple):
+    """A version with the subject it belongs to (IMPORT's clean-up over a whole scope)."""
+
+    subject_id: int
+    context: str
+    subject: str
+    version: VersionRow
+
+
+class ResolvedReference(NamedTuple):
+    """A reference as stored (its real version number), with the context and plain subject
+    name it points at: what `referencedby` and the delete guards query."""
+
+    reference: SchemaReference
+    context: str
+    subject: str
+
+
+class NewSchema(NamedTuple):
+    """Content to store under a fresh (or imported) id."""
+
+    context: str
+    id: int
+    hash: str
+    schema_type: str
+    text: str
+    references: Sequence[ResolvedReference]
+    metadata: dict[str, Any] | None
+    rule_set: dict[str, Any] | None
+
+
+class Store(Protocol):
+    """Queries and writes on one connection (inside one transaction for writes)."""
+
+    # subjects and their settings rows
+    def subject(self, context: str, name: str) -> SubjectRow | None: ...
+    def settings_rows(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SubjectRow]: ...
+    def lock_subject(self, context: str, name: str) -> SubjectRow: ...
+    def set_subject_settings(self, context: str, name: str, **values: Any) -> None: ...
+    def drop_subject_if_unused(self, subject_id: int) -> None: ...
+    def clear_subject(self, subject_id: int) -> None: ...
+    def subject_modes(self, context: str | None) -> list[SubjectRow]: ...
+    def subjects_named(self, name: str) -> list[SubjectRow]: ...
+    def configured_subjects(self, context: str | None, prefix: str) -> list[SubjectRow]: ...
+    def subject_summaries(self, context: str | None, prefix: str) -> list[SubjectSummary]: ...
+
+    # versions
+    def versions(self, subject_id: int) -> list[VersionRow]: ...
+    def live_versions(self, subject_id: int) -> list[VersionRow]: ...
+    def subject_head(self, subject_id: int) -> SubjectHead: ...
+    def versions_with_text(self, subject_id: int, text: str) -> list[VersionRow]: ...
+    def versions_of_schema(self, subject_id: int, schema_pk: int) -> list[VersionRow]: ...
+    def has_version(self, subject_id: int, version: int) -> bool: ...
+    def subject_version(self, context: str, name: str, version: int | None) -> SubjectVersionRow: ...
+    def insert_version(self, subject_id: int, version: int, schema_pk: int) -> int: ...
+    def soft_delete(self, subject_id: int, versions: list[int]) -> None: ...
+    def hard_delete(self, subject_id: int, versions: list[int], schema_pks: Iterable[int]) -> None: ...
+    def versions_in_scope(self, context: str | None, name: str | None) -> list[ScopedVersion]: ...
+
+    # schemas and their holders
+    def holders_of_id(self, schema_id: int, context: str | None = None) -> list[HolderRow]: ...
+    def holders_with_hint(self, schema_id: int, context: str, name: str) -> HintedHolders: ...
+    def all_holders(self, context: str | None, prefix: str, include_deleted: bool) -> list[HolderRow]: ...
+    def holders_of_subjects(
+        self, subjects: Sequence[tuple[str, str]], include_deleted: bool
+    ) -> list[HolderRow]: ...
+    def schemas_by_hash(self, digest: str, context: str | None = None) -> list[SchemaKeyRow]: ...
+    def schema_pk_for_id(self, context: str, schema_id: int) -> int | None: ...
+    def max_id(self, context: str) -> int | None: ...
+    def load_schemas(self, pks: Iterable[int]) -> dict[int, StoredSchema]: ...
+    def lock_hash(self, digest: str) -> None: ...
+    def allocate_id(self, context: str) -> int: ...
+    def move_id_allocation_past(self, context: str, schema_id: int) -> None: ...
+    def insert_schema(self, schema: NewSchema) -> int: ...
+    def referrers(self, context: str, subject: str, versions: Iterable[int]) -> list[ReferrerRow]: ...
+
+    # contexts
+    def contexts(self) -> list[str]: ...
+    def ensure_context(self, context: str) -> None: ...
+    def context_in_use(self, context: str) -> bool: ...
+    def delete_context(self, context: str) -> None: ...
+
+
+class Storage(Protocol):
+    """Hands out stores. `write()` is one transaction; when a concurrent writer wins a race
+    it raises `app.core.errors.WriteConflict` and the caller retries the whole transaction."""
+
+    def read(self) -> AbstractContextManager[Store]: ...
+    def write(self) -> AbstractContextManager[Store]: ...
