@@ -139,7 +139,7 @@ def app(settings):
     yield app
     # Close pooled connections now: dropping a PostgreSQL database that still has sessions
     # means terminating them, which costs more than the test itself.
-    app.extensions["registry"].storage.engine.dispose()
+    app.extensions["registry"].storage.close()
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ from app.core.errors import (
     SubjectSoftDeleted,
     VersionNotFound,
 )
+from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, SubjectVersion
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
@@ -73,6 +74,7 @@ class RegistryService:
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
+        self.read_cache = ReadCache(storage, settings.schema_cache_mb * 1024 * 1024 // 4)
 
     def guard(self, principal: Principal) -> Guard:
         return Guard(self.authorizer, principal)
@@ -85,7 +87,11 @@ class RegistryService:
         self, schema_id: int, subject: str | None = None, fmt: str | None = None, fetch_max_id: bool = False,
         *, principal: Principal = ANONYMOUS,
     ) -> SchemaById:
-        return self.schema_reads.schema_by_id(schema_id, subject, fmt, fetch_max_id, self.guard(principal))
+        guard = self.guard(principal)
+        load = lambda: self.schema_reads.schema_by_id(schema_id, subject, fmt, fetch_max_id, guard)  # noqa: E731
+        if not guard.unrestricted:
+            return load()
+        return self.read_cache.get(("id", schema_id, subject, fmt, fetch_max_id), load, _reply_bytes)
 
     def schema_by_guid(self, guid: str, fmt: str | None = None, *, principal: Principal = ANONYMOUS) -> SchemaById:
         return self.schema_reads.schema_by_guid(guid, fmt, self.guard(principal))
@@ -160,9 +166,15 @@ class RegistryService:
     ) -> SubjectVersion:
         """`version` is the raw path segment ("latest", "-1", "3"); 42202 when malformed.
         `latest` is the newest live version whatever `deleted` says."""
+        guard = self.guard(principal)
+        load = lambda: self._get_version(subject, version, deleted, fmt, guard)  # noqa: E731
+        if not guard.unrestricted:
+            return load()
+        return self.read_cache.get(("version", subject, version, deleted, fmt), load, _reply_bytes)
+
+    def _get_version(self, subject: str, version: str, deleted: bool, fmt: str | None, guard: Guard) -> SubjectVersion:
         number = parse_version(version)
         qs = QualifiedSubject.parse(subject)
-        guard = self.guard(principal)
         with self.storage.read() as store:
             row, found = store.subject_version(qs.context, qs.name, number)
             target = alias_of(qs, row)
@@ -394,6 +406,12 @@ class RegistryService:
         if not any(deleted or not v.deleted for v in versions):
             return SubjectNotFound.for_subject(qs.qualified())
         return VersionNotFound.for_version(-1 if number is None else number)
+
+
+def _reply_bytes(reply: SchemaById | SubjectVersion) -> int:
+    """What a cached reply holds beyond the content cache's share: its text, when rendered
+    (`format=`), and the record objects."""
+    return len(reply.text) + 300
 
 
 def _settings_scope(subject: str | None) -> str:

@@ -10,7 +10,7 @@ bare rows, and answers "nothing" (None, [], False) for names that cannot be stor
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, NamedTuple, Protocol
 
@@ -187,3 +187,8 @@ class Storage(Protocol):
 
     def read(self) -> AbstractContextManager[Store]: ...
     def write(self) -> AbstractContextManager[Store]: ...
+
+    def change_token(self) -> Hashable | None:
+        """A value that changes whenever a write commits (anywhere, as far as storage can
+        tell); None when it cannot tell, and then nothing may be served from a cache."""
+        ...

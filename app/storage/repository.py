@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -47,6 +47,7 @@ from app.core.store import (
     SubjectVersionRow,
     VersionRow,
 )
+from app.storage.changes import CHANNEL, ChangeSignal
 from app.storage.direct import DirectStatement, json_value
 from app.storage.engine import is_transient, make_engine, transactional
 from app.storage.listings import (
@@ -64,6 +65,7 @@ from app.storage.listings import (
 from app.storage.models import IdCounter, SchemaReferenceRow
 
 R = SchemaReferenceRow.__table__
+_NOTIFY = text(f"NOTIFY {CHANNEL}")
 IDC = IdCounter.__table__
 
 
@@ -425,12 +427,26 @@ class SqlStore(ListingQueries):
 
 
 class Repository:
+    """`app.core.store.Storage` over one SQLAlchemy engine."""
+
     def __init__(self, engine: Engine):
         self.engine = engine
+        url = engine.url
+        fleet = url.set(drivername="postgresql").render_as_string(hide_password=False) \
+            if url.get_backend_name() == "postgresql" else None
+        self.changes = ChangeSignal(url.render_as_string(hide_password=True), fleet)
 
     @classmethod
     def from_url(cls, url: str) -> Repository:
         return cls(make_engine(url))
+
+    def change_token(self) -> Hashable | None:
+        return self.changes.token()
+
+    def close(self) -> None:
+        """Stop the change listener and close pooled connections."""
+        self.changes.close()
+        self.engine.dispose()
 
     @contextmanager
     def read(self) -> Iterator[SqlStore]:
@@ -443,12 +459,16 @@ class Repository:
 
     @contextmanager
     def write(self) -> Iterator[SqlStore]:
-        """One transaction; concurrency failures surface as WriteConflict for the caller to retry."""
+        """One transaction; concurrency failures surface as WriteConflict for the caller to retry.
+        Other processes learn of the commit through the change signal (changes.py)."""
         try:
             with self.engine.connect() as conn:
                 transactional(conn)
                 with conn.begin():
                     yield SqlStore(conn)
+                    if conn.dialect.name == "postgresql":
+                        conn.execute(_NOTIFY)  # delivered on commit, dropped on rollback
+            self.changes.committed()
         except IntegrityError as exc:
             raise WriteConflict(str(exc.orig)) from exc
         except DBAPIError as exc:

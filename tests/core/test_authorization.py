@@ -45,8 +45,8 @@ def denying(settings: Settings) -> Iterator[tuple[RegistryService, RegistryServi
     authorizer, events = DenySecret(), []
     guarded = build_registry(settings, authorizer=authorizer, events=events.append)
     yield open_service, guarded, authorizer, events
-    open_service.storage.engine.dispose()  # type: ignore[attr-defined]
-    guarded.storage.engine.dispose()  # type: ignore[attr-defined]
+    open_service.storage.close()  # type: ignore[attr-defined]
+    guarded.storage.close()  # type: ignore[attr-defined]
 
 
 def test_an_alias_is_authorized_as_the_subject_it_stands_for(denying) -> None:

@@ -7,6 +7,7 @@ on any machine, and they catch an N+1 over versions the moment one creeps in.
 from __future__ import annotations
 
 import json
+import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -48,6 +49,15 @@ def seed(service: RegistryService, subject: str, versions: int) -> None:
         service.register(subject, SchemaRequest(schema=schema_with_fields(n)))
 
 
+def wait_for_change_token(service: RegistryService) -> None:
+    """On PostgreSQL the change listener connects in the background; until it listens,
+    every read goes to the database."""
+    deadline = time.monotonic() + 10
+    while service.storage.change_token() is None:
+        assert time.monotonic() < deadline, "the change listener never connected"
+        time.sleep(0.01)
+
+
 @contextmanager
 def fresh_service(settings: Settings) -> Iterator[RegistryService]:
     """A second application on the same database: its caches start empty (a cold process)."""
@@ -55,7 +65,7 @@ def fresh_service(settings: Settings) -> Iterator[RegistryService]:
     try:
         yield app.extensions["registry"]
     finally:
-        app.extensions["registry"].storage.engine.dispose()
+        app.extensions["registry"].storage.close()
 
 
 def test_cold_registration_costs_a_constant_number_of_statements(
@@ -82,9 +92,42 @@ def test_warm_reads_are_one_statement(service: RegistryService, app: Any, path: 
     seed(service, "grows", 5)
     client = app.test_client()
     assert client.get(path).status_code == 200  # warms the content cache
+    service.register("other", SchemaRequest(schema=schema_with_fields(1)))  # a commit: replies must be re-read
     with counted(service.storage.engine) as statements:
         assert client.get(path).status_code == 200
     assert len(statements) == 1, statements
+
+
+@pytest.mark.parametrize("path", [
+    "/schemas/ids/3", "/subjects/grows/versions/3", "/subjects/grows/versions/latest",
+])
+def test_hot_reads_need_no_statement_until_something_is_committed(
+    service: RegistryService, app: Any, path: str
+) -> None:
+    seed(service, "grows", 5)
+    client = app.test_client()
+    wait_for_change_token(service)
+    first = client.get(path).get_json()
+    with counted(service.storage.engine) as statements:
+        assert client.get(path).get_json() == first
+    assert statements == []
+    client.delete("/subjects/grows/versions/3")
+    client.delete("/subjects/grows/versions/5")
+    after = client.get(path)
+    assert after.get_json() != first or after.status_code != 200
+
+
+def test_a_write_by_another_process_on_this_host_is_seen_at_once(
+    service: RegistryService, app: Any, settings: Settings
+) -> None:
+    """Two services on one database stand for two gunicorn workers: what one commits, the
+    other's next read sees, with no stale cached reply in between."""
+    seed(service, "grows", 2)
+    client = app.test_client()
+    assert client.get("/subjects/grows/versions/latest").get_json()["version"] == 2
+    with fresh_service(settings) as other:
+        other.register("grows", SchemaRequest(schema=schema_with_fields(3)))
+    assert client.get("/subjects/grows/versions/latest").get_json()["version"] == 3
 
 
 class CountingFormat:

@@ -1,0 +1,41 @@
+"""Replies to the hottest reads (`GET /schemas/ids/{id}`, `GET /subjects/{s}/versions/{v}`),
+reused while storage reports that nothing was committed since they were read.
+
+A reply depends on more than immutable content (which holder stands for an id, whether a
+version is soft-deleted, which version is `latest`), so it is kept together with the
+storage's change token read before it was computed: any commit in between changes the
+token, and the next request reads the database again. When storage cannot vouch for its
+token (None) every request reads the database.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, NamedTuple, TypeVar
+
+from app.core.cache import LruCache
+from app.core.store import Storage
+
+T = TypeVar("T")
+
+
+class _Entry(NamedTuple):
+    token: Any
+    value: Any
+    weight: int
+
+
+class ReadCache:
+    def __init__(self, storage: Storage, max_bytes: int):
+        self._storage = storage
+        self._entries: LruCache[Hashable, _Entry] = LruCache(max_bytes, lambda e: e.weight)
+
+    def get(self, key: Hashable, load: Callable[[], T], weigh: Callable[[T], int]) -> T:
+        token = self._storage.change_token()
+        if token is None:
+            return load()
+        hit = self._entries.get(key)
+        if hit is not None and hit.token == token:
+            return hit.value  # type: ignore[no-any-return]
+        value = load()
+        self._entries.put(key, _Entry(token, value, weigh(value)))
+        return value
