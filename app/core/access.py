@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.core.errors import Forbidden
 
 
 class Action(str, enum.Enum):

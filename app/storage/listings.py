@@ -133,9 +133,6 @@ class ListingQueries:
     def contexts(self) -> list[str]:
         return list(self.conn.execute(select(C.c.name)).scalars())
 
-    def ensure_context(self, context: str) -> None:
-        self.conn.execute(insert_ignoring_conflict(self.dialect, C, ["name"], name=context))
-
     def context_in_use(self, context: str) -> bool:
         if not storable(context):
             return False

@@ -20,17 +20,12 @@ from sqlalchemy import (
     Connection,
     Engine,
     and_,
-    bindparam,
     delete,
     exists,
-    func,
-    insert,
-    or_,
     select,
     text,
     update,
 )
-from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from app.core.errors import WriteConflict
@@ -48,17 +43,15 @@ from app.core.store import (
     VersionRow,
 )
 from app.storage.changes import CHANNEL, ChangeSignal
-from app.storage.direct import DirectStatement, json_value
+from app.storage import statements as st
+from app.storage.direct import json_value
 from app.storage.engine import is_transient, make_engine, transactional
 from app.storage.listings import (
-    HOLDER_COLUMNS,
-    HOLDER_JOIN,
     SC,
     ListingQueries,
     S,
     V,
     holder_row,
-    insert_ignoring_conflict,
     storable,
     subject_row,
 )
@@ -66,6 +59,7 @@ from app.storage.models import IdCounter, SchemaReferenceRow
 
 R = SchemaReferenceRow.__table__
 _NOTIFY = text(f"NOTIFY {CHANNEL}")
+_DEFAULT_NEXTVAL = text("SELECT nextval('schema_id_seq')")
 IDC = IdCounter.__table__
 
 
@@ -95,71 +89,6 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-# The read path's statements are built once: constructing a select costs more than running
-# it on SQLite, and prebuilt statements hit SQLAlchemy's compiled cache straight away.
-_LIVE = V.alias("live_versions")
-_LATEST_LIVE = (
-    select(func.max(_LIVE.c.version))
-    .where(_LIVE.c.subject_id == S.c.id, _LIVE.c.deleted.is_(False))
-    .scalar_subquery()
-)
-_SUBJECT_VERSION_COLUMNS = (
-    S, V.c.version, V.c.schema_pk, SC.c.id.label("schema_id"), SC.c.hash, V.c.deleted, V.c.created_at
-)
-_BY_SUBJECT = (S.c.context == bindparam("context"), S.c.name == bindparam("name"))
-
-
-def _subject_with_version(version_condition: Any) -> Any:
-    on = and_(V.c.subject_id == S.c.id, version_condition)
-    return (
-        select(*_SUBJECT_VERSION_COLUMNS)
-        .select_from(S.outerjoin(V, on).outerjoin(SC, SC.c.pk == V.c.schema_pk))
-        .where(*_BY_SUBJECT)
-    )
-
-
-_SELECT_SUBJECT = select(S).where(*_BY_SUBJECT)
-_NUMBERED_VERSION_DIRECT = DirectStatement(_subject_with_version(V.c.version == bindparam("version")))
-_LATEST_VERSION_DIRECT = DirectStatement(_subject_with_version(V.c.version == _LATEST_LIVE))
-_SELECT_VERSIONS = (
-    select(V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at)
-    .select_from(V.join(SC, SC.c.pk == V.c.schema_pk))
-    .where(V.c.subject_id == bindparam("subject_id"))
-    .order_by(V.c.version)
-)
-_SELECT_HOLDERS = (
-    select(*HOLDER_COLUMNS).select_from(HOLDER_JOIN).where(SC.c.id == bindparam("schema_id"))
-    .order_by(S.c.context, S.c.name, V.c.version)
-)
-_HOLDERS_DIRECT = DirectStatement(_SELECT_HOLDERS)
-_HOLDERS_IN_CONTEXT_DIRECT = DirectStatement(_SELECT_HOLDERS.where(SC.c.context == bindparam("context")))
-# Every holder of an id, each row carrying the config of the subject a `?subject=` hint names
-# (its alias decides where to look), so the hinted read stays one statement.
-_HINT_CONFIG = select(S.c.config).where(*_BY_SUBJECT).scalar_subquery()
-_HOLDERS_WITH_HINT_DIRECT = DirectStatement(
-    select(*HOLDER_COLUMNS, _HINT_CONFIG.label("hint_config")).select_from(HOLDER_JOIN)
-    .where(SC.c.id == bindparam("schema_id")).order_by(S.c.context, S.c.name, V.c.version)
-)
-
-
-_SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
-
-
-_VERSION_COLUMNS = (V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at)
-_SELECT_LIVE_VERSIONS = _SELECT_VERSIONS.where(V.c.deleted.is_(False))
-_LATEST_LIVE_OF_SUBJECT = (
-    select(*_VERSION_COLUMNS).select_from(V.join(SC, SC.c.pk == V.c.schema_pk))
-    .where(V.c.subject_id == bindparam("subject_id"), V.c.deleted.is_(False))
-    .order_by(V.c.version.desc()).limit(1)
-)
-_LAST_VERSION = select(func.max(V.c.version)).where(V.c.subject_id == bindparam("subject_id"))
-_VERSIONS_WITH_TEXT = _SELECT_VERSIONS.where(SC.c.schema_text == bindparam("text"))
-_VERSIONS_OF_SCHEMA = _SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
-_HAS_VERSION = select(
-    exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version"))
-)
-
-
 def _version_row(row: Any) -> VersionRow:
     version, schema_pk, schema_id, digest, deleted, created_at = row
     return VersionRow(version, schema_pk, schema_id, digest, bool(deleted), created_at)
@@ -176,24 +105,22 @@ class SqlStore(ListingQueries):
     def subject(self, context: str, name: str) -> SubjectRow | None:
         if not storable(context, name):
             return None
-        row = self.conn.execute(_SELECT_SUBJECT, {"context": context, "name": name}).first()
+        row = self.conn.execute(st.SELECT_SUBJECT, {"context": context, "name": name}).first()
         return subject_row(row) if row else None
 
     def settings_rows(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SubjectRow]:
         """Several subject/context rows in one query (config and mode resolution)."""
-        conds = [and_(S.c.context == c, S.c.name == n) for c, n in set(keys) if storable(c, n)]
-        if not conds:
+        wanted = sorted({(c, n) for c, n in keys if storable(c, n)})
+        if not wanted:
             return {}
-        rows = self.conn.execute(select(S).where(or_(*conds))).all()
+        rows = self.conn.execute(st.SETTINGS_ROWS, {"keys": wanted}).all()
         return {(r.context, r.name): subject_row(r) for r in rows}
 
     def lock_subject(self, context: str, name: str) -> SubjectRow:
         """Create the subject row if needed and lock it until the transaction ends."""
-        self.conn.execute(insert_ignoring_conflict(self.dialect, S, ["context", "name"], context=context, name=name))
-        query = select(S).where(S.c.context == context, S.c.name == name)
-        if self.dialect == "postgresql":
-            query = query.with_for_update()
-        return subject_row(self.conn.execute(query).one())
+        params = {"context": context, "name": name}
+        self.conn.execute(st.CREATE_SUBJECT[self.dialect], params)
+        return subject_row(self.conn.execute(st.SELECT_SUBJECT_FOR_UPDATE[self.dialect], params).one())
 
     def set_subject_settings(self, context: str, name: str, **values: Any) -> None:
         """Set `config` and/or `mode` on a subject/context row, creating the row if needed."""
@@ -226,39 +153,39 @@ class SqlStore(ListingQueries):
     # ------------------------------------------------------------ versions
     def versions(self, subject_id: int) -> list[VersionRow]:
         """Every version, oldest first."""
-        return [_version_row(r) for r in self.conn.execute(_SELECT_VERSIONS, {"subject_id": subject_id})]
+        return [_version_row(r) for r in self.conn.execute(st.SELECT_VERSIONS, {"subject_id": subject_id})]
 
     def live_versions(self, subject_id: int) -> list[VersionRow]:
-        return [_version_row(r) for r in self.conn.execute(_SELECT_LIVE_VERSIONS, {"subject_id": subject_id})]
+        return [_version_row(r) for r in self.conn.execute(st.SELECT_LIVE_VERSIONS, {"subject_id": subject_id})]
 
     def subject_head(self, subject_id: int) -> SubjectHead:
         """Two indexed look-ups, whatever the subject's length."""
         params = {"subject_id": subject_id}
-        last = self.conn.execute(_LAST_VERSION, params).scalar()
-        latest = self.conn.execute(_LATEST_LIVE_OF_SUBJECT, params).first()
+        last = self.conn.execute(st.LAST_VERSION, params).scalar()
+        latest = self.conn.execute(st.LATEST_LIVE_OF_SUBJECT, params).first()
         return SubjectHead(int(last or 0), _version_row(latest) if latest else None)
 
     def versions_with_text(self, subject_id: int, text: str) -> list[VersionRow]:
         """Versions whose schema has exactly this text, oldest first: the only ones a
         registration or lookup can match (equal identity implies equal text)."""
         params = {"subject_id": subject_id, "text": text}
-        return [_version_row(r) for r in self.conn.execute(_VERSIONS_WITH_TEXT, params)]
+        return [_version_row(r) for r in self.conn.execute(st.VERSIONS_WITH_TEXT, params)]
 
     def versions_of_schema(self, subject_id: int, schema_pk: int) -> list[VersionRow]:
         params = {"subject_id": subject_id, "schema_pk": schema_pk}
-        return [_version_row(r) for r in self.conn.execute(_VERSIONS_OF_SCHEMA, params)]
+        return [_version_row(r) for r in self.conn.execute(st.VERSIONS_OF_SCHEMA, params)]
 
     def has_version(self, subject_id: int, version: int) -> bool:
-        return bool(self.conn.execute(_HAS_VERSION, {"subject_id": subject_id, "version": version}).scalar())
+        return bool(self.conn.execute(st.HAS_VERSION, {"subject_id": subject_id, "version": version}).scalar())
 
     def subject_version(self, context: str, name: str, version: int | None) -> SubjectVersionRow:
         """The read path's one query: a subject row with one version (None = latest live)."""
         if not storable(context, name):
             return SubjectVersionRow(None, None)
         if version is None:
-            rows = _LATEST_VERSION_DIRECT.rows(self.conn, {"context": context, "name": name})
+            rows = st.LATEST_VERSION_DIRECT.rows(self.conn, {"context": context, "name": name})
         else:
-            rows = _NUMBERED_VERSION_DIRECT.rows(self.conn, {"context": context, "name": name, "version": version})
+            rows = st.NUMBERED_VERSION_DIRECT.rows(self.conn, {"context": context, "name": name, "version": version})
         if not rows:
             return SubjectVersionRow(None, None)
         sid, ctx, subject_name, config, mode, number, schema_pk, schema_id, digest, deleted, created_at = rows[0]
@@ -269,9 +196,8 @@ class SqlStore(ListingQueries):
 
     def insert_version(self, subject_id: int, version: int, schema_pk: int) -> int:
         ts = now_ms()
-        self.conn.execute(
-            insert(V).values(subject_id=subject_id, version=version, schema_pk=schema_pk, deleted=False, created_at=ts)
-        )
+        params = {"subject_id": subject_id, "version": version, "schema_pk": schema_pk, "created_at": ts}
+        self.conn.execute(st.INSERT_VERSION, params)
         return ts
 
     def soft_delete(self, subject_id: int, versions: list[int]) -> None:
@@ -308,38 +234,39 @@ class SqlStore(ListingQueries):
         if not storable(context):
             return []
         if context is None:
-            rows = _HOLDERS_DIRECT.rows(self.conn, {"schema_id": schema_id})
+            rows = st.HOLDERS_DIRECT.rows(self.conn, {"schema_id": schema_id})
         else:
-            rows = _HOLDERS_IN_CONTEXT_DIRECT.rows(self.conn, {"schema_id": schema_id, "context": context})
+            rows = st.HOLDERS_IN_CONTEXT_DIRECT.rows(self.conn, {"schema_id": schema_id, "context": context})
         return [holder_row(r) for r in rows]
 
     def holders_with_hint(self, schema_id: int, context: str, name: str) -> HintedHolders:
         if not storable(context, name):
             return HintedHolders(self.holders_of_id(schema_id), None)
-        rows = _HOLDERS_WITH_HINT_DIRECT.rows(self.conn, {"schema_id": schema_id, "context": context, "name": name})
+        rows = st.HOLDERS_WITH_HINT_DIRECT.rows(self.conn, {"schema_id": schema_id, "context": context, "name": name})
         return HintedHolders([holder_row(r[:-1]) for r in rows], json_value(rows[0][-1]) if rows else None)
 
     def schemas_by_hash(self, digest: str, context: str | None = None) -> list[SchemaKeyRow]:
-        """(pk, context, id) of stored schemas with this identity hash, lowest id first."""
+        """Stored schemas with this identity hash, by context then lowest id first."""
         if not storable(context):
             return []
-        query = select(SC.c.pk, SC.c.context, SC.c.id).where(SC.c.hash == digest)
-        if context is not None:
-            query = query.where(SC.c.context == context)
-        return [SchemaKeyRow(*r) for r in self.conn.execute(query.order_by(SC.c.context, SC.c.id))]
+        if context is None:
+            rows = self.conn.execute(st.SCHEMAS_BY_HASH, {"digest": digest})
+        else:
+            rows = self.conn.execute(st.SCHEMAS_BY_HASH_IN_CONTEXT, {"digest": digest, "context": context})
+        return [SchemaKeyRow(*r) for r in rows]
 
     def schema_pk_for_id(self, context: str, schema_id: int) -> int | None:
-        return self.conn.execute(select(SC.c.pk).where(SC.c.context == context, SC.c.id == schema_id)).scalar()
+        return self.conn.execute(st.SCHEMA_PK_FOR_ID, {"context": context, "schema_id": schema_id}).scalar()
 
     def max_id(self, context: str) -> int | None:
-        return self.conn.execute(select(func.max(SC.c.id)).where(SC.c.context == context)).scalar()
+        return self.conn.execute(st.MAX_ID, {"context": context}).scalar()
 
     def load_schemas(self, pks: Iterable[int]) -> dict[int, StoredSchema]:
         """Several schemas' content in one query (cold caches must not cost a query each)."""
         wanted = sorted(set(pks))
         if not wanted:
             return {}
-        rows = self.conn.execute(_SELECT_SCHEMAS, {"pks": wanted}).all()
+        rows = self.conn.execute(st.SELECT_SCHEMAS, {"pks": wanted}).all()
         return {row.pk: _stored_schema(row) for row in rows}
 
     def lock_hash(self, digest: str) -> None:
@@ -347,20 +274,20 @@ class SqlStore(ListingQueries):
         concurrent first registrations of one schema cannot mint two ids."""
         if self.dialect == "postgresql":
             key = int.from_bytes(bytes.fromhex(digest[:16]), "big", signed=True)
-            self.conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": key})
+            self.conn.execute(st.ADVISORY_XACT_LOCK, {"k": key})
 
     def allocate_id(self, context: str) -> int:
         """The next id of a context. Each context counts its own ids, as in the reference;
         on PostgreSQL each has its own sequence (the default context's is created by the
         migration, a named context's on first use), so allocation never blocks."""
         if self.dialect == "postgresql":
+            if context == DEFAULT_CONTEXT:
+                return int(self.conn.execute(_DEFAULT_NEXTVAL).scalar_one())
             sequence = _sequence_name(context)
-            if context != DEFAULT_CONTEXT:
-                self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
+            self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
             return int(self.conn.execute(text(f"SELECT nextval('{sequence}')")).scalar_one())
         self._ensure_counter(context)
-        self.conn.execute(update(IDC).where(IDC.c.name == context).values(value=IDC.c.value + 1))
-        return int(self.conn.execute(select(IDC.c.value).where(IDC.c.name == context)).scalar_one())
+        return int(self.conn.execute(st.NEXT_COUNTER, {"context": context}).scalar_one())
 
     def move_id_allocation_past(self, context: str, schema_id: int) -> None:
         """After IMPORT stored an explicit id, later allocations must stay above it."""
@@ -378,40 +305,36 @@ class SqlStore(ListingQueries):
         )
 
     def _ensure_counter(self, context: str) -> None:
-        self.conn.execute(sqlite.insert(IDC).values(name=context, value=0).on_conflict_do_nothing())
+        self.conn.execute(st.ENSURE_COUNTER, {"context": context})
 
     def insert_schema(self, schema: NewSchema) -> int:
         """Store new content and its reference rows (what `referencedby` queries)."""
-        pk = self.conn.execute(
-            insert(SC)
-            .values(
-                context=schema.context,
-                id=schema.id,
-                hash=schema.hash,
-                schema_type=schema.schema_type,
-                schema_text=schema.text,
-                references_doc=[r.reference.to_json() for r in schema.references] or None,
-                metadata_doc=schema.metadata,
-                rule_set_doc=schema.rule_set,
-            )
-            .returning(SC.c.pk)
-        ).scalar_one()
+        pk = self.conn.execute(st.INSERT_SCHEMA, {
+            "context": schema.context,
+            "schema_id": schema.id,
+            "hash": schema.hash,
+            "schema_type": schema.schema_type,
+            "schema_text": schema.text,
+            "references_doc": [r.reference.to_json() for r in schema.references] or None,
+            "metadata_doc": schema.metadata,
+            "rule_set_doc": schema.rule_set,
+        }).scalar_one()
         if schema.references:
-            self.conn.execute(
-                insert(R),
-                [
-                    {
-                        "schema_pk": pk,
-                        "position": i,
-                        "name": r.reference.name,
-                        "ref_context": r.context,
-                        "ref_subject": r.subject,
-                        "ref_version": r.reference.version,
-                    }
-                    for i, r in enumerate(schema.references)
-                ],
-            )
+            self.conn.execute(st.INSERT_REFERENCE, [
+                {
+                    "schema_pk": pk,
+                    "position": i,
+                    "name": r.reference.name,
+                    "ref_context": r.context,
+                    "ref_subject": r.subject,
+                    "ref_version": r.reference.version,
+                }
+                for i, r in enumerate(schema.references)
+            ])
         return int(pk)
+
+    def ensure_context(self, context: str) -> None:
+        self.conn.execute(st.ENSURE_CONTEXT[self.dialect], {"context": context})
 
     def referrers(self, context: str, subject: str, versions: Iterable[int]) -> list[ReferrerRow]:
         """Subject-versions whose schema references one of these versions of a subject."""

@@ -1,0 +1,124 @@
+"""Every statement the store runs on a hot path, built once at import.
+
+Constructing a SQLAlchemy statement (coercing columns, generating its cache key) costs more
+than SQLite needs to run it, and a registration runs a dozen: so the store executes these
+prebuilt statements with parameters, and the few that differ by dialect (upserts, row locks)
+come in one variant per dialect. The hottest reads also run on the raw cursor (direct.py).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import and_, bindparam, exists, func, insert, select, text, tuple_, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql import Executable
+
+from app.storage.direct import DirectStatement
+from app.storage.listings import HOLDER_COLUMNS, HOLDER_JOIN, SC, C, S, V
+from app.storage.models import IdCounter, SchemaReferenceRow
+
+R = SchemaReferenceRow.__table__
+IDC = IdCounter.__table__
+
+
+def per_dialect(build: Any) -> dict[str, Executable]:
+    """`build(insert)` for each dialect's own `insert` (ON CONFLICT is spelled alike)."""
+    return {"postgresql": build(postgresql.insert), "sqlite": build(sqlite.insert)}
+
+
+# ------------------------------------------------------------------ subjects
+BY_SUBJECT = (S.c.context == bindparam("context"), S.c.name == bindparam("name"))
+SELECT_SUBJECT = select(S).where(*BY_SUBJECT)
+SELECT_SUBJECT_FOR_UPDATE = {
+    "postgresql": SELECT_SUBJECT.with_for_update(),
+    "sqlite": SELECT_SUBJECT,  # SQLite's write transaction already holds the database lock
+}
+CREATE_SUBJECT = per_dialect(lambda ins: ins(S).values(
+    context=bindparam("context"), name=bindparam("name")).on_conflict_do_nothing(index_elements=["context", "name"]))
+SETTINGS_ROWS = select(S).where(tuple_(S.c.context, S.c.name).in_(bindparam("keys", expanding=True)))
+ENSURE_CONTEXT = per_dialect(lambda ins: ins(C).values(
+    name=bindparam("context")).on_conflict_do_nothing(index_elements=["name"]))
+
+# ------------------------------------------------------------------ versions
+LIVE_ALIAS = V.alias("live_versions")
+LATEST_LIVE_NUMBER = (
+    select(func.max(LIVE_ALIAS.c.version))
+    .where(LIVE_ALIAS.c.subject_id == S.c.id, LIVE_ALIAS.c.deleted.is_(False))
+    .scalar_subquery()
+)
+SUBJECT_VERSION_COLUMNS = (
+    S, V.c.version, V.c.schema_pk, SC.c.id.label("schema_id"), SC.c.hash, V.c.deleted, V.c.created_at
+)
+
+
+def _subject_with_version(version_condition: Any) -> Any:
+    on = and_(V.c.subject_id == S.c.id, version_condition)
+    return (
+        select(*SUBJECT_VERSION_COLUMNS)
+        .select_from(S.outerjoin(V, on).outerjoin(SC, SC.c.pk == V.c.schema_pk))
+        .where(*BY_SUBJECT)
+    )
+
+
+NUMBERED_VERSION_DIRECT = DirectStatement(_subject_with_version(V.c.version == bindparam("version")))
+LATEST_VERSION_DIRECT = DirectStatement(_subject_with_version(V.c.version == LATEST_LIVE_NUMBER))
+VERSION_COLUMNS = (V.c.version, V.c.schema_pk, SC.c.id, SC.c.hash, V.c.deleted, V.c.created_at)
+SELECT_VERSIONS = (
+    select(*VERSION_COLUMNS)
+    .select_from(V.join(SC, SC.c.pk == V.c.schema_pk))
+    .where(V.c.subject_id == bindparam("subject_id"))
+    .order_by(V.c.version)
+)
+SELECT_LIVE_VERSIONS = SELECT_VERSIONS.where(V.c.deleted.is_(False))
+LATEST_LIVE_OF_SUBJECT = (
+    select(*VERSION_COLUMNS).select_from(V.join(SC, SC.c.pk == V.c.schema_pk))
+    .where(V.c.subject_id == bindparam("subject_id"), V.c.deleted.is_(False))
+    .order_by(V.c.version.desc()).limit(1)
+)
+LAST_VERSION = select(func.max(V.c.version)).where(V.c.subject_id == bindparam("subject_id"))
+VERSIONS_WITH_TEXT = SELECT_VERSIONS.where(SC.c.schema_text == bindparam("text"))
+VERSIONS_OF_SCHEMA = SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
+HAS_VERSION = select(exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version")))
+INSERT_VERSION = insert(V).values(
+    subject_id=bindparam("subject_id"), version=bindparam("version"), schema_pk=bindparam("schema_pk"),
+    deleted=False, created_at=bindparam("created_at"),
+)
+
+# ------------------------------------------------------------------ schemas and holders
+SELECT_HOLDERS = (
+    select(*HOLDER_COLUMNS).select_from(HOLDER_JOIN).where(SC.c.id == bindparam("schema_id"))
+    .order_by(S.c.context, S.c.name, V.c.version)
+)
+HOLDERS_DIRECT = DirectStatement(SELECT_HOLDERS)
+HOLDERS_IN_CONTEXT_DIRECT = DirectStatement(SELECT_HOLDERS.where(SC.c.context == bindparam("context")))
+# Every holder of an id, each row carrying the config of the subject a `?subject=` hint names
+# (its alias decides where to look), so the hinted read stays one statement.
+HINT_CONFIG = select(S.c.config).where(*BY_SUBJECT).scalar_subquery()
+HOLDERS_WITH_HINT_DIRECT = DirectStatement(
+    select(*HOLDER_COLUMNS, HINT_CONFIG.label("hint_config")).select_from(HOLDER_JOIN)
+    .where(SC.c.id == bindparam("schema_id")).order_by(S.c.context, S.c.name, V.c.version)
+)
+SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
+SCHEMA_KEY_COLUMNS = (SC.c.pk, SC.c.context, SC.c.id)
+SCHEMAS_BY_HASH = select(*SCHEMA_KEY_COLUMNS).where(SC.c.hash == bindparam("digest")).order_by(SC.c.context, SC.c.id)
+SCHEMAS_BY_HASH_IN_CONTEXT = (
+    select(*SCHEMA_KEY_COLUMNS)
+    .where(SC.c.hash == bindparam("digest"), SC.c.context == bindparam("context"))
+    .order_by(SC.c.id)
+)
+SCHEMA_PK_FOR_ID = select(SC.c.pk).where(SC.c.context == bindparam("context"), SC.c.id == bindparam("schema_id"))
+MAX_ID = select(func.max(SC.c.id)).where(SC.c.context == bindparam("context"))
+INSERT_SCHEMA = insert(SC).values(
+    context=bindparam("context"), id=bindparam("schema_id"), hash=bindparam("hash"),
+    schema_type=bindparam("schema_type"), schema_text=bindparam("schema_text"),
+    references_doc=bindparam("references_doc"), metadata_doc=bindparam("metadata_doc"),
+    rule_set_doc=bindparam("rule_set_doc"),
+).returning(SC.c.pk)
+INSERT_REFERENCE = insert(R)
+ADVISORY_XACT_LOCK = text("SELECT pg_advisory_xact_lock(:k)")
+
+# ------------------------------------------------------------------ SQLite id counters
+ENSURE_COUNTER = sqlite.insert(IDC).values(name=bindparam("context"), value=0).on_conflict_do_nothing()
+NEXT_COUNTER = (
+    update(IDC).where(IDC.c.name == bindparam("context")).values(value=IDC.c.value + 1).returning(IDC.c.value)
+)

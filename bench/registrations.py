@@ -1,0 +1,153 @@
+"""Registration throughput and cost.
+
+Two measurements, printed as figures only:
+
+1. In process (no HTTP): the CPU time of one registration into a subject that already has
+   10, 250 and 2,000 versions (BACKWARD; every version is the same 11-field record with its
+   own name for the optional 11th field), to show the cost does not grow with the length.
+2. Over HTTP against `sqlregistry serve` (gunicorn, the default workers): 8 writer threads
+   on keep-alive connections register (a) new schemas into distinct subjects and (b) new
+   versions into one subject, for a fixed time; registrations per second.
+
+    python bench/registrations.py [--seconds 10] [--writers 8] [--no-postgres] [--skip-length]
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+LENGTHS = (10, 250, 2000)
+
+
+def schema(name: str, extra_fields: int, tag: str = "") -> str:
+    """A 10-field record; each extra optional field makes a BACKWARD-compatible new version,
+    and so does an optional field named by `tag` (concurrent writers into one subject)."""
+    fields = [{"name": f"f{i}", "type": "string", "default": ""} for i in range(10)]
+    fields += [{"name": f"x{i}", "type": ["null", "long"], "default": None} for i in range(extra_fields)]
+    if tag:
+        fields.append({"name": tag, "type": ["null", "long"], "default": None})
+    return json.dumps({"type": "record", "name": name, "fields": fields})
+
+
+# ------------------------------------------------------------------ 1. cost by subject length
+def cost_by_length(label: str, database_url: str, samples: int = 20) -> None:
+    from app.core.types import SchemaRequest
+    from app.settings import Settings
+    from app.wiring import build_registry
+
+    service = build_registry(Settings(database_url=database_url))
+    try:
+        done = 0
+        for length in LENGTHS:
+            subject = f"long-{length}"
+            service.update_config(subject, {"compatibility": "NONE"})
+            for n in range(done, length):
+                service.register(subject, SchemaRequest(schema=schema("Long", 0, f"t{n}")))
+            service.update_config(subject, {"compatibility": "BACKWARD"})
+            done = 0
+            cpu, wall = time.process_time(), time.perf_counter()
+            for n in range(length, length + samples):
+                service.register(subject, SchemaRequest(schema=schema("Long", 0, f"t{n}")))
+            cpu_ms = (time.process_time() - cpu) / samples * 1000
+            wall_ms = (time.perf_counter() - wall) / samples * 1000
+            print(f"{label:<9} registration into a subject of {length:>5} versions: "
+                  f"{cpu_ms:6.2f} ms CPU, {wall_ms:6.2f} ms wall")
+    finally:
+        service.storage.close()  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------ 2. throughput over HTTP
+def throughput(base_url: str, writers: int, seconds: float, body_for: Callable[[int, int], tuple[str, str]]) -> float:
+    """`body_for(writer, n)` -> (subject, schema); returns registrations per second."""
+    host, _, port = base_url.removeprefix("http://").partition(":")
+    counts = [0] * writers
+    failures: list[str] = []
+    deadline = time.perf_counter() + seconds
+
+    def drive(writer: int) -> None:
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
+        n = 0
+        while time.perf_counter() < deadline:
+            subject, text = body_for(writer, n)
+            conn.request("POST", f"/subjects/{subject}/versions", json.dumps({"schema": text}),
+                         {"Content-Type": CONTENT_TYPE})
+            reply = conn.getresponse()
+            payload = reply.read()
+            if reply.status != 200:
+                failures.append(f"{reply.status} {payload[:200]!r}")
+                return
+            counts[writer] += 1
+            n += 1
+        conn.close()
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=drive, args=(w,)) for w in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    if failures:
+        raise RuntimeError(f"registrations failed: {failures[:3]}")
+    return sum(counts) / elapsed
+
+
+def http_figures(label: str, database_url: str, workdir: Path, writers: int, seconds: float) -> None:
+    from support.live import start_server
+
+    server = start_server(database_url, workdir / f"{label}.log")
+    try:
+        run = time.time_ns()
+        distinct = throughput(server.url, writers, seconds,
+                              lambda w, n: (f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0)))
+        one = throughput(server.url, writers, seconds,
+                         lambda w, n: (f"one-{run}", schema("One", 0, f"t{w}_{n}")))
+    finally:
+        server.stop()
+    print(f"{label:<9} {writers} writers over HTTP: {distinct:7.0f} registrations/s to distinct subjects, "
+          f"{one:7.0f}/s into one subject")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--writers", type=int, default=8)
+    parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--skip-length", action="store_true", help="skip the cost-by-length measurement")
+    args = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="sqlreg-bench-"))
+    targets: list[tuple[str, Callable[[str], str]]] = [("sqlite", lambda tag: f"sqlite:///{workdir / tag}.db")]
+    cluster = None
+    if not args.no_postgres:
+        from support.postgres import PostgresUnavailable, start_cluster
+
+        try:
+            cluster = start_cluster()
+            targets.append(("postgres", lambda tag: cluster.url(cluster.create_database(tag))))
+        except PostgresUnavailable as exc:
+            print(f"(PostgreSQL skipped: {exc})")
+    try:
+        for label, make_url in targets:
+            if not args.skip_length:
+                cost_by_length(label, make_url("length"))
+            http_figures(label, make_url("http"), workdir, args.writers, args.seconds)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+if __name__ == "__main__":
+    main()
