@@ -110,7 +110,8 @@ class Transport:
         """The decoded JSON answer of the first URL that gives a non-5xx reply; raises the
         typed error for a 4xx, `RegistryServerError` for a lasting 5xx and
         `RegistryUnavailable` when nothing answered."""
-        target = path + ("?" + urlencode(_query_text(query)) if query else "")
+        encoded = urlencode(_query_text(query)) if query else ""
+        target = f"{path}?{encoded}" if encoded else path
         headers = self._headers
         payload = None
         if body is not None:
