@@ -196,7 +196,10 @@ class RegistryClient:
         """A numbered version (cached forever) or `latest` (cached `cache_ttl` seconds)."""
         if str(version).strip().lower() in (LATEST, "-1"):
             return self.get_latest_version(subject)
-        number = int(version)
+        try:
+            number = int(version)
+        except (TypeError, ValueError):  # not a version: let the registry say so (42202)
+            return self._fetch_version(subject, _segment(str(version)), deleted)
         if deleted:
             return self._fetch_version(subject, number, True)
         return self._versions.get((subject, number), lambda: self._fetch_version(subject, number, False))
