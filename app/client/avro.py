@@ -26,7 +26,7 @@ from app.client.fingerprint import Fingerprint, fingerprint_of_form
 from app.client.records import AVRO, RegisteredSchema, Schema
 from app.client.registry_client import RegistryClient
 from app.client.resolver import SchemaSource, canonical_form_of, referenced_schemas
-from app.client.serde import RegistryDeserializer, RegistrySerializer
+from app.client.serde import ReaderVersion, RegistryDeserializer, RegistrySerializer
 
 ParsedAvro = Any  # fastavro's parsed schema: a dict (or str/list for non-record schemas)
 
@@ -127,16 +127,16 @@ class AvroDeserializer(RegistryDeserializer[AvroDecoder]):
         self,
         source: SchemaSource,
         *,
-        reader: Schema | str | dict[str, Any] | Any = None,
+        reader: Schema | ReaderVersion | str | dict[str, Any] | None = None,
         **options: Any,
     ) -> None:
-        if reader is not None and isinstance(reader, (str, dict, list)):
+        if isinstance(reader, (str, dict, list)):
             reader = as_avro_schema(reader)
         super().__init__(source, reader=reader, **options)
         self._header_size = self.framing.header_size
         self._parsed_reader = parse_avro(source, self.reader) if self.reader is not None else None
 
-    def compile(self, writer: Schema, reader: Schema | None) -> AvroDecoder:
+    def compile(self, writer: Schema) -> AvroDecoder:
         parsed_writer = parse_avro(self.source, writer)
         if self._parsed_reader is None or self._parsed_reader == parsed_writer:
             return AvroDecoder(parsed_writer, None)

@@ -49,6 +49,10 @@ class FingerprintError(ValueError):
     """An unknown algorithm, or hex that is not a fingerprint of the algorithm."""
 
 
+def _unknown(algorithm: str) -> FingerprintError:
+    return FingerprintError(f"unknown fingerprint algorithm {algorithm!r}; use one of {sorted(DIGEST_SIZES)}")
+
+
 @dataclass(frozen=True)
 class Fingerprint:
     algorithm: str
@@ -57,7 +61,7 @@ class Fingerprint:
     def __post_init__(self) -> None:
         size = DIGEST_SIZES.get(self.algorithm)
         if size is None:
-            raise FingerprintError(f"unknown fingerprint algorithm {self.algorithm!r}; use one of {sorted(DIGEST_SIZES)}")
+            raise _unknown(self.algorithm)
         if len(self.digest) != size:
             raise FingerprintError(f"a {self.algorithm} fingerprint has {size} bytes, not {len(self.digest)}")
 
@@ -74,7 +78,7 @@ class Fingerprint:
     def from_hex(cls, algorithm: str, text: str) -> Fingerprint:
         size = DIGEST_SIZES.get(algorithm)
         if size is None:
-            raise FingerprintError(f"unknown fingerprint algorithm {algorithm!r}; use one of {sorted(DIGEST_SIZES)}")
+            raise _unknown(algorithm)
         if len(text) != 2 * size:
             raise FingerprintError(f"a {algorithm} fingerprint is {2 * size} hex digits, got {len(text)}")
         try:
@@ -89,7 +93,7 @@ def fingerprint_of_form(canonical_form: str, algorithm: str = CRC64) -> Fingerpr
         return Fingerprint(CRC64, crc64_avro(data).to_bytes(8, "little"))
     if algorithm in (MD5, SHA256):
         return Fingerprint(algorithm, hashlib.new(algorithm, data).digest())
-    raise FingerprintError(f"unknown fingerprint algorithm {algorithm!r}; use one of {sorted(DIGEST_SIZES)}")
+    raise _unknown(algorithm)
 
 
 def schema_fingerprint(schema_text: str, referenced: Sequence[str] = (), algorithm: str = CRC64) -> Fingerprint:

@@ -26,7 +26,6 @@ from typing import Any, Sequence
 from urllib.parse import quote
 
 from app.client.cache import OnceCache, TtlCache
-from app.client.errors import RegistryClientError
 from app.client.fingerprint import Fingerprint
 from app.client.records import (
     CompatibilityResult,
@@ -172,7 +171,8 @@ class RegistryClient:
         schema = _as_schema(schema)
         if deleted:
             return self._lookup(subject, schema, normalize, True)
-        return self._looked_up.get((subject, schema, normalize), lambda: self._lookup(subject, schema, normalize, False))
+        key = (subject, schema, normalize)
+        return self._looked_up.get(key, lambda: self._lookup(subject, schema, normalize, False))
 
     def _lookup(self, subject: str, schema: Schema, normalize: bool, deleted: bool) -> RegisteredSchema:
         body = self._call("POST", f"/subjects/{_segment(subject)}", {"normalize": normalize, "deleted": deleted},
@@ -320,4 +320,4 @@ def _reset_after_fork() -> None:
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_after_fork)
 
-__all__ = ["RegistryClient", "RegistryClientError", "LATEST"]
+__all__ = ["RegistryClient", "LATEST"]

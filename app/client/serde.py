@@ -11,10 +11,13 @@ Protobuf add one module each).
 Hot paths: after the first record, a serializer holds a `WriterState` (header bytes plus
 the format's compiled writer) and a deserializer a dict from header bytes to compiled
 decoders, so a record costs one attribute read or one dict read beyond the encoding itself.
+
+No locks here, which keeps serializers usable in a forked child whatever other threads were
+doing: two threads that miss at once may both compile a schema (the registry is asked once,
+the client's caches see to that), and `dict.setdefault` keeps one of the results.
 """
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
 from typing import Generic, TypeVar, Union
@@ -125,7 +128,6 @@ class RegistrySerializer(Generic[Compiled]):
         self.subject = subject
         self._state: WriterState[Compiled] | None = None
         self._compiled: dict[int, Compiled] = {}
-        self._lock = threading.Lock()
 
     def record_name(self, schema: Schema) -> str | None:
         """The full name the record-based naming strategies use."""
@@ -136,6 +138,7 @@ class RegistrySerializer(Generic[Compiled]):
         raise NotImplementedError
 
     def header_for(self, registered: RegisteredSchema, compiled: Compiled) -> bytes:
+        """The framing's header for records written with `registered`."""
         raise NotImplementedError
 
     @property
@@ -152,10 +155,9 @@ class RegistrySerializer(Generic[Compiled]):
     def _refresh(self) -> WriterState[Compiled]:
         """One registry round trip (or a client cache hit) to (re)choose the writer schema."""
         registered = choose_writer(self.client, self.subject, self.schema, self.writer_choice)
-        with self._lock:
-            compiled = self._compiled.get(registered.schema_id)
-            if compiled is None:
-                compiled = self._compiled[registered.schema_id] = self.compile(registered)
+        compiled = self._compiled.get(registered.schema_id)
+        if compiled is None:
+            compiled = self._compiled.setdefault(registered.schema_id, self.compile(registered))
         recheck = self.writer_choice.recheck if isinstance(self.writer_choice, UseLatest) else None
         state = WriterState(registered, self.header_for(registered, compiled), compiled,
                             None if recheck is None else time.monotonic() + recheck)
@@ -183,11 +185,10 @@ class RegistryDeserializer(Generic[Compiled]):
             reader = source.get_version(reader.subject, reader.version).schema
         self.reader = reader
         self._decoders: dict[bytes, Compiled] = {}
-        self._lock = threading.Lock()
 
-    def compile(self, writer: Schema, reader: Schema | None) -> Compiled:
-        """The format's decoder for data written with `writer`, shaped as `reader` (None: as
-        written)."""
+    def compile(self, writer: Schema) -> Compiled:
+        """The format's decoder for data written with `writer`, shaped as `self.reader` (None:
+        as written)."""
         raise NotImplementedError
 
     def _decoder_for(self, data: bytes) -> Compiled:
@@ -195,11 +196,7 @@ class RegistryDeserializer(Generic[Compiled]):
         header = bytes(data[: self.framing.header_size])
         key: WriterKey = self.framing.writer_key(header)
         writer = self.framing.find_writer(key, self.source, self.subject)
-        with self._lock:
-            decoder = self._decoders.get(header)
-            if decoder is None:
-                decoder = self._decoders[header] = self.compile(writer, self.reader)
-        return decoder
+        return self._decoders.setdefault(header, self.compile(writer))
 
     def writer_key(self, data: bytes) -> WriterKey:
         """The id (or fingerprint) in a record's header, for callers that group by writer."""

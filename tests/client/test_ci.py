@@ -91,7 +91,8 @@ def test_check_with_references_and_an_explicit_type(registry_env, files, unique_
     base = unique_subject("base")
     RegistryClient(registry_env).register(
         base, '{"type":"record","name":"Base","namespace":"x","fields":[{"name":"a","type":"int"}]}')
-    outer = files("outer.txt", '{"type":"record","name":"Outer","namespace":"x","fields":[{"name":"b","type":"x.Base"}]}')
+    outer = files("outer.txt",
+                  '{"type":"record","name":"Outer","namespace":"x","fields":[{"name":"b","type":"x.Base"}]}')
     subject = unique_subject("outer")
     assert check_main([outer, "--subject", subject, "--type", "AVRO", "--reference", f"x.Base={base}:1"]) == 0
     assert register_main([outer, "--subject", subject, "--reference", f"x.Base={base}:1"]) == 0

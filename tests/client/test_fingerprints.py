@@ -82,7 +82,8 @@ SPEC_VECTORS = [
 ]
 
 
-@pytest.mark.parametrize("text, canonical, expected", SPEC_VECTORS, ids=[f"spec-{i:03d}" for i in range(len(SPEC_VECTORS))])
+@pytest.mark.parametrize("text, canonical, expected", SPEC_VECTORS,
+                         ids=[f"spec-{i:03d}" for i in range(len(SPEC_VECTORS))])
 def test_canonical_form_and_crc64_match_the_avro_test_vectors(text, canonical, expected):
     assert parsing_canonical_form(text) == canonical
     if expected is not None:
@@ -153,7 +154,8 @@ def test_logical_types_and_empty_namespaces_reduce_as_in_java(schema):
     assert form == fastavro.schema.to_parsing_canonical_form(fastavro.schema.parse_schema(schema))
     assert "logicalType" not in form and "namespace" not in form
     for algorithm in (CRC64, MD5, SHA256):
-        expected = fastavro.schema.fingerprint(form, {"crc64": "CRC-64-AVRO", "md5": "md5", "sha256": "sha256"}[algorithm])
+        fastavro_name = {CRC64: "CRC-64-AVRO", MD5: "md5", SHA256: "sha256"}[algorithm]
+        expected = fastavro.schema.fingerprint(form, fastavro_name)
         assert fingerprint_of_form(form, algorithm).hex == expected
 
 
