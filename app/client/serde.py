@@ -49,7 +49,8 @@ class LookupOnly:
 @dataclass(frozen=True)
 class UseLatest:
     """Write with the subject's latest version, asking again every `recheck` seconds, so a
-    newly registered version is picked up without a restart."""
+    newly registered version is picked up without a restart (within `recheck` plus the
+    client's `cache_ttl`)."""
 
     recheck: float = 30.0
 

@@ -26,6 +26,13 @@ def encode(schema: dict[str, Any], value: Any) -> bytes:
     return out.getvalue()
 
 
+class _Identity:
+    """Enough of a writer for the Confluent header, which needs only the id."""
+
+    def __init__(self, schema_id: int) -> None:
+        self.schema_id = schema_id
+
+
 INNER_V1 = record("Inner", [{"name": "x", "type": "int"}])
 INNER_V2 = record("Inner", [{"name": "x", "type": "long"}, {"name": "note", "type": "string", "default": "none"}])
 COLOR_V2 = {"type": "enum", "name": "Color", "namespace": "com.example", "symbols": ["RED", "GREEN", "BLUE"]}
@@ -91,13 +98,6 @@ def test_reader_projection_matches_avro_resolution_and_fastavro(writer, written,
 
     fastavro_own = schemaless_reader(BytesIO(payload), parse_schema(writer), parse_schema(reader))
     assert projected == fastavro_own == expected
-
-
-class _Identity:
-    """Enough of a writer for the Confluent header, which needs only the id."""
-
-    def __init__(self, schema_id: int) -> None:
-        self.schema_id = schema_id
 
 
 def _framed(resolver: InMemoryResolver, text: str, value: dict[str, Any], subject: str | None = None) -> bytes:

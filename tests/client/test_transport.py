@@ -116,3 +116,14 @@ def test_subjects_with_slashes_and_contexts_are_percent_encoded(stub_server):
     client = quick_client(stub.url)
     client.get_versions(":.staging:team/orders")
     assert stub.hits[0][1] == "/subjects/%3A.staging%3Ateam%2Forders/versions?deleted=false"
+
+
+def test_7x_reply_shapes_are_read_and_a_bare_register_reply_fills_the_id_cache(stub_server):
+    stub = stub_server(Scripted(200, {"id": 9}), Scripted(200, {"schema": '"long"'}))
+    client = quick_client(stub.url)
+    registered = client.register("s", '"int"')
+    assert (registered.schema_id, registered.subject, registered.version) == (9, "s", None)
+    assert client.get_schema(9).text == '"int"'  # the schema just sent: no request
+    fetched = client.get_schema(10)
+    assert (fetched.text, fetched.schema_type) == ('"long"', "AVRO")  # no schemaType means AVRO
+    assert len(stub.hits) == 2
