@@ -97,8 +97,8 @@ class RegistryClient:
         return self.transport.urls
 
     def __reduce__(self) -> tuple[Any, ...]:
-        options = dict(self._options)
-        return (_rebuild, (options,))
+        """Pickles settings (credentials included), never connections or cached answers."""
+        return (_rebuild, (dict(self._options),))
 
     def close(self) -> None:
         self.transport.close()
