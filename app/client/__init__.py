@@ -1,4 +1,42 @@
 """Python client and serializers for sqlregistry (and any Confluent-compatible registry).
 
-Built in a later issue; importing this package must never import Flask or SQLAlchemy.
+For teams without Kafka as much as with it: `RegistryClient` caches what the registry says so
+that a data source makes one remote lookup per schema it uses (AVRO-1124's contract), the
+serializers are plain callables, and the framings are Confluent's wire format and Avro's
+single-object encoding.
+
+Importing this package must never import Flask, SQLAlchemy or the server's packages
+(`app.api`, `app.core`, `app.storage`): producers and consumers install the client alone.
+A test pins this.
 """
+from app.client.avro import AvroDeserializer, AvroSerializer
+from app.client.canonical import parsing_canonical_form
+from app.client.errors import (
+    IncompatibleSchema,
+    InvalidSchema,
+    RegistryClientError,
+    RegistryRequestError,
+    RegistryServerError,
+    RegistryUnavailable,
+    SchemaNotFound,
+    SerializationError,
+    SubjectNotFound,
+    VersionNotFound,
+)
+from app.client.fingerprint import Fingerprint, schema_fingerprint
+from app.client.framing import CONFLUENT, SINGLE_OBJECT, ConfluentFraming, SingleObjectFraming
+from app.client.naming import record_name, topic_name, topic_record_name
+from app.client.records import CompatibilityResult, Config, RegisteredSchema, Schema, SchemaReference
+from app.client.registry_client import RegistryClient
+from app.client.resolver import InMemoryResolver, SchemaSource
+from app.client.serde import AutoRegister, LookupOnly, PinnedVersion, ReaderVersion, UseLatest
+
+__all__ = [
+    "AutoRegister", "AvroDeserializer", "AvroSerializer", "CONFLUENT", "CompatibilityResult", "Config",
+    "ConfluentFraming", "Fingerprint", "InMemoryResolver", "IncompatibleSchema", "InvalidSchema", "LookupOnly",
+    "PinnedVersion", "ReaderVersion", "RegisteredSchema", "RegistryClient", "RegistryClientError",
+    "RegistryRequestError", "RegistryServerError", "RegistryUnavailable", "SINGLE_OBJECT", "Schema",
+    "SchemaNotFound", "SchemaReference", "SchemaSource", "SerializationError", "SingleObjectFraming",
+    "SubjectNotFound", "UseLatest", "VersionNotFound", "parsing_canonical_form", "record_name",
+    "schema_fingerprint", "topic_name", "topic_record_name",
+]

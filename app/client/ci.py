@@ -1,0 +1,204 @@
+"""`sqlregistry check` and `sqlregistry register`, for CI pipelines.
+
+    sqlregistry check schemas/user.avsc --subject users-value
+    sqlregistry register schemas/user.avsc --subject users-value
+
+Exit codes are the contract a pipeline branches on: 0 compatible (or registered), 1
+incompatible (or rejected as incompatible), 2 anything that is not a verdict: bad usage, no
+registry reachable, unreadable file, invalid schema. A failure prints one clear line on
+stderr. `--url` (or `REGISTRY_URL`, comma-separated for several) names the registry;
+`REGISTRY_AUTH` (`user:password`) gives Basic credentials.
+
+The functions take argv and return the exit code, so `app/cli.py` wires them in with one line
+each and tests call them directly.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence, TextIO
+
+from app.client.errors import IncompatibleSchema, InvalidSchema, RegistryClientError, RegistryUnavailable
+from app.client.records import Schema, SchemaReference
+from app.client.registry_client import RegistryClient
+
+OK, INCOMPATIBLE, FAILED = 0, 1, 2
+SCHEMA_TYPES = ("AVRO", "JSON", "PROTOBUF")
+_TYPE_BY_SUFFIX = {".avsc": "AVRO", ".avro": "AVRO", ".json": "JSON", ".proto": "PROTOBUF"}
+
+
+class UsageError(Exception):
+    """Bad arguments or environment: exit 2 with the message."""
+
+
+@dataclass(frozen=True)
+class Incompatibility:
+    """One problem the registry reported, in the (type, location, message) shape people read."""
+
+    type: str
+    location: str
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """A verbose compatibility answer taken apart: the problems, and the trailer naming the
+    version that failed and the level that was applied."""
+
+    problems: tuple[Incompatibility, ...]
+    old_version: int | None
+    level: str | None
+
+
+_AVRO_ENTRY = re.compile(r"^\{errorType:'(?P<type>[^']*)', description:'(?P<message>.*)', additionalInfo:'.*'\}$", re.S)
+_PATH = re.compile(r"path '(?P<path>[^']*)'")
+_OLD_VERSION = re.compile(r"^\{oldSchemaVersion: (?P<version>\d+)\}$")
+_LEVEL = re.compile(r"compatibility: '(?P<level>[A-Z_]+)'\}$")
+
+
+def parse_messages(messages: Sequence[str]) -> CheckReport:
+    """Confluent's verbose message list: entries `{errorType:..., description:...}`, then
+    `{oldSchemaVersion: N}`, `{oldSchema: '...'}` and `{validateFields: ..., compatibility: ...}`.
+    Entries in any other form (other formats' checkers, reserved fields) are kept whole."""
+    problems: list[Incompatibility] = []
+    old_version: int | None = None
+    level: str | None = None
+    for message in messages:
+        entry = _AVRO_ENTRY.match(message)
+        if entry:
+            path = _PATH.search(entry["message"])
+            problems.append(Incompatibility(entry["type"], path["path"] if path else "", entry["message"]))
+        elif (version := _OLD_VERSION.match(message)) is not None:
+            old_version = int(version["version"])
+        elif message.startswith("{oldSchema: "):
+            continue
+        elif message.startswith("{validateFields: "):
+            found = _LEVEL.search(message)
+            level = found["level"] if found else None
+        else:
+            problems.append(Incompatibility("INCOMPATIBLE", "", message))
+    return CheckReport(tuple(problems), old_version, level)
+
+
+def _parser(name: str, doc: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"sqlregistry {name}", description=doc)
+    parser.add_argument("files", nargs="+", metavar="FILE", type=Path, help="schema file(s)")
+    parser.add_argument("--subject", required=True, help="subject to check against / register under")
+    parser.add_argument("--url", help="registry URL(s), comma-separated (default: $REGISTRY_URL)")
+    parser.add_argument("--type", choices=SCHEMA_TYPES, dest="schema_type",
+                        help="schema type (default: from the file suffix, .avsc AVRO, .json JSON, .proto PROTOBUF)")
+    parser.add_argument("--reference", action="append", default=[], metavar="NAME=SUBJECT:VERSION",
+                        help="a reference of the schema(s); repeat for several")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
+    return parser
+
+
+def _client(url: str | None, timeout: float) -> RegistryClient:
+    url = url or os.environ.get("REGISTRY_URL")
+    if not url:
+        raise UsageError("no registry URL: give --url or set REGISTRY_URL")
+    auth = os.environ.get("REGISTRY_AUTH") or None
+    if auth is not None and ":" not in auth:
+        raise UsageError("REGISTRY_AUTH must look like user:password")
+    return RegistryClient(url, auth=auth, timeout=timeout, retries=1, cache_ttl=0)
+
+
+def parse_reference(text: str) -> SchemaReference:
+    name, sep, target = text.partition("=")
+    subject, colon, version = target.rpartition(":")
+    if not (sep and colon and name and subject) or not version.strip().isdigit():
+        raise UsageError(f"--reference {text!r} must look like NAME=SUBJECT:VERSION")
+    return SchemaReference(name, subject, int(version))
+
+
+def _schema(path: Path, schema_type: str | None, references: tuple[SchemaReference, ...]) -> Schema:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    return Schema(text, schema_type or _TYPE_BY_SUFFIX.get(path.suffix.lower(), "AVRO"), references)
+
+
+Command = Callable[[RegistryClient, argparse.Namespace, "list[tuple[Path, Schema]]", TextIO], int]
+
+
+def _run(
+    name: str, doc: str, argv: Sequence[str] | None, body: Command,
+    extra: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> int:
+    """Parse, build the client, run `body`; every failure that is not a verdict becomes one
+    line on stderr and exit code 2."""
+    parser = _parser(name, doc)
+    if extra is not None:
+        extra(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed the usage line (or the help, code 0)
+        return OK if not exc.code else FAILED
+    try:
+        references = tuple(parse_reference(item) for item in args.reference)
+        client = _client(args.url, args.timeout)
+        schemas = [(path, _schema(path, args.schema_type, references)) for path in args.files]
+        with client:
+            return int(body(client, args, schemas, sys.stdout))
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+    except RegistryUnavailable as exc:
+        print(f"error: registry unreachable: {exc.message}", file=sys.stderr)
+    except RegistryClientError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+    return FAILED
+
+
+def check_main(argv: Sequence[str] | None = None) -> int:
+    """Test schema files against the subject's effective compatibility level."""
+    return _run("check", check_main.__doc__ or "", argv, _check)
+
+
+def _check(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple[Path, Schema]], out: TextIO) -> int:
+    verdict = OK
+    for path, schema in schemas:
+        try:
+            result = client.test_compatibility(args.subject, schema)
+        except InvalidSchema as exc:
+            raise UsageError(f"{path}: invalid schema: {exc.message}") from None
+        if result.is_compatible:
+            level = client.get_compatibility_level(args.subject)
+            print(f"{path}: compatible with {args.subject} ({level})", file=out)
+            continue
+        verdict = INCOMPATIBLE
+        report = parse_messages(client.test_compatibility(args.subject, schema, verbose=True).messages)
+        against = f", version {report.old_version}" if report.old_version is not None else ""
+        print(f"{path}: INCOMPATIBLE with {args.subject} ({report.level or 'level unknown'}{against})", file=out)
+        for problem in report.problems:
+            where = f" at {problem.location}" if problem.location else ""
+            print(f"  - {problem.type}{where}: {problem.message}", file=out)
+    return verdict
+
+
+def register_main(argv: Sequence[str] | None = None) -> int:
+    """Register schema files under a subject and print each one's id and version."""
+    def normalize_flag(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--normalize", action="store_true", help="let the registry normalize the schema first")
+
+    return _run("register", register_main.__doc__ or "", argv, _register, normalize_flag)
+
+
+def _register(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple[Path, Schema]], out: TextIO) -> int:
+    for path, schema in schemas:
+        try:
+            registered = client.register(args.subject, schema, normalize=args.normalize)
+        except InvalidSchema as exc:
+            raise UsageError(f"{path}: invalid schema: {exc.message}") from None
+        except IncompatibleSchema as exc:
+            print(f"{path}: rejected, incompatible with {args.subject}: {exc.message}", file=out)
+            return INCOMPATIBLE
+        if registered.version is None:  # a 7.x registry answers with the id alone
+            registered = client.lookup(args.subject, schema, normalize=args.normalize)
+        print(f"{path}: registered under {args.subject}: id {registered.schema_id}, version {registered.version}",
+              file=out)
+    return OK

@@ -1,0 +1,152 @@
+"""Fixtures for the client tests.
+
+- `counting_registry`: the real registry app (Flask factory, real database on SQLite and on
+  PostgreSQL through the shared `app` fixture) served in-process by werkzeug in a thread,
+  behind a WSGI middleware that records every request, so tests can count what the server
+  saw. The client under test still talks real HTTP to it.
+- `stub_server`: a tiny stdlib HTTP server with a scripted reply per request (status,
+  body, delay), for what a healthy registry never does: 503s, hangs. It stands in for a
+  failing network peer, not for our storage.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterator
+
+import pytest
+from werkzeug.serving import make_server
+
+
+@dataclass
+class CountingMiddleware:
+    """Records (method, path with query) of every request before the app sees it."""
+
+    app: Callable[..., Any]
+    requests: list[tuple[str, str]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        target = environ.get("RAW_URI") or environ.get("REQUEST_URI") or environ.get("PATH_INFO", "")
+        with self.lock:
+            self.requests.append((environ["REQUEST_METHOD"], target))
+        return self.app(environ, start_response)
+
+    def counts(self) -> Counter[tuple[str, str]]:
+        with self.lock:
+            return Counter(self.requests)
+
+    def reset(self) -> None:
+        with self.lock:
+            self.requests.clear()
+
+
+@dataclass
+class CountingRegistry:
+    url: str
+    middleware: CountingMiddleware
+
+    @property
+    def requests(self) -> list[tuple[str, str]]:
+        with self.middleware.lock:
+            return list(self.middleware.requests)
+
+
+@pytest.fixture
+def counting_registry(app) -> Iterator[CountingRegistry]:
+    middleware = CountingMiddleware(app.wsgi_app)
+    server = make_server("127.0.0.1", 0, middleware, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="counting-registry",
+                              daemon=True)
+    thread.start()
+    try:
+        yield CountingRegistry(f"http://127.0.0.1:{server.server_port}", middleware)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()
+
+
+@dataclass
+class Scripted:
+    """One scripted reply: HTTP status, JSON body, seconds to wait before answering."""
+
+    status: int = 200
+    body: Any = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass
+class StubServer:
+    url: str
+    script: list[Scripted]
+    hits: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
+    connections: set[tuple[str, int]] = field(default_factory=set)
+    default: Scripted = field(default_factory=Scripted)
+
+    def next_reply(self) -> Scripted:
+        return self.script.pop(0) if self.script else self.default
+
+
+@pytest.fixture
+def stub_server() -> Iterator[Callable[..., StubServer]]:
+    """`stub_server(Scripted(503), Scripted(200, {...}), default=...)` starts a server that
+    answers requests in that order, then with `default`."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(*script: Scripted, default: Scripted | None = None) -> StubServer:
+        stub = StubServer("", list(script), default=default or Scripted())
+        lock = threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as a real registry
+            disable_nagle_algorithm = True  # headers and body go out as two writes
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                with lock:
+                    stub.hits.append((self.command, self.path, dict(self.headers)))
+                    stub.connections.add(self.client_address)
+                    reply = stub.next_reply()
+                if reply.delay:
+                    time.sleep(reply.delay)
+                data = json.dumps(reply.body).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:
+                    pass  # the client gave up waiting
+
+            do_GET = do_POST = do_PUT = do_DELETE = _answer
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        servers.append(server)
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        stub.url = f"http://127.0.0.1:{server.server_port}"
+        return stub
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def dead_url() -> str:
+    """A loopback URL where nothing listens: connecting is refused at once."""
+    from support.postgres import free_port
+
+    return f"http://127.0.0.1:{free_port()}"

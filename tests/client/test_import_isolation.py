@@ -1,0 +1,26 @@
+"""Producers and consumers install the client alone: importing it must not drag the server in."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import json, sys
+import app.client
+import app.client.ci
+server_side = sorted(
+    name for name in sys.modules
+    if name.split(".")[0] in ("flask", "sqlalchemy", "alembic", "werkzeug", "gunicorn", "psycopg")
+    or name.startswith(("app.api", "app.core", "app.storage", "app.formats", "app.factory"))
+)
+print(json.dumps(server_side))
+"""
+
+
+def test_importing_app_client_loads_no_flask_sqlalchemy_or_server_package():
+    result = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == []
