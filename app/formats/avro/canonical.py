@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.formats.avro_json import dumps, quote
-from app.formats.avro_model import (
+from app.formats.avro.json_text import dumps, quote
+from app.formats.avro.model import (
     Array,
     Enum,
     Fixed,
@@ -22,15 +22,17 @@ from app.formats.avro_model import (
     Schema,
     Union,
 )
+from app.formats.avro.nesting import deeper
 
 
 def to_json(schema: Schema, known: set[str]) -> str:
     """Compact Java JSON of `schema`; full names in `known` are written as references.
 
-    `known` is updated in place, as Java's writer does with its `knownNames`.
+    `known` is updated in place, as Java's writer does with its `knownNames`. Without the
+    referenced names in `known` the walk goes into other schemas, hence its `deeper` bound.
     """
     out: list[str] = []
-    _write(schema, known, None, out)
+    _write(schema, known, None, out, 0)
     return "".join(out)
 
 
@@ -54,14 +56,15 @@ def _aliases(schema: Named, out: list[str]) -> None:
         out.append(f',"aliases":[{names}]')
 
 
-def _write(schema: Schema, known: set[str], space: str | None, out: list[str]) -> None:
+def _write(schema: Schema, known: set[str], space: str | None, out: list[str], depth: int) -> None:
+    depth = deeper(depth)
     if isinstance(schema, Named):
         if schema.name.full in known:
             out.append(quote(schema.name.qualified(space)))
             return
         known.add(schema.name.full)
     if isinstance(schema, Record):
-        _record(schema, known, space, out)
+        _record(schema, known, space, out, depth)
     elif isinstance(schema, Enum):
         out.append('{"type":"enum"')
         _name(schema.name, space, out)
@@ -85,7 +88,7 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str]) -
     elif isinstance(schema, (Array, Map)):
         key, inner = ("items", schema.items) if isinstance(schema, Array) else ("values", schema.values)
         out.append(f'{{"type":"{schema.type.lower()}","{key}":')
-        _write(inner, known, space, out)
+        _write(inner, known, space, out, depth)
         _props(schema.props, out)
         out.append("}")
     elif isinstance(schema, Union):
@@ -93,7 +96,7 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str]) -
         for i, branch in enumerate(schema.branches):
             if i:
                 out.append(",")
-            _write(branch, known, space, out)
+            _write(branch, known, space, out, depth)
         out.append("]")
     elif schema.props:
         out.append(f'{{"type":"{schema.type.lower()}"')
@@ -103,7 +106,7 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str]) -
         out.append(f'"{schema.type.lower()}"')
 
 
-def _record(record: Record, known: set[str], space: str | None, out: list[str]) -> None:
+def _record(record: Record, known: set[str], space: str | None, out: list[str], depth: int) -> None:
     out.append('{"type":"error"' if record.is_error else '{"type":"record"')
     _name(record.name, space, out)
     if record.doc is not None:
@@ -111,7 +114,7 @@ def _record(record: Record, known: set[str], space: str | None, out: list[str]) 
     out.append(',"fields":[')
     for i, field in enumerate(record.fields):
         out.append(("," if i else "") + f'{{"name":{quote(field.name)},"type":')
-        _write(field.type, known, record.name.space, out)
+        _write(field.type, known, record.name.space, out, depth)
         if field.doc is not None:
             out.append(f',"doc":{quote(field.doc)}')
         if field.has_default:

@@ -20,11 +20,14 @@ behaviour is surprising and is kept on purpose:
 * a reader field whose name and aliases match several writer fields makes Java throw;
   Confluent turns the exception into a single "Unexpected exception" entry, so the result
   is that one entry, whatever else was found before.
+
+Comparing follows references and named types into each other, so one comparison can go
+deeper than either schema's text; `NestingTooDeep` stops it at the walk bound (`nesting`).
 """
 from __future__ import annotations
 
-from app.formats.avro_canonical import to_json
-from app.formats.avro_model import (
+from app.formats.avro.canonical import to_json
+from app.formats.avro.model import (
     Array,
     Enum,
     Field,
@@ -36,6 +39,7 @@ from app.formats.avro_model import (
     Schema,
     Union,
 )
+from app.formats.avro.nesting import deeper
 from app.formats.base import Incompatibility
 
 NAME_MISMATCH = "NAME_MISMATCH"
@@ -80,11 +84,12 @@ def _location(path: list[str]) -> str:
 class _Checker:
     """One comparison of a reader schema with a writer schema, with Java's memo table."""
 
-    __slots__ = ("_memo",)
+    __slots__ = ("_depth", "_memo")
 
     def __init__(self) -> None:
         # (id(reader), id(writer)) -> result; None while that pair is being compared
         self._memo: dict[tuple[int, int], list[Incompatibility] | None] = {}
+        self._depth = 0  # compare calls in progress
 
     def compare(self, reader: Schema, writer: Schema, path: list[str]) -> list[Incompatibility]:
         """Compare `reader` (decoding side) with `writer` (encoding side) at `path`."""
@@ -92,7 +97,9 @@ class _Checker:
         if key in self._memo:
             return self._memo[key] or []
         self._memo[key] = None
+        self._depth = deeper(self._depth)
         result = self._calculate(reader, writer, path)
+        self._depth -= 1  # an exception abandons the whole check, as in `_at`
         self._memo[key] = result
         return result
 
@@ -154,13 +161,18 @@ class _Checker:
         for field in reader.fields:
             path.append(str(field.pos))
             source = _writer_field(writer, field, path)
+            written: Schema | None = None
             if source is not None:
-                found += self._at("type", field.type, source.type, path)
+                written = source.type
             elif not field.has_default:
                 if isinstance(field.type, Enum) and field.type.default is not None:
-                    found += self._at("type", field.type, writer, path)
+                    written = writer
                 else:
                     found.append(Incompatibility(READER_FIELD_MISSING_DEFAULT_VALUE, _location(path), field.name))
+            if written is not None:  # compared here rather than through `_at`: a frame less per record
+                path.append("type")
+                found += self.compare(field.type, written, path)
+                path.pop()
             path.pop()
         path.pop()
         return found
