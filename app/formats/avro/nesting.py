@@ -62,6 +62,6 @@ def deeper(depth: int) -> int:
     """The next step's depth in a walk over parsed schemas; `NestingTooDeep` past the bound."""
     if depth >= MAX_WALK_DEPTH:
         raise NestingTooDeep(
-            f"Schema is nested more than {MAX_WALK_DEPTH} levels deep, counting the schemas it references"
+            f"Schema is nested more than {MAX_WALK_DEPTH} levels deep, following its named types and references"
         )
     return depth + 1
