@@ -11,17 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.formats.avro.json_text import dumps, quote
-from app.formats.avro.model import (
-    Array,
-    Enum,
-    Fixed,
-    Map,
-    Name,
-    Named,
-    Record,
-    Schema,
-    Union,
-)
+from app.formats.avro.model import Array, Enum, Fixed, Map, Name, Named, Record, Schema, Union
 from app.formats.avro.nesting import deeper
 
 

@@ -19,17 +19,7 @@ from typing import Any
 
 from app.formats.avro.errors import InvalidAvro
 from app.formats.avro.json_text import dumps, quote
-from app.formats.avro.model import (
-    Array,
-    Enum,
-    Field,
-    Fixed,
-    Map,
-    Named,
-    Record,
-    Schema,
-    Union,
-)
+from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Record, Schema, Union
 
 
 def normalized_text(schema: Schema, referenced: list[str]) -> str:
