@@ -1,7 +1,7 @@
 """Deeply nested schemas over HTTP (issue 12): 42201 with a clear message, never a 500, and
 nothing written; a schema at the bound works everywhere.
 
-The bounds are the Avro format's (app/formats/avro/nesting.py): 100 levels of JSON arrays
+The bounds are the Avro format's (app/formats/avro/nesting.py): 200 levels of JSON arrays
 and objects in a schema text. Walks beyond one text are covered in tests/formats.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from api_client import Api
 from api_samples import RECORD_V1
 
-TOO_DEEP = "Invalid schema of type AVRO, details: Schema is nested more than 100 levels deep (JSON arrays and objects)"
+TOO_DEEP = "Invalid schema of type AVRO, details: Schema is nested more than 200 levels deep (JSON arrays and objects)"
 
 
 def nested(levels: int, wrap: Callable[[str, int], str], leaf: str = '"int"') -> str:
@@ -49,6 +49,7 @@ TOO_DEEP_SCHEMAS = {
     "maps_1000": nested(1000, lambda inner, _: '{"type":"map","values":%s}' % inner),
     "unions_500": nested(500, lambda inner, _: f"[{inner}]"),
     "optional_arrays_500": nested(500, optional_array_of),
+    "records_67": nested(67, record_of),
     "records_400": nested(400, record_of),
     "json_default_1000": '{"type":"record","name":"D","fields":[{"name":"f","type":{"type":"array","items":"int"},'
                          '"default":%s}]}' % nested(1000, lambda inner, _: f"[{inner}]", "1"),
@@ -56,10 +57,10 @@ TOO_DEEP_SCHEMAS = {
 }
 
 AT_THE_BOUND = {
-    "arrays_100": nested(100, array_of),
-    "optional_arrays_50": nested(50, optional_array_of),
-    "records_33": nested(33, record_of),
-    "array_and_default_49": with_default(49),
+    "arrays_200": nested(200, array_of),
+    "optional_arrays_100": nested(100, optional_array_of),
+    "records_66": nested(66, record_of),
+    "array_and_default_99": with_default(99),
 }
 
 

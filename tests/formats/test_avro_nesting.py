@@ -14,9 +14,9 @@ from app.formats.avro import AvroFormat
 from app.formats.base import ParsedSchema, SchemaParseError
 
 AVRO = AvroFormat()
-TOO_DEEP = "Invalid schema of type AVRO, details: Schema is nested more than 100 levels deep (JSON arrays and objects)"
+TOO_DEEP = "Invalid schema of type AVRO, details: Schema is nested more than 200 levels deep (JSON arrays and objects)"
 WALK_TOO_DEEP = (
-    "Invalid schema of type AVRO, details: Schema is nested more than 200 levels deep, "
+    "Invalid schema of type AVRO, details: Schema is nested more than 400 levels deep, "
     "following its named types and references"
 )
 T = TypeVar("T")
@@ -50,22 +50,22 @@ def at_stack_depth(frames: int, call: Callable[[], T]) -> T:
 
 
 TOO_DEEP_SCHEMAS = {
-    "arrays_101": arrays(101),
+    "arrays_201": arrays(201),
     "arrays_1000": arrays(1000),
     "maps_1000": '{"type":"map","values":' * 1000 + '"int"' + "}" * 1000,
     "unions_500": lists(500),
     "optional_arrays_500": optional_arrays(500),
-    "records_34": records(34),
+    "records_67": records(67),
     "records_400": records(400),
     "json_default_1000": '{"type":"record","name":"D","fields":[{"name":"f","type":"int","default":%s}]}' % lists(1000),
     "json_property_1000": '{"type":"int","x":%s}' % lists(1000),
 }
 
 AT_THE_BOUND = {
-    "arrays_100": arrays(100),
-    "optional_arrays_50": optional_arrays(50),
-    "records_33": records(33),
-    "array_and_default_49": with_default(49),
+    "arrays_200": arrays(200),
+    "optional_arrays_100": optional_arrays(100),
+    "records_66": records(66),
+    "array_and_default_99": with_default(99),
 }
 
 
@@ -79,13 +79,13 @@ def test_a_schema_deeper_than_the_bound_is_refused_before_any_walk(text: str, st
 
 def test_a_referenced_schema_deeper_than_the_bound_is_refused() -> None:
     with pytest.raises(SchemaParseError) as raised:
-        AVRO.parse('"int"', {"deep": arrays(101)})
+        AVRO.parse('"int"', {"deep": arrays(201)})
     assert raised.value.message == TOO_DEEP
 
 
 def test_brackets_inside_strings_do_not_count() -> None:
     doc = '\\"' + "[{" * 300
-    text = '{"type":"record","name":"R","doc":"%s","fields":[{"name":"f","type":%s}]}' % (doc, arrays(90))
+    text = '{"type":"record","name":"R","doc":"%s","fields":[{"name":"f","type":%s}]}' % (doc, arrays(190))
     assert json.loads(AVRO.parse(text, {}).canonical)["doc"] == '"' + "[{" * 300
 
 
@@ -110,13 +110,13 @@ def test_a_schema_at_the_bound_works_in_every_operation_and_round_trips(text: st
 
 @pytest.mark.parametrize("text", AT_THE_BOUND.values(), ids=AT_THE_BOUND.keys())
 def test_the_bound_leaves_room_for_a_deep_caller(text: str) -> None:
-    """The web stack below a request takes under 100 frames; 400 more still fit."""
+    """The web stack below a request takes under 100 frames; 400 still fit."""
     at_stack_depth(400, lambda: operations(text))
 
 
 def test_comparing_two_cycles_of_named_types_stops_at_the_walk_bound() -> None:
     """Records A1..A19 and B1..B20 each point to the next and the last to the first: the
-    pairs only repeat after 380 steps, far deeper than either text."""
+    pairs only repeat after 380 records, over 1,000 steps, far deeper than either text."""
 
     def cycle(prefix: str, length: int) -> str:
         links = "".join(
@@ -132,11 +132,11 @@ def test_comparing_two_cycles_of_named_types_stops_at_the_walk_bound() -> None:
 
 
 def test_resolved_text_through_references_stops_at_the_walk_bound() -> None:
-    """Each schema is 90 levels deep and names the next by reference; `resolved` inlines them."""
-    base = records(1, "Base").replace('"int"', arrays(90))
-    middle = records(1, "Middle").replace('"int"', arrays(90, '"Base0"'))
-    parsed = AVRO.parse(arrays(90, '"Middle0"'), {"base": base, "middle": middle})
-    assert json.loads(parsed.canonical) == json.loads(arrays(90, '"Middle0"'))
+    """Each schema is 190 levels deep and names the next by reference; `resolved` inlines them."""
+    base = records(1, "Base").replace('"int"', arrays(190))
+    middle = records(1, "Middle").replace('"int"', arrays(190, '"Base0"'))
+    parsed = AVRO.parse(arrays(190, '"Middle0"'), {"base": base, "middle": middle})
+    assert json.loads(parsed.canonical) == json.loads(arrays(190, '"Middle0"'))
     with pytest.raises(SchemaParseError) as raised:
         AVRO.formatted(parsed, "resolved")
     assert raised.value.message == WALK_TOO_DEEP
@@ -146,10 +146,10 @@ def test_a_canonical_text_too_deep_to_parse_again_is_refused() -> None:
     """A type nested inside a referenced schema is written out in full where the referrer
     uses it, so the text to store can be deeper than the text sent."""
     inner = records(1, "Inner").replace('"int"', arrays(20))
-    base = records(1, "Base").replace('"int"', arrays(60, inner))
-    assert AVRO.parse(arrays(70, '"Inner0"'), {"base": base})
+    base = records(1, "Base").replace('"int"', arrays(160, inner))
+    assert AVRO.parse(arrays(170, '"Inner0"'), {"base": base})
     with pytest.raises(SchemaParseError) as raised:
-        AVRO.parse(arrays(90, '"Inner0"'), {"base": base})
+        AVRO.parse(arrays(190, '"Inner0"'), {"base": base})
     assert raised.value.message == TOO_DEEP
 
 
@@ -157,7 +157,7 @@ def test_recursion_limit_reached_anyway_is_still_a_parse_error() -> None:
     """The last line of defence: a caller that has used almost all of the stack."""
     frames = sys.getrecursionlimit() - len(_stack()) - 40
     with pytest.raises(SchemaParseError) as raised:
-        at_stack_depth(frames, lambda: AVRO.parse(arrays(100), {}))
+        at_stack_depth(frames, lambda: AVRO.parse(arrays(200), {}))
     assert raised.value.message == "Invalid schema of type AVRO, details: Schema is nested too deeply to process"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.formats.avro.json_text import dumps, quote
-from app.formats.avro.model import Array, Enum, Fixed, Map, Name, Named, Record, Schema, Union
+from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Name, Named, Record, Schema, Union
 from app.formats.avro.nesting import deeper
 
 
@@ -54,7 +54,15 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str], d
             return
         known.add(schema.name.full)
     if isinstance(schema, Record):
-        _record(schema, known, space, out, depth)
+        _record_start(schema, space, out)
+        for i, field in enumerate(schema.fields):
+            out.append(("," if i else "") + f'{{"name":{quote(field.name)},"type":')
+            _write(field.type, known, schema.name.space, out, depth)  # here, not in a helper: a frame a level
+            _field_end(field, out)
+        out.append("]")
+        _props(schema.props, out)
+        _aliases(schema, out)
+        out.append("}")
     elif isinstance(schema, Enum):
         out.append('{"type":"enum"')
         _name(schema.name, space, out)
@@ -96,26 +104,23 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str], d
         out.append(f'"{schema.type.lower()}"')
 
 
-def _record(record: Record, known: set[str], space: str | None, out: list[str], depth: int) -> None:
+def _record_start(record: Record, space: str | None, out: list[str]) -> None:
     out.append('{"type":"error"' if record.is_error else '{"type":"record"')
     _name(record.name, space, out)
     if record.doc is not None:
         out.append(f',"doc":{quote(record.doc)}')
     out.append(',"fields":[')
-    for i, field in enumerate(record.fields):
-        out.append(("," if i else "") + f'{{"name":{quote(field.name)},"type":')
-        _write(field.type, known, record.name.space, out, depth)
-        if field.doc is not None:
-            out.append(f',"doc":{quote(field.doc)}')
-        if field.has_default:
-            out.append(f',"default":{dumps(field.default)}')
-        if field.order != "ascending":
-            out.append(f',"order":"{field.order}"')
-        if field.aliases:
-            out.append(',"aliases":[' + ",".join(quote(a) for a in field.aliases) + "]")
-        _props(field.props, out)
-        out.append("}")
-    out.append("]")
-    _props(record.props, out)
-    _aliases(record, out)
+
+
+def _field_end(field: Field, out: list[str]) -> None:
+    """A field's attributes after its type."""
+    if field.doc is not None:
+        out.append(f',"doc":{quote(field.doc)}')
+    if field.has_default:
+        out.append(f',"default":{dumps(field.default)}')
+    if field.order != "ascending":
+        out.append(f',"order":"{field.order}"')
+    if field.aliases:
+        out.append(',"aliases":[' + ",".join(quote(a) for a in field.aliases) + "]")
+    _props(field.props, out)
     out.append("}")

@@ -79,8 +79,15 @@ def dumps(value: Any) -> str:
         if math.isfinite(value):
             return java_double(value)
         return quote(java_double(value))  # Jackson's WRITE_NAN_AS_STRINGS default
+    # loops, not generators, below: one frame per level of nesting, not two (see `nesting`)
     if isinstance(value, list):
-        return "[" + ",".join(dumps(item) for item in value) + "]"
+        items = []
+        for item in value:
+            items.append(dumps(item))
+        return "[" + ",".join(items) + "]"
     if isinstance(value, dict):
-        return "{" + ",".join(quote(key) + ":" + dumps(item) for key, item in value.items()) + "}"
+        members = []
+        for key, item in value.items():
+            members.append(quote(key) + ":" + dumps(item))
+        return "{" + ",".join(members) + "}"
     raise TypeError(f"not a JSON value: {value!r}")
