@@ -54,35 +54,24 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str], d
             return
         known.add(schema.name.full)
     if isinstance(schema, Record):
-        _record_start(schema, space, out)
+        _named_start(schema, "error" if schema.is_error else "record", space, out)
+        out.append(',"fields":[')
         for i, field in enumerate(schema.fields):
             out.append(("," if i else "") + f'{{"name":{quote(field.name)},"type":')
             _write(field.type, known, schema.name.space, out, depth)  # here, not in a helper: a frame a level
             _field_end(field, out)
         out.append("]")
-        _props(schema.props, out)
-        _aliases(schema, out)
-        out.append("}")
+        _named_end(schema, out)
     elif isinstance(schema, Enum):
-        out.append('{"type":"enum"')
-        _name(schema.name, space, out)
-        if schema.doc is not None:
-            out.append(f',"doc":{quote(schema.doc)}')
+        _named_start(schema, "enum", space, out)
         out.append(',"symbols":[' + ",".join(quote(s) for s in schema.symbols) + "]")
         if schema.default is not None:
             out.append(f',"default":{quote(schema.default)}')
-        _props(schema.props, out)
-        _aliases(schema, out)
-        out.append("}")
+        _named_end(schema, out)
     elif isinstance(schema, Fixed):
-        out.append('{"type":"fixed"')
-        _name(schema.name, space, out)
-        if schema.doc is not None:
-            out.append(f',"doc":{quote(schema.doc)}')
+        _named_start(schema, "fixed", space, out)
         out.append(f',"size":{schema.size}')
-        _props(schema.props, out)
-        _aliases(schema, out)
-        out.append("}")
+        _named_end(schema, out)
     elif isinstance(schema, (Array, Map)):
         key, inner = ("items", schema.items) if isinstance(schema, Array) else ("values", schema.values)
         out.append(f'{{"type":"{schema.type.lower()}","{key}":')
@@ -104,12 +93,17 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str], d
         out.append(f'"{schema.type.lower()}"')
 
 
-def _record_start(record: Record, space: str | None, out: list[str]) -> None:
-    out.append('{"type":"error"' if record.is_error else '{"type":"record"')
-    _name(record.name, space, out)
-    if record.doc is not None:
-        out.append(f',"doc":{quote(record.doc)}')
-    out.append(',"fields":[')
+def _named_start(schema: Named, kind: str, space: str | None, out: list[str]) -> None:
+    out.append(f'{{"type":"{kind}"')
+    _name(schema.name, space, out)
+    if schema.doc is not None:
+        out.append(f',"doc":{quote(schema.doc)}')
+
+
+def _named_end(schema: Named, out: list[str]) -> None:
+    _props(schema.props, out)
+    _aliases(schema, out)
+    out.append("}")
 
 
 def _field_end(field: Field, out: list[str]) -> None:

@@ -27,7 +27,7 @@ deeper than either schema's text; `NestingTooDeep` stops it at the walk bound (`
 from __future__ import annotations
 
 from app.formats.avro.canonical import to_json
-from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Primitive, Record, Schema, Union
+from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Record, Schema, Union
 from app.formats.avro.nesting import deeper
 from app.formats.base import Incompatibility
 
