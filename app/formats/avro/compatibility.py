@@ -27,7 +27,7 @@ deeper than either schema's text; `NestingTooDeep` stops it at the walk bound (`
 from __future__ import annotations
 
 from app.formats.avro.canonical import to_json
-from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Record, Schema, Union
+from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Primitive, Record, Schema, Union
 from app.formats.avro.nesting import deeper
 from app.formats.base import Incompatibility
 
@@ -87,6 +87,8 @@ class _Checker:
         here, so a step of the walk costs one frame (see `nesting`). Helpers never recurse.
         An exception abandons the whole check, so `path` and the depth need no `finally`.
         """
+        if reader.type == writer.type and isinstance(reader, Primitive):
+            return []  # the common case; memoizing it would change nothing
         key = (id(reader), id(writer))
         if key in self._memo:
             return self._memo[key] or []
