@@ -7,11 +7,14 @@ and objects in a schema text. Walks beyond one text are covered in tests/formats
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.request
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from api_client import Api
+from api_client import V1_JSON, Api, enc
 from api_samples import RECORD_V1
 
 TOO_DEEP = "Invalid schema of type AVRO, details: Schema is nested more than 200 levels deep (JSON arrays and objects)"
@@ -60,7 +63,7 @@ AT_THE_BOUND = {
     "arrays_200": nested(200, array_of),
     "optional_arrays_100": nested(100, optional_array_of),
     "records_66": nested(66, record_of),
-    "array_and_default_99": with_default(99),
+    "array_and_default_197": with_default(197),
 }
 
 
@@ -94,3 +97,28 @@ def test_schema_at_the_bound_registers_round_trips_and_checks(api: Api, schema: 
     assert api.registered("s", schema, params={"normalize": "true"})["id"] == registered["id"]
     assert api.post("/compatibility/subjects/s/versions", {"schema": schema}).json == {"is_compatible": True}
     assert json.loads(api.get(f"/schemas/ids/{registered['id']}", format="resolved").json["schema"]) == json.loads(schema)
+
+
+def post_live(url: str, body: dict[str, Any]) -> tuple[int, Any]:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": V1_JSON}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_under_gunicorn_the_bound_holds_with_the_servers_own_stack(
+    live_server: str, unique_subject: Callable[[str], str]
+) -> None:
+    """The worker's stack below the format differs from the test client's: the worst shapes at
+    the bound still register and compare, and deeper ones are still 42201."""
+    for name in ("optional_arrays_100", "array_and_default_197"):
+        subject, schema = enc(unique_subject(name)), AT_THE_BOUND[name]
+        status, registered = post_live(f"{live_server}/subjects/{subject}/versions", {"schema": schema})
+        assert status == 200, registered
+        check = post_live(f"{live_server}/compatibility/subjects/{subject}/versions", {"schema": schema})
+        assert check == (200, {"is_compatible": True})
+    for path, shape in (("subjects/{}/versions", "unions_500"), ("compatibility/subjects/{}/versions", "arrays_1000")):
+        refused = post_live(f"{live_server}/{path.format(subject)}", {"schema": TOO_DEEP_SCHEMAS[shape]})
+        assert refused == (422, {"error_code": 42201, "message": TOO_DEEP})

@@ -65,7 +65,7 @@ AT_THE_BOUND = {
     "arrays_200": arrays(200),
     "optional_arrays_100": optional_arrays(100),
     "records_66": records(66),
-    "array_and_default_99": with_default(99),
+    "array_and_default_197": with_default(197),
 }
 
 
