@@ -99,6 +99,24 @@ def test_schema_at_the_bound_registers_round_trips_and_checks(api: Api, schema: 
     assert json.loads(api.get(f"/schemas/ids/{registered['id']}", format="resolved").json["schema"]) == json.loads(schema)
 
 
+def test_resolved_text_deeper_than_the_walk_bound_is_42201(api: Api) -> None:
+    """Three schemas 190 levels deep, each naming the next by reference: each registers, and
+    `format=resolved`, which writes the referenced types inline, refuses to go 570 deep."""
+    leaf = record_of(nested(190, array_of), 0)
+    middle = record_of(nested(190, array_of, '"R0"'), 1)
+    api.registered("leaf", leaf)
+    api.registered("middle", middle, references=[{"name": "leaf", "subject": "leaf", "version": 1}])
+    top = api.registered("top", nested(190, array_of, '"R1"'),
+                         references=[{"name": "middle", "subject": "middle", "version": 1}])
+    reply = api.get(f"/schemas/ids/{top['id']}", format="resolved")
+    assert (reply.status, reply.error_code) == (422, 42201)
+    assert reply.json["message"] == (
+        "Invalid schema of type AVRO, details: Schema is nested more than 400 levels deep, "
+        "following its named types and references"
+    )
+    assert json.loads(api.get(f"/schemas/ids/{top['id']}").json["schema"]) == json.loads(nested(190, array_of, '"R1"'))
+
+
 def post_live(url: str, body: dict[str, Any]) -> tuple[int, Any]:
     request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": V1_JSON}, method="POST")
     try:
