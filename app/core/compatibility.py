@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from app.core.resolver import format_refusals
 from app.core.types import CompatibilityLevel
 from app.formats.base import ParsedSchema, SchemaFormat, TopLevelFields
 
@@ -128,8 +129,9 @@ def _compare(
         return ["Incompatible because of different schema type"]
     fmt = formats[candidate.schema_type]
     messages: list[str] = []
-    if level.backward:
-        messages += [fmt.describe(i, "new", "old") for i in fmt.can_read(candidate, previous.parsed)]
-    if level.forward:
-        messages += [fmt.describe(i, "old", "new") for i in fmt.can_read(previous.parsed, candidate)]
+    with format_refusals():
+        if level.backward:
+            messages += [fmt.describe(i, "new", "old") for i in fmt.can_read(candidate, previous.parsed)]
+        if level.forward:
+            messages += [fmt.describe(i, "old", "new") for i in fmt.can_read(previous.parsed, candidate)]
     return messages

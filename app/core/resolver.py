@@ -6,7 +6,8 @@ check against 100 versions parses only the candidate.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
 from app.core.store import ResolvedReference, Store, VersionRow
 from app.core.types import QualifiedSubject, SchemaReference
-from app.formats.base import ParsedSchema, SchemaFormat
+from app.formats.base import ParsedSchema, SchemaFormat, SchemaParseError
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,15 @@ def request_references(raw: Sequence[Any]) -> list[SchemaReference]:
     return out
 
 
+@contextmanager
+def format_refusals() -> Iterator[None]:
+    """Around every call into a format: its `SchemaParseError` is our 42201, message unchanged."""
+    try:
+        yield
+    except SchemaParseError as exc:
+        raise InvalidSchema(exc.message) from None
+
+
 class SchemaResolver:
     def __init__(self, formats: Mapping[str, SchemaFormat], cache_bytes: int, max_schema_bytes: int):
         self.formats = formats
@@ -65,11 +75,13 @@ class SchemaResolver:
 
     def format(self, schema_type: str) -> SchemaFormat:
         """The service's format for an exact (case-sensitive) `schemaType`, as Confluent's
-        plain map lookup does: `avro` is 42201 "Invalid schema type avro"."""
+        plain map lookup does: `avro` is 42201 "Invalid schema type avro", to which we add the
+        types this server has (Confluent's list is fixed, ours grows)."""
         try:
             return self.formats[schema_type]
         except KeyError:
-            raise InvalidSchema(f"Invalid schema type {schema_type}") from None
+            supported = ", ".join(self.formats)
+            raise InvalidSchema(f"Invalid schema type {schema_type}; this server supports {supported}") from None
 
     # ------------------------------------------------------------------ stored schemas
     def content(self, store: Store, pk: int) -> StoredSchema:
@@ -98,7 +110,8 @@ class SchemaResolver:
         if cached is None:
             _, deps = self.resolve_references(store, stored.context, stored.references, live_only=False)
             fmt = self.format(stored.schema_type)
-            cached = self._parsed.put(stored.key, fmt.parse(stored.schema, deps, strict=False))
+            with format_refusals():
+                cached = self._parsed.put(stored.key, fmt.parse(stored.schema, deps, strict=False))
         return cached
 
     def text(self, store: Store, stored: StoredSchema, fmt: str | None) -> str:
@@ -108,7 +121,9 @@ class SchemaResolver:
         key = (stored.key, fmt)
         cached = self._formatted.get(key)
         if cached is None:
-            rendered = self.format(stored.schema_type).formatted(self.parsed(store, stored), fmt)
+            parsed = self.parsed(store, stored)
+            with format_refusals():
+                rendered = self.format(stored.schema_type).formatted(parsed, fmt)
             cached = self._formatted.put(key, stored.schema if rendered is None else rendered)
         return cached
 
@@ -171,9 +186,10 @@ class SchemaResolver:
             # Confluent resolves references inside the provider's parse, so a missing one is
             # reported under the same "Invalid schema of type T, details: ..." template.
             raise InvalidSchema(f"Invalid schema of type {schema_type}, details: {exc.message}") from None
-        parsed = fmt.parse(text, deps, strict=strict)
-        if normalize:
-            parsed = fmt.normalize(parsed)
+        with format_refusals():
+            parsed = fmt.parse(text, deps, strict=strict)
+            if normalize:
+                parsed = fmt.normalize(parsed)
         return Candidate(schema_type, parsed, resolved)
 
     def equivalent(

@@ -50,7 +50,7 @@ from app.core.metadata import (
 )
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.registration import Registrar
-from app.core.resolver import SchemaResolver
+from app.core.resolver import SchemaResolver, format_refusals
 from app.core.subjects import (
     in_other_contexts,
     live_version,
@@ -137,7 +137,8 @@ class SchemaTagger:
         if not isinstance(fmt, SchemaTagEditor):
             raise InvalidSchema(f"Schema tags cannot be edited in schemas of type {base.schema_type}")
         parsed = self.resolver.parsed(store, base)
-        return fmt.modify_tags(parsed, request.tags_to_add, request.tags_to_remove).canonical
+        with format_refusals():
+            return fmt.modify_tags(parsed, request.tags_to_add, request.tags_to_remove).canonical
 
     def _previous_rule_set(
         self, store: Store, versions: list[VersionRow], new_version: int | None

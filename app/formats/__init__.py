@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.formats.avro import AvroFormat
-from app.formats.base import Incompatibility, ParsedSchema, SchemaFormat
+from app.formats.base import Incompatibility, ParsedSchema, SchemaFormat, SchemaParseError
 
 FORMATS: Mapping[str, SchemaFormat] = {
     "AVRO": AvroFormat(),
 }
 
 
-__all__ = ["FORMATS", "Incompatibility", "ParsedSchema", "SchemaFormat"]
+__all__ = ["FORMATS", "Incompatibility", "ParsedSchema", "SchemaFormat", "SchemaParseError"]

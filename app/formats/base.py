@@ -2,8 +2,12 @@
 
 The core never asks which format a schema is in: it parses through `SchemaFormat.parse`,
 stores `ParsedSchema.canonical`, and asks `can_read(reader, writer)` for compatibility.
-Another format is one new module that implements this protocol and one line in
+Another format is one new subpackage that implements this protocol and one line in
 `app/formats/__init__.py`.
+
+Formats know nothing of the registry (they must not import `app.core`, so that `app.client`
+can use them alone): a schema they refuse is a `SchemaParseError`, which the core turns into
+its 42201 reply with the message unchanged.
 """
 from __future__ import annotations
 
@@ -14,6 +18,16 @@ from typing import Any, Protocol, runtime_checkable
 # Confluent's default: a request without `schemaType` means Avro, and 7.x replies left the
 # type out for it. The only place outside a format module that names one.
 DEFAULT_SCHEMA_TYPE = "AVRO"
+
+
+class SchemaParseError(Exception):
+    """A schema the format refuses. `message` is the whole text a client is shown (the core
+    answers 42201 with it), so a format words it as its reference registry does, e.g.
+    Confluent's "Invalid schema of type AVRO, details: ..." for Avro."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,10 +60,14 @@ class Incompatibility:
 
 @runtime_checkable
 class SchemaFormat(Protocol):
+    """What the core calls. `parse`, `normalize`, `can_read` and `formatted` raise
+    `SchemaParseError` for a schema they cannot handle (a malformed text, or one nested too
+    deeply to walk safely) and nothing else for any input; `describe` never raises."""
+
     schema_type: str  # "AVRO" | "JSON" | "PROTOBUF"
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
-        """Parse `text`; raise `InvalidSchema` (42201) with a message naming the problem.
+        """Parse `text`; `SchemaParseError` with a message naming the problem.
 
         `dependencies` maps each reference name to the referenced schema's text, every
         transitive dependency included, ordered so that a schema comes after the ones it
@@ -59,11 +77,13 @@ class SchemaFormat(Protocol):
         ...
 
     def normalize(self, schema: ParsedSchema) -> ParsedSchema:
-        """The `normalize=true` form: equal for texts that differ only in spelling."""
+        """The `normalize=true` form: equal for texts that differ only in spelling;
+        `SchemaParseError` when the normalized form cannot be built."""
         ...
 
     def can_read(self, reader: ParsedSchema, writer: ParsedSchema) -> list[Incompatibility]:
-        """Every reason `reader` cannot decode data written with `writer`; empty when it can."""
+        """Every reason `reader` cannot decode data written with `writer`; empty when it can.
+        `SchemaParseError` when the pair is too deeply nested to compare."""
         ...
 
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
@@ -76,7 +96,8 @@ class SchemaFormat(Protocol):
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         """The text for a `format=` query value (Avro: "resolved"); None when the format
-        does not know the value, in which case the canonical text is served."""
+        does not know the value, in which case the canonical text is served.
+        `SchemaParseError` when that text cannot be built (too deeply nested)."""
         ...
 
 
@@ -124,5 +145,5 @@ class SchemaTagEditor(Protocol):
         self, schema: ParsedSchema, add: Sequence[EntityTags], remove: Sequence[EntityTags]
     ) -> ParsedSchema:
         """`schema` with `add` merged into and then `remove` taken out of each named entity's
-        tags; `InvalidSchema` (42201) when an entity is not in the schema."""
+        tags; `SchemaParseError` when an entity is not in the schema."""
         ...

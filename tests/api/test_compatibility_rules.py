@@ -62,7 +62,7 @@ def test_missing_reference_is_an_invalid_schema(api: Api) -> None:
 def test_unknown_schema_type_is_42201(api: Api, schema_type: str) -> None:
     api.registered("s", RECORD_V1)
     body = {"schema": RECORD_V1, "schemaType": schema_type}
-    message = f"Invalid schema type {schema_type}"
+    message = f"Invalid schema type {schema_type}; this server supports AVRO"
     assert api.post("/compatibility/subjects/s/versions/latest", body).json == {"error_code": 42201, "message": message}
     assert api.post("/compatibility/subjects/s/versions", body, verbose="true").json == {
         "is_compatible": False, "messages": [message]

@@ -20,7 +20,7 @@ module keeps to; see `AvroSchema#modifySchemaTags` and `AvroSchemaUtils#findMatc
   already present, minus the removed ones (adding happens before removing, so a tag both
   added and removed ends up absent). An empty list drops the property; an existing property
   keeps its position among the entity's properties, a new one comes after them.
-* An entity the schema does not have fails the whole request with 42201
+* An entity the schema does not have fails the whole request (`SchemaParseError`, 42201)
   "No matching path '<path>' found in the schema".
 * Requests may name an entity several times; their tags are united. A leading dot on a path
   is ignored, as in Confluent's `SchemaEntity` equality.
@@ -36,10 +36,9 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from app.core.errors import InvalidSchema
-from app.formats.avro_json import dumps
-from app.formats.avro_model import Array, Field, Map, Record, Schema, Union
-from app.formats.base import FIELD_ENTITY, RECORD_ENTITY, EntityTags
+from app.formats.avro.json_text import dumps
+from app.formats.avro.model import Array, Field, Map, Record, Schema, Union
+from app.formats.base import FIELD_ENTITY, RECORD_ENTITY, EntityTags, SchemaParseError
 
 TAGS_PROPERTY = "confluent:tags"
 
@@ -107,8 +106,8 @@ def _find(root: Schema, known: set[str], path: str, entity_type: str) -> Record 
     raise _no_match(path)
 
 
-def _no_match(path: str) -> InvalidSchema:
-    return InvalidSchema(f"No matching path '{path}' found in the schema")
+def _no_match(path: str) -> SchemaParseError:
+    return SchemaParseError(f"No matching path '{path}' found in the schema")
 
 
 def _existing_tags(target: Record | Field, path: str) -> list[str]:
@@ -118,7 +117,7 @@ def _existing_tags(target: Record | Field, path: str) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise InvalidSchema(f"The {TAGS_PROPERTY} property of '{path}' is not an array")
+        raise SchemaParseError(f"The {TAGS_PROPERTY} property of '{path}' is not an array")
     return list(dict.fromkeys(_text(item) for item in value))
 
 

@@ -10,27 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.formats.avro_json import dumps, quote
-from app.formats.avro_model import (
-    Array,
-    Enum,
-    Fixed,
-    Map,
-    Name,
-    Named,
-    Record,
-    Schema,
-    Union,
-)
+from app.formats.avro.json_text import dumps, quote
+from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Name, Named, Record, Schema, Union
+from app.formats.avro.nesting import deeper
 
 
 def to_json(schema: Schema, known: set[str]) -> str:
     """Compact Java JSON of `schema`; full names in `known` are written as references.
 
-    `known` is updated in place, as Java's writer does with its `knownNames`.
+    `known` is updated in place, as Java's writer does with its `knownNames`. Without the
+    referenced names in `known` the walk goes into other schemas, hence its `deeper` bound.
     """
     out: list[str] = []
-    _write(schema, known, None, out)
+    _write(schema, known, None, out, 0)
     return "".join(out)
 
 
@@ -54,38 +46,36 @@ def _aliases(schema: Named, out: list[str]) -> None:
         out.append(f',"aliases":[{names}]')
 
 
-def _write(schema: Schema, known: set[str], space: str | None, out: list[str]) -> None:
+def _write(schema: Schema, known: set[str], space: str | None, out: list[str], depth: int) -> None:
+    depth = deeper(depth)
     if isinstance(schema, Named):
         if schema.name.full in known:
             out.append(quote(schema.name.qualified(space)))
             return
         known.add(schema.name.full)
     if isinstance(schema, Record):
-        _record(schema, known, space, out)
+        _named_start(schema, "error" if schema.is_error else "record", space, out)
+        out.append(',"fields":[')
+        for i, field in enumerate(schema.fields):
+            out.append(("," if i else "") + f'{{"name":{quote(field.name)},"type":')
+            _write(field.type, known, schema.name.space, out, depth)  # here, not in a helper: a frame a level
+            _field_end(field, out)
+        out.append("]")
+        _named_end(schema, out)
     elif isinstance(schema, Enum):
-        out.append('{"type":"enum"')
-        _name(schema.name, space, out)
-        if schema.doc is not None:
-            out.append(f',"doc":{quote(schema.doc)}')
+        _named_start(schema, "enum", space, out)
         out.append(',"symbols":[' + ",".join(quote(s) for s in schema.symbols) + "]")
         if schema.default is not None:
             out.append(f',"default":{quote(schema.default)}')
-        _props(schema.props, out)
-        _aliases(schema, out)
-        out.append("}")
+        _named_end(schema, out)
     elif isinstance(schema, Fixed):
-        out.append('{"type":"fixed"')
-        _name(schema.name, space, out)
-        if schema.doc is not None:
-            out.append(f',"doc":{quote(schema.doc)}')
+        _named_start(schema, "fixed", space, out)
         out.append(f',"size":{schema.size}')
-        _props(schema.props, out)
-        _aliases(schema, out)
-        out.append("}")
+        _named_end(schema, out)
     elif isinstance(schema, (Array, Map)):
         key, inner = ("items", schema.items) if isinstance(schema, Array) else ("values", schema.values)
         out.append(f'{{"type":"{schema.type.lower()}","{key}":')
-        _write(inner, known, space, out)
+        _write(inner, known, space, out, depth)
         _props(schema.props, out)
         out.append("}")
     elif isinstance(schema, Union):
@@ -93,7 +83,7 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str]) -
         for i, branch in enumerate(schema.branches):
             if i:
                 out.append(",")
-            _write(branch, known, space, out)
+            _write(branch, known, space, out, depth)
         out.append("]")
     elif schema.props:
         out.append(f'{{"type":"{schema.type.lower()}"')
@@ -103,26 +93,28 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str]) -
         out.append(f'"{schema.type.lower()}"')
 
 
-def _record(record: Record, known: set[str], space: str | None, out: list[str]) -> None:
-    out.append('{"type":"error"' if record.is_error else '{"type":"record"')
-    _name(record.name, space, out)
-    if record.doc is not None:
-        out.append(f',"doc":{quote(record.doc)}')
-    out.append(',"fields":[')
-    for i, field in enumerate(record.fields):
-        out.append(("," if i else "") + f'{{"name":{quote(field.name)},"type":')
-        _write(field.type, known, record.name.space, out)
-        if field.doc is not None:
-            out.append(f',"doc":{quote(field.doc)}')
-        if field.has_default:
-            out.append(f',"default":{dumps(field.default)}')
-        if field.order != "ascending":
-            out.append(f',"order":"{field.order}"')
-        if field.aliases:
-            out.append(',"aliases":[' + ",".join(quote(a) for a in field.aliases) + "]")
-        _props(field.props, out)
-        out.append("}")
-    out.append("]")
-    _props(record.props, out)
-    _aliases(record, out)
+def _named_start(schema: Named, kind: str, space: str | None, out: list[str]) -> None:
+    out.append(f'{{"type":"{kind}"')
+    _name(schema.name, space, out)
+    if schema.doc is not None:
+        out.append(f',"doc":{quote(schema.doc)}')
+
+
+def _named_end(schema: Named, out: list[str]) -> None:
+    _props(schema.props, out)
+    _aliases(schema, out)
+    out.append("}")
+
+
+def _field_end(field: Field, out: list[str]) -> None:
+    """A field's attributes after its type."""
+    if field.doc is not None:
+        out.append(f',"doc":{quote(field.doc)}')
+    if field.has_default:
+        out.append(f',"default":{dumps(field.default)}')
+    if field.order != "ascending":
+        out.append(f',"order":"{field.order}"')
+    if field.aliases:
+        out.append(',"aliases":[' + ",".join(quote(a) for a in field.aliases) + "]")
+    _props(field.props, out)
     out.append("}")

@@ -4,6 +4,8 @@ Canonical Avro text is hashed to give schema ids, so the bytes must match what t
 registry stores: Jackson escapes control characters as upper-case `\\u00XX` (Python: lower
 case), prints doubles with `Double.toString` (`1.0E20`, where Python prints `1e+20`) and writes
 non-finite doubles as strings. Everything else (compact separators, raw non-ASCII) agrees.
+Reading is Python's decoder with Jackson's refusals, and a nesting bound checked first (the
+decoder recurses per level; see `nesting`).
 """
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import json
 import math
 from decimal import Decimal
 from typing import Any
+
+from app.formats.avro.nesting import check_document
 
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 _ESCAPES = {code: f"\\u{code:04X}" for code in range(0x20)}
@@ -27,7 +31,9 @@ def _reject_constant(token: str) -> Any:
 
 
 def loads(text: str) -> Any:
-    """Parse strict JSON (no NaN/Infinity literals), keeping object key order."""
+    """Parse strict JSON (no NaN/Infinity literals), keeping object key order; `NestingTooDeep`
+    for a text nested deeper than the registry walks."""
+    check_document(text)
     return json.loads(text, parse_constant=_reject_constant)
 
 
@@ -73,8 +79,15 @@ def dumps(value: Any) -> str:
         if math.isfinite(value):
             return java_double(value)
         return quote(java_double(value))  # Jackson's WRITE_NAN_AS_STRINGS default
+    # loops, not generators, below: one frame per level of nesting, not two (see `nesting`)
     if isinstance(value, list):
-        return "[" + ",".join(dumps(item) for item in value) + "]"
+        items = []
+        for item in value:
+            items.append(dumps(item))
+        return "[" + ",".join(items) + "]"
     if isinstance(value, dict):
-        return "{" + ",".join(quote(key) + ":" + dumps(item) for key, item in value.items()) + "}"
+        members = []
+        for key, item in value.items():
+            members.append(quote(key) + ":" + dumps(item))
+        return "{" + ",".join(members) + "}"
     raise TypeError(f"not a JSON value: {value!r}")

@@ -1,4 +1,4 @@
-"""The Avro format: Java Avro's parser, writer and compatibility rules, as Confluent uses them.
+"""`AvroFormat`, the Avro `SchemaFormat`, put together from the modules beside it.
 
 Parsing is an own walk over the JSON rather than fastavro's: the registry must refuse and accept
 what Java refuses and accepts, print Java's bytes (they are hashed into ids), and keep Java's
@@ -6,17 +6,21 @@ object identities for the checker, none of which fastavro's parsed form preserve
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from app.core.errors import InvalidSchema
-from app.formats import avro_tags
-from app.formats.avro_canonical import to_json
-from app.formats.avro_compatibility import UNEXPECTED_EXCEPTION, check
-from app.formats.avro_model import Record, Schema
-from app.formats.avro_normalize import NormalizeError, normalized_text
-from app.formats.avro_parser import Parser, SchemaParseError
-from app.formats.base import EntityTags, Incompatibility, ParsedSchema
+from app.formats.avro.canonical import to_json
+from app.formats.avro.compatibility import UNEXPECTED_EXCEPTION, check
+from app.formats.avro.errors import InvalidAvro
+from app.formats.avro.model import Record, Schema
+from app.formats.avro.nesting import check_document
+from app.formats.avro.normalize import normalized_text
+from app.formats.avro.parser import Parser
+from app.formats.avro.tags import modify_tags as modify_inline_tags
+from app.formats.base import EntityTags, Incompatibility, ParsedSchema, SchemaParseError
+
+_REFUSAL = "Invalid schema of type AVRO, details: {}"
 
 # Confluent's `io.confluent.kafka.schemaregistry.avro.Difference` descriptions; {r}/{w} are the
 # reader's and writer's labels ("new"/"old"), filled in by SchemaValidatorBuilder.
@@ -49,31 +53,42 @@ def _native(schema: ParsedSchema) -> AvroNative:
     return schema.native
 
 
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """Java's refusals as Confluent words them. The nesting bounds keep every walk far from
+    Python's recursion limit; should some combination of schemas still reach it, the client
+    gets the same kind of refusal instead of a 500."""
+    try:
+        yield
+    except InvalidAvro as exc:
+        raise SchemaParseError(_REFUSAL.format(exc)) from None
+    except RecursionError:
+        raise SchemaParseError(_REFUSAL.format("Schema is nested too deeply to process")) from None
+
+
 class AvroFormat:
     schema_type = "AVRO"
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
         parser = Parser(strict)
-        try:
+        with _refusals():
             referenced = tuple(parser.parse_text(dep).union_key for dep in dependencies.values())
             schema = parser.parse_text(text)
-        except SchemaParseError as exc:
-            raise InvalidSchema(f"Invalid schema of type AVRO, details: {exc}") from None
-        canonical = to_json(schema, set(referenced))
+            canonical = to_json(schema, set(referenced))
+            check_document(canonical)  # the stored text must parse again (types of references inline)
         return ParsedSchema(self.schema_type, canonical, AvroNative(schema, referenced, dict(dependencies), strict))
 
     def normalize(self, schema: ParsedSchema) -> ParsedSchema:
         """Confluent stores the Java writer's text of its re-parsed normalized form."""
         native = _native(schema)
-        try:
+        with _refusals():
             text = normalized_text(native.schema, list(native.referenced))
-        except NormalizeError as exc:
-            raise InvalidSchema(f"Invalid schema of type AVRO, details: {exc}") from None
         return self.parse(text, native.dependencies, strict=native.strict)
 
     def can_read(self, reader: ParsedSchema, writer: ParsedSchema) -> list[Incompatibility]:
         """Incompatibilities of `reader` (decoding side) with data written with `writer`."""
-        return check(_native(reader).schema, _native(writer).schema)
+        with _refusals():
+            return check(_native(reader).schema, _native(writer).schema)
 
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
         """Confluent's verbose entry; `reader_label` names the reader side, `writer_label` the writer."""
@@ -96,16 +111,19 @@ class AvroFormat:
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         if fmt.lower() == "resolved":
-            return to_json(_native(schema).schema, set())
+            with _refusals():
+                return to_json(_native(schema).schema, set())
         return None
 
     def modify_tags(
         self, schema: ParsedSchema, add: Sequence[EntityTags], remove: Sequence[EntityTags]
     ) -> ParsedSchema:
-        """`SchemaTagEditor`: edit `confluent:tags` (see `avro_tags`) on a fresh parse of the
+        """`SchemaTagEditor`: edit `confluent:tags` (see `tags`) on a fresh parse of the
         text, since the parsed form given is cached and shared, then parse the result."""
         native = _native(schema)
         copy = _native(self.parse(schema.canonical, native.dependencies, strict=False)).schema
         known = set(native.referenced)
-        avro_tags.modify_tags(copy, known, add, remove)
-        return self.parse(to_json(copy, known), native.dependencies, strict=native.strict)
+        modify_inline_tags(copy, known, add, remove)
+        with _refusals():
+            text = to_json(copy, known)
+        return self.parse(text, native.dependencies, strict=native.strict)

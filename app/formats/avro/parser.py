@@ -1,4 +1,4 @@
-"""Avro schema JSON -> `avro_model` objects, validating as Java's `Schema.Parser` does.
+"""Avro schema JSON -> `model` objects, validating as Java's `Schema.Parser` does.
 
 The rules and the error texts follow Java Avro, because the registry must accept and refuse
 the same schemas as Confluent's (which wraps Java's message in its 42201 reply):
@@ -14,9 +14,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from app.formats import avro_json
-from app.formats.avro_canonical import to_json
-from app.formats.avro_model import (
+from app.formats.avro import json_text
+from app.formats.avro.canonical import to_json
+from app.formats.avro.errors import InvalidAvro
+from app.formats.avro.model import (
     NO_DEFAULT,
     PRIMITIVE_TYPES,
     Array,
@@ -32,10 +33,7 @@ from app.formats.avro_model import (
     Schema,
     Union,
 )
-
-
-class SchemaParseError(Exception):
-    """A schema Java would refuse; the text is Java's message for the same problem."""
+from app.formats.avro.nesting import deeper
 
 
 SCHEMA_RESERVED = frozenset({"doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type", "aliases"})
@@ -82,7 +80,7 @@ def _text(node: dict[str, Any], key: str) -> str | None:
 def _required_text(node: dict[str, Any], key: str, error: str) -> str:
     value = _text(node, key)
     if value is None:
-        raise SchemaParseError(f"{error}: {avro_json.dumps(node)}")
+        raise InvalidAvro(f"{error}: {json_text.dumps(node)}")
     return value
 
 
@@ -90,8 +88,12 @@ def _is_int(value: Any, bounds: tuple[int, int]) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and bounds[0] <= value <= bounds[1]
 
 
-def is_valid_default(schema: Schema, value: Any) -> bool:
-    """Java `Schema.isValidDefault`: may `value` (parsed JSON) stand for `schema`?"""
+def is_valid_default(schema: Schema, value: Any, depth: int = 0) -> bool:
+    """Java `Schema.isValidDefault`: may `value` (parsed JSON) stand for `schema`?
+
+    A record's missing field is checked with the field's own default, which may lead through
+    further records (some in referenced schemas), so the walk is bounded by `deeper`.
+    """
     kind = schema.type
     if kind in ("STRING", "BYTES", "ENUM", "FIXED"):
         return isinstance(value, str)
@@ -105,18 +107,33 @@ def is_valid_default(schema: Schema, value: Any) -> bool:
         return isinstance(value, bool)
     if kind == "NULL":
         return value is None
+    depth = deeper(depth)
+    # loops rather than all()/any() over generators: one frame per level, not two
     if isinstance(schema, Array):
-        return isinstance(value, list) and all(is_valid_default(schema.items, v) for v in value)
+        if not isinstance(value, list):
+            return False
+        for item in value:
+            if not is_valid_default(schema.items, item, depth):
+                return False
+        return True
     if isinstance(schema, Map):
-        return isinstance(value, dict) and all(is_valid_default(schema.values, v) for v in value.values())
+        if not isinstance(value, dict):
+            return False
+        for item in value.values():
+            if not is_valid_default(schema.values, item, depth):
+                return False
+        return True
     if isinstance(schema, Union):
-        return any(is_valid_default(branch, value) for branch in schema.branches)
+        for branch in schema.branches:
+            if is_valid_default(branch, value, depth):
+                return True
+        return False
     if isinstance(schema, Record):
         if not isinstance(value, dict):
             return False
         for f in schema.fields:
             given = value.get(f.name, f.default)
-            if given is NO_DEFAULT or not is_valid_default(f.type, given):
+            if given is NO_DEFAULT or not is_valid_default(f.type, given, depth):
                 return False
         return True
     return False
@@ -174,11 +191,11 @@ class Parser:
 
     def parse_text(self, text: Any) -> Schema:
         if not isinstance(text, str) or not text.strip():
-            raise SchemaParseError("Empty schema")
+            raise InvalidAvro("Empty schema")
         try:
-            document = avro_json.loads(text)
+            document = json_text.loads(text)
         except ValueError as exc:
-            raise SchemaParseError(f"Invalid JSON: {exc}") from None
+            raise InvalidAvro(f"Invalid JSON: {exc}") from None
         return self.parse(document, None)
 
     def parse(self, node: Any, space: str | None) -> Schema:
@@ -187,7 +204,7 @@ class Parser:
         if isinstance(node, list):
             return self._union(node, space)
         if not isinstance(node, dict):
-            raise SchemaParseError(f"Schema not yet supported: {avro_json.dumps(node)}")
+            raise InvalidAvro(f"Schema not yet supported: {json_text.dumps(node)}")
         kind = _required_text(node, "type", "No type")
         if kind in PRIMITIVE_TYPES:
             return self._with_props(Primitive(PRIMITIVE_TYPES[kind]), node, SCHEMA_RESERVED)
@@ -197,18 +214,18 @@ class Parser:
             return self._enum(node, space)
         if kind == "array":
             if "items" not in node:
-                raise SchemaParseError(f"Array has no items type: {avro_json.dumps(node)}")
+                raise InvalidAvro(f"Array has no items type: {json_text.dumps(node)}")
             return self._with_props(Array(self.parse(node["items"], space)), node, SCHEMA_RESERVED)
         if kind == "map":
             if "values" not in node:
-                raise SchemaParseError(f"Map has no values type: {avro_json.dumps(node)}")
+                raise InvalidAvro(f"Map has no values type: {json_text.dumps(node)}")
             return self._with_props(Map(self.parse(node["values"], space)), node, SCHEMA_RESERVED)
         if kind == "fixed":
             return self._fixed(node, space)
         defined = self.names.get(Name(kind, space).full) or self.names.get(kind)
         if defined is not None:  # Avro 1.11 accepts {"type": "DefinedName"} as a reference
             return defined
-        raise SchemaParseError(
+        raise InvalidAvro(
             'A schema "type" MUST be a primitive type or one of "enum", "fixed", "record", "error", "array" or "map". '
             f"Unknown type: {kind}"
         )
@@ -217,14 +234,14 @@ class Parser:
     def _check_name(self, name: str | None, what: str = "") -> None:
         error = self._name_error(name)
         if error:
-            raise SchemaParseError(f'{what} "{name}" is invalid: {error}' if what else error)
+            raise InvalidAvro(f'{what} "{name}" is invalid: {error}' if what else error)
 
     def _find(self, name: str, space: str | None) -> Schema:
         if name in PRIMITIVE_TYPES:
             return Primitive(PRIMITIVE_TYPES[name])
         found = self.names.get(Name(name, space).full) or self.names.get(name)
         if found is None:
-            raise SchemaParseError(f"Undefined schema: {Name(name, space).full}")
+            raise InvalidAvro(f"Undefined schema: {Name(name, space).full}")
         return found
 
     def _with_props(self, schema: Schema, node: dict[str, Any], reserved: frozenset[str]) -> Schema:
@@ -241,12 +258,12 @@ class Parser:
     def _define(self, schema: Named) -> None:
         full = schema.name.full
         if full in PRIMITIVE_TYPES:
-            raise SchemaParseError(f"Schemas may not be named after primitives: {full}")
+            raise InvalidAvro(f"Schemas may not be named after primitives: {full}")
         if self.strict and schema.name.space:
             for part in schema.name.space.split("."):
                 self._check_name(part, "Namespace part")
         if full in self.names:
-            raise SchemaParseError(f"Can't redefine: {full}")
+            raise InvalidAvro(f"Can't redefine: {full}")
         self.names[full] = schema
 
     def _aliases(self, node: dict[str, Any]) -> list[str]:
@@ -254,10 +271,10 @@ class Parser:
         if aliases is None:
             return []
         if not isinstance(aliases, list):
-            raise SchemaParseError(f"aliases not an array: {avro_json.dumps(node)}")
+            raise InvalidAvro(f"aliases not an array: {json_text.dumps(node)}")
         for alias in aliases:
             if not isinstance(alias, str):
-                raise SchemaParseError(f"alias not a string: {avro_json.dumps(alias)}")
+                raise InvalidAvro(f"alias not a string: {json_text.dumps(alias)}")
         return aliases
 
     def _named_aliases(self, schema: Named, node: dict[str, Any]) -> None:
@@ -272,13 +289,13 @@ class Parser:
         record = Record(self._name(node, space), _text(node, "doc"), is_error)
         fields_node = node.get("fields")
         if not isinstance(fields_node, list):
-            raise SchemaParseError(f"Record has no fields: {avro_json.dumps(node)}")
+            raise InvalidAvro(f"Record has no fields: {json_text.dumps(node)}")
         self._define(record)  # before the fields, so that a field may refer to its own record
         for pos, field_node in enumerate(fields_node):
             field = self._field(field_node, record.name.space, pos)
             existing = record.field_map.get(field.name)
             if existing is not None:
-                raise SchemaParseError(
+                raise InvalidAvro(
                     f"Duplicate field {field.name} in record {record.name.full}: "
                     f"{field.name} type:{field.type.type} pos:{pos} and "
                     f"{existing.name} type:{existing.type.type} pos:{existing.pos}."
@@ -291,24 +308,24 @@ class Parser:
 
     def _field(self, node: Any, space: str | None, pos: int) -> Field:
         if not isinstance(node, dict):
-            raise SchemaParseError(f"No field name: {avro_json.dumps(node)}")
+            raise InvalidAvro(f"No field name: {json_text.dumps(node)}")
         name = _required_text(node, "name", "No field name")
         if "type" not in node:
-            raise SchemaParseError(f"No field type: {avro_json.dumps(node)}")
+            raise InvalidAvro(f"No field type: {json_text.dumps(node)}")
         schema = self.parse(node["type"], space)
         order = "ascending"
         if "order" in node:
             given = node["order"]
             order = _ORDERS.get(given.upper()) if isinstance(given, str) else None
             if order is None:
-                raise SchemaParseError(f"No enum constant org.apache.avro.Schema.Field.Order.{str(given).upper()}")
+                raise InvalidAvro(f"No enum constant org.apache.avro.Schema.Field.Order.{str(given).upper()}")
         default = node.get("default", NO_DEFAULT)
         if isinstance(default, str) and schema.type in ("FLOAT", "DOUBLE"):
             default = self._java_parse_double(default)
         self._check_name(name)
         if self.strict and default is not NO_DEFAULT and not is_valid_default(schema, default):
-            raise SchemaParseError(
-                f"Invalid default for field {name}: {avro_json.dumps(default)} not a {_inline(schema)}"
+            raise InvalidAvro(
+                f"Invalid default for field {name}: {json_text.dumps(default)} not a {_inline(schema)}"
             )
         props = {k: v for k, v in node.items() if k not in FIELD_RESERVED}
         return Field(name, schema, _text(node, "doc"), default, order, self._aliases(node), props, pos)
@@ -318,24 +335,24 @@ class Parser:
         """Java turns a textual float/double default into a number (`Double.parseDouble`)."""
         match = _JAVA_DOUBLE.fullmatch(text.strip())
         if match is None:
-            raise SchemaParseError(f'For input string: "{text}"')
+            raise InvalidAvro(f'For input string: "{text}"')
         return float(match.group(1))
 
     def _enum(self, node: dict[str, Any], space: str | None) -> Enum:
         name = self._name(node, space)
         symbols_node = node.get("symbols")
         if not isinstance(symbols_node, list):
-            raise SchemaParseError(f"Enum has no symbols: {avro_json.dumps(node)}")
+            raise InvalidAvro(f"Enum has no symbols: {json_text.dumps(node)}")
         symbols = [s if isinstance(s, str) else None for s in symbols_node]
         seen: set[str | None] = set()
         for symbol in symbols:
             self._check_name(symbol)
             if symbol in seen:
-                raise SchemaParseError(f"Duplicate enum symbol: {symbol}")
+                raise InvalidAvro(f"Duplicate enum symbol: {symbol}")
             seen.add(symbol)
         default = _text(node, "default")
         if default is not None and default not in seen:
-            raise SchemaParseError(
+            raise InvalidAvro(
                 f"The Enum Default: {default} is not in the enum symbol set: [{', '.join(symbols)}]"
             )
         schema = Enum(name, _text(node, "doc"), symbols, default)
@@ -348,9 +365,9 @@ class Parser:
         name = self._name(node, space)
         size = node.get("size")
         if not _is_int(size, _INT_RANGE):
-            raise SchemaParseError(f"Invalid or no size: {avro_json.dumps(node)}")
+            raise InvalidAvro(f"Invalid or no size: {json_text.dumps(node)}")
         if size < 0:
-            raise SchemaParseError(f"Malformed data. Length is negative: {size}")
+            raise InvalidAvro(f"Malformed data. Length is negative: {size}")
         schema = Fixed(name, _text(node, "doc"), size)
         self._with_props(schema, node, SCHEMA_RESERVED)
         self._named_aliases(schema, node)
@@ -358,14 +375,16 @@ class Parser:
         return schema
 
     def _union(self, node: list[Any], space: str | None) -> Union:
-        branches = [self.parse(item, space) for item in node]
+        branches = []
+        for item in node:  # a loop rather than a comprehension: one frame per level, not two
+            branches.append(self.parse(item, space))
         union = Union(branches)
         seen: set[str] = set()
         for branch in branches:
             if isinstance(branch, Union):
-                raise SchemaParseError(f"Nested union: {_inline(union)}")
+                raise InvalidAvro(f"Nested union: {_inline(union)}")
             if branch.union_key in seen:
-                raise SchemaParseError(f"Duplicate in union:{branch.union_key}")
+                raise InvalidAvro(f"Duplicate in union:{branch.union_key}")
             seen.add(branch.union_key)
         return union
 

@@ -7,28 +7,19 @@ fixed attribute order; custom properties, aliases and the keys of JSON objects i
 and defaults are sorted; defaults are re-typed through their schema (an integer default of a
 `double` field becomes `1.0`, a `float` one is rounded to 32 bits); a valid logical type puts
 `logicalType` (and a decimal's precision/scale) first; an empty type doc is dropped.
+
+Where Confluent's normalization throws (a default it cannot re-type), this raises `InvalidAvro`.
+The walks recurse without bounds of their own: they follow the same structure as the canonical
+text, which `AvroFormat.parse` has already held to the document bound (`nesting`).
 """
 from __future__ import annotations
 
 import struct
 from typing import Any
 
-from app.formats.avro_json import dumps, quote
-from app.formats.avro_model import (
-    Array,
-    Enum,
-    Field,
-    Fixed,
-    Map,
-    Named,
-    Record,
-    Schema,
-    Union,
-)
-
-
-class NormalizeError(Exception):
-    """Confluent's normalization throws here too (a default it cannot re-type)."""
+from app.formats.avro.errors import InvalidAvro
+from app.formats.avro.json_text import dumps, quote
+from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Record, Schema, Union
 
 
 def normalized_text(schema: Schema, referenced: list[str]) -> str:
@@ -198,5 +189,5 @@ def _retyped(value: Any, schema: Schema | None) -> Any:
 def _present(value: Any) -> Any:
     """Inside a list or map Java would write a Java null, which its JSON writer rejects."""
     if value is _DROPPED:
-        raise NormalizeError("Unknown datum class: null")
+        raise InvalidAvro("Unknown datum class: null")
     return value

@@ -20,22 +20,15 @@ behaviour is surprising and is kept on purpose:
 * a reader field whose name and aliases match several writer fields makes Java throw;
   Confluent turns the exception into a single "Unexpected exception" entry, so the result
   is that one entry, whatever else was found before.
+
+Comparing follows references and named types into each other, so one comparison can go
+deeper than either schema's text; `NestingTooDeep` stops it at the walk bound (`nesting`).
 """
 from __future__ import annotations
 
-from app.formats.avro_canonical import to_json
-from app.formats.avro_model import (
-    Array,
-    Enum,
-    Field,
-    Fixed,
-    Map,
-    Named,
-    Primitive,
-    Record,
-    Schema,
-    Union,
-)
+from app.formats.avro.canonical import to_json
+from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Primitive, Record, Schema, Union
+from app.formats.avro.nesting import deeper
 from app.formats.base import Incompatibility
 
 NAME_MISMATCH = "NAME_MISMATCH"
@@ -80,90 +73,98 @@ def _location(path: list[str]) -> str:
 class _Checker:
     """One comparison of a reader schema with a writer schema, with Java's memo table."""
 
-    __slots__ = ("_memo",)
+    __slots__ = ("_depth", "_memo")
 
     def __init__(self) -> None:
         # (id(reader), id(writer)) -> result; None while that pair is being compared
         self._memo: dict[tuple[int, int], list[Incompatibility] | None] = {}
+        self._depth = 0  # compare calls in progress
 
     def compare(self, reader: Schema, writer: Schema, path: list[str]) -> list[Incompatibility]:
-        """Compare `reader` (decoding side) with `writer` (encoding side) at `path`."""
+        """Compare `reader` (decoding side) with `writer` (encoding side) at `path`.
+
+        Java's `calculateCompatibility` in one method: every recursion comes straight back
+        here, so a step of the walk costs one frame (see `nesting`). Helpers never recurse.
+        An exception abandons the whole check, so `path` and the depth need no `finally`.
+        """
+        if reader.type == writer.type and isinstance(reader, Primitive):
+            return []  # the common case; memoizing it would change nothing
         key = (id(reader), id(writer))
         if key in self._memo:
             return self._memo[key] or []
         self._memo[key] = None
-        result = self._calculate(reader, writer, path)
-        self._memo[key] = result
-        return result
-
-    def _at(self, token: str, reader: Schema, writer: Schema, path: list[str]) -> list[Incompatibility]:
-        path.append(token)
-        result = self.compare(reader, writer, path)
-        path.pop()  # an exception abandons the whole check, so no finally is needed
-        return result
-
-    def _calculate(self, reader: Schema, writer: Schema, path: list[str]) -> list[Incompatibility]:
+        self._depth = deeper(self._depth)
+        found: list[Incompatibility] = []
         if reader.type == writer.type:
-            if isinstance(reader, Primitive):
-                return []
-            if isinstance(reader, Record):
-                return self._names(reader, writer, path) + self._fields(reader, writer, path)
-            if isinstance(reader, Array):
-                return self._at("items", reader.items, writer.items, path)
-            if isinstance(reader, Map):
-                return self._at("values", reader.values, writer.values, path)
-            if isinstance(reader, Enum):
-                return self._names(reader, writer, path) + _symbols(reader, writer, path)
-            if isinstance(reader, Fixed):
-                return self._names(reader, writer, path) + _size(reader, writer, path)
-            return self._union_from_union(reader, writer, path)
-        if isinstance(writer, Union):
-            found: list[Incompatibility] = []
-            for index, branch in enumerate(writer.branches):
-                found += self._at(str(index), reader, branch, path)
-            return found
-        if isinstance(reader, Union):
-            if any(not self.compare(branch, writer, []) for branch in reader.branches):
-                return []
-            return [Incompatibility(MISSING_UNION_BRANCH, _location(path), f"reader union lacking writer type: {writer.type}")]
-        if writer.type in _PROMOTIONS.get(reader.type, _NO_PROMOTION):
-            return []
-        message = f"reader type: {reader.type} not compatible with writer type: {writer.type}"
-        return [Incompatibility(TYPE_MISMATCH, _location(path), message)]
-
-    def _union_from_union(self, reader: Union, writer: Union, path: list[str]) -> list[Incompatibility]:
-        """Each writer branch must fit the reader union; only the verdict of the branch
-        check counts, reported at the branch index."""
-        found: list[Incompatibility] = []
-        for index, branch in enumerate(writer.branches):
-            if self.compare(reader, branch, []):
-                path.append(str(index))
-                message = f"reader union lacking writer type: {branch.type}"
-                found.append(Incompatibility(MISSING_UNION_BRANCH, _location(path), message))
+            if isinstance(reader, (Array, Map)):
+                token, inner = ("items", reader.items) if isinstance(reader, Array) else ("values", reader.values)
+                path.append(token)
+                found = self.compare(inner, writer.items if isinstance(writer, Array) else writer.values, path)
                 path.pop()
+            elif isinstance(reader, Record):
+                found = _names(reader, writer, path)
+                path.append("fields")
+                for field in reader.fields:
+                    path.append(str(field.pos))
+                    source = _field_source(writer, field, path)
+                    if isinstance(source, Incompatibility):
+                        found.append(source)
+                    elif source is not None:
+                        path.append("type")
+                        found += self.compare(field.type, source, path)
+                        path.pop()
+                    path.pop()
+                path.pop()
+            elif isinstance(reader, Enum):
+                found = _names(reader, writer, path) + _symbols(reader, writer, path)
+            elif isinstance(reader, Fixed):
+                found = _names(reader, writer, path) + _size(reader, writer, path)
+            elif isinstance(reader, Union):
+                # each writer branch must fit the reader union; only the verdict of the branch
+                # check counts, reported at the branch index
+                for index, branch in enumerate(writer.branches):
+                    if self.compare(reader, branch, []):
+                        message = f"reader union lacking writer type: {branch.type}"
+                        found.append(Incompatibility(MISSING_UNION_BRANCH, _location([*path, str(index)]), message))
+        elif isinstance(writer, Union):
+            for index, branch in enumerate(writer.branches):
+                path.append(str(index))
+                found += self.compare(reader, branch, path)
+                path.pop()
+        elif isinstance(reader, Union):
+            message = f"reader union lacking writer type: {writer.type}"
+            found = [Incompatibility(MISSING_UNION_BRANCH, _location(path), message)]
+            for branch in reader.branches:
+                if not self.compare(branch, writer, []):
+                    found = []
+                    break
+        elif writer.type not in _PROMOTIONS.get(reader.type, _NO_PROMOTION):
+            message = f"reader type: {reader.type} not compatible with writer type: {writer.type}"
+            found = [Incompatibility(TYPE_MISMATCH, _location(path), message)]
+        self._depth -= 1
+        self._memo[key] = found
         return found
 
-    def _names(self, reader: Named, writer: Named, path: list[str]) -> list[Incompatibility]:
-        if reader.name.name == writer.name.name or writer.name.full in reader.alias_fullnames:
-            return []
-        return [Incompatibility(NAME_MISMATCH, _location(path + ["name"]), f"expected: {writer.name.full}")]
 
-    def _fields(self, reader: Record, writer: Record, path: list[str]) -> list[Incompatibility]:
-        found: list[Incompatibility] = []
-        path.append("fields")
-        for field in reader.fields:
-            path.append(str(field.pos))
-            source = _writer_field(writer, field, path)
-            if source is not None:
-                found += self._at("type", field.type, source.type, path)
-            elif not field.has_default:
-                if isinstance(field.type, Enum) and field.type.default is not None:
-                    found += self._at("type", field.type, writer, path)
-                else:
-                    found.append(Incompatibility(READER_FIELD_MISSING_DEFAULT_VALUE, _location(path), field.name))
-            path.pop()
-        path.pop()
-        return found
+def _names(reader: Named, writer: Named, path: list[str]) -> list[Incompatibility]:
+    if reader.name.name == writer.name.name or writer.name.full in reader.alias_fullnames:
+        return []
+    return [Incompatibility(NAME_MISMATCH, _location(path + ["name"]), f"expected: {writer.name.full}")]
+
+
+def _field_source(writer: Record, field: Field, path: list[str]) -> Schema | Incompatibility | None:
+    """What a reader field's type is compared with: the writer field's type; for a field the
+    writer lacks, without default, whose type is an enum with a default, the writer record
+    itself (as Java passes it); None when the field's default applies; else the
+    incompatibility of a missing field."""
+    source = _writer_field(writer, field, path)
+    if source is not None:
+        return source.type
+    if field.has_default:
+        return None
+    if isinstance(field.type, Enum) and field.type.default is not None:
+        return writer
+    return Incompatibility(READER_FIELD_MISSING_DEFAULT_VALUE, _location(path), field.name)
 
 
 def _writer_field(writer: Record, reader_field: Field, path: list[str]) -> Field | None:
