@@ -31,12 +31,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.core.identity import guid_from_hash
 from app.core.records import StoredSchema
 from app.core.types import DEFAULT_CONTEXT, SchemaReference
 from app.storage.direct import DirectStatement, json_value
-from app.storage.engine import is_transient, make_engine, transactional
+from app.storage.engine import database_failure, is_transient, make_engine, transactional
 from app.storage.listings import (
     HOLDER_COLUMNS,
     HOLDER_JOIN,
@@ -421,8 +422,14 @@ class Store(ListingQueries):
 
 
 class Repository:
+    """Connections for reads and write transactions, with database failures already translated:
+    a database that is down, restarting or locked surfaces as Confluent's 50001/50002
+    (`engine.database_failure`), never as a driver exception."""
+
     def __init__(self, engine: Engine):
         self.engine = engine
+        # The driver module: direct.py's statements raise its exceptions unwrapped.
+        self._dbapi = engine.dialect.loaded_dbapi
 
     @classmethod
     def from_url(cls, url: str) -> Repository:
@@ -431,15 +438,27 @@ class Repository:
     @contextmanager
     def read(self) -> Iterator[Store]:
         """Reads run in autocommit (the engine's default, see engine.py): no BEGIN/ROLLBACK
-        round trips on the hot path."""
-        with self.engine.connect() as conn:
-            if conn.dialect.name == "sqlite":
-                conn.execution_options(sqlite_no_begin=True)  # pysqlite's own autocommit is on
-            yield Store(conn)
+        round trips on the hot path. A pooled connection the server has closed is replaced
+        at checkout (engine.py), so the first read after a restart does not fail on it."""
+        try:
+            with self.engine.connect() as conn:
+                if conn.dialect.name == "sqlite":
+                    conn.execution_options(sqlite_no_begin=True)  # pysqlite's own autocommit is on
+                try:
+                    yield Store(conn)
+                except self._dbapi.Error as exc:
+                    self._drop_if_disconnected(conn, exc)
+                    raise
+        except (DBAPIError, PoolTimeout, self._dbapi.Error) as exc:
+            failure = database_failure(exc, self._dbapi)
+            if failure is None:
+                raise
+            raise failure from exc
 
     @contextmanager
     def write(self) -> Iterator[Store]:
-        """One transaction; concurrency failures surface as WriteConflict for the caller to retry."""
+        """One transaction; concurrency failures surface as WriteConflict for the caller to retry,
+        failures of the database itself as 50001/50002."""
         try:
             with self.engine.connect() as conn:
                 transactional(conn)
@@ -447,7 +466,16 @@ class Repository:
                     yield Store(conn)
         except IntegrityError as exc:
             raise WriteConflict(str(exc.orig)) from exc
-        except DBAPIError as exc:
-            if is_transient(exc):
+        except (DBAPIError, PoolTimeout) as exc:
+            if isinstance(exc, DBAPIError) and is_transient(exc):
                 raise WriteConflict(str(exc.orig)) from exc
-            raise
+            failure = database_failure(exc, self._dbapi)
+            if failure is None:
+                raise
+            raise failure from exc
+
+    def _drop_if_disconnected(self, conn: Connection, exc: Exception) -> None:
+        """SQLAlchemy invalidates a connection that failed under its own `execute`; one that
+        failed under direct.py's raw cursor is invalidated here, so it is not pooled again."""
+        if not conn.invalidated and conn.dialect.is_disconnect(exc, conn.connection.dbapi_connection, None):
+            conn.invalidate(exc)
