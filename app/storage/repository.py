@@ -463,10 +463,14 @@ class Repository:
             with self.engine.connect() as conn:
                 transactional(conn)
                 with conn.begin():
-                    yield Store(conn)
+                    try:
+                        yield Store(conn)
+                    except self._dbapi.Error as exc:
+                        self._drop_if_disconnected(conn, exc)
+                        raise
         except IntegrityError as exc:
             raise WriteConflict(str(exc.orig)) from exc
-        except (DBAPIError, PoolTimeout) as exc:
+        except (DBAPIError, PoolTimeout, self._dbapi.Error) as exc:
             if isinstance(exc, DBAPIError) and is_transient(exc):
                 raise WriteConflict(str(exc.orig)) from exc
             failure = database_failure(exc, self._dbapi)

@@ -214,8 +214,9 @@ def test_the_first_request_after_a_postgres_restart_succeeds_on_a_pool_of_dead_c
 
 
 @pytest.mark.postgres
+@pytest.mark.parametrize("request_", [READS[0], WRITES[0]], ids=["read", "write"])
 def test_a_connection_cut_during_a_request_answers_50001_and_the_next_request_succeeds(
-    pg_app: Flask, outage_cluster: PostgresCluster
+    pg_app: Flask, outage_cluster: PostgresCluster, request_: tuple[str, str, Any]
 ) -> None:
     send = flask_sender(pg_app)
     seed(send)
@@ -231,12 +232,12 @@ def test_a_connection_cut_during_a_request_answers_50001_and_the_next_request_su
 
     event.listen(engine, "before_cursor_execute", terminate_backend)
     try:
-        assert_store_failure(send("GET", "/schemas/ids/1"), codes=(50001,))
+        assert_store_failure(send(*request_), codes=(50001,))
     finally:
         event.remove(engine, "before_cursor_execute", terminate_backend)
     assert cut
-    assert send("GET", "/schemas/ids/1").status == 200
-    assert send("POST", "/subjects/orders-value/versions", {"schema": _record("b")}).status == 200
+    assert send(*READS[0]).status == 200
+    assert send(*WRITES[0]).status == 200
 
 
 @pytest.fixture
