@@ -92,11 +92,12 @@ def _replace_if_closed_by_server(dbapi_conn: Any, _record: Any, _proxy: Any) -> 
     already has something to read. Asking the kernel costs one poll() system call, about a
     microsecond; `pool_pre_ping` would cost a round trip to the server on every request.
     Raising DisconnectionError makes the pool discard this connection and hand out a new one.
-    (A connection whose peer vanished without closing it, such as a host that lost power, is
-    not caught here; its first statement fails, answers 50001, and SQLAlchemy then replaces
-    the whole pool.)
+    A connection whose peer vanished without closing it (a host that lost power, a network
+    cut) looks alive here; its first statement waits until TCP gives up, which libpq's
+    `tcp_user_timeout` in the URL shortens, then answers 50001, and SQLAlchemy replaces the
+    whole pool.
     """
-    if dbapi_conn.closed or dbapi_conn.broken:
+    if dbapi_conn.closed:  # psycopg noticed already (a broken connection is closed too)
         raise DisconnectionError("the pooled connection is closed")
     poller = select.poll()
     poller.register(dbapi_conn.fileno(), select.POLLIN)
@@ -151,9 +152,12 @@ def _timed_out(orig: BaseException) -> bool:
         return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
     if getattr(orig, "sqlstate", None) in _PG_TIMED_OUT:
         return True
-    # psycopg reports an expired `connect_timeout` as its own class, without a SQLSTATE.
-    psycopg_errors = sys.modules.get("psycopg.errors")
-    return psycopg_errors is not None and isinstance(orig, psycopg_errors.ConnectionTimeout)
+    # An expired `connect_timeout` has no SQLSTATE: psycopg raises its ConnectionTimeout
+    # (3.2+; earlier releases an OperationalError saying so).
+    timeout_class = getattr(sys.modules.get("psycopg.errors"), "ConnectionTimeout", None)
+    if timeout_class is not None:
+        return isinstance(orig, timeout_class)
+    return "timeout expired" in str(orig)
 
 
 def _unavailable(orig: BaseException, dbapi: ModuleType) -> bool:
