@@ -161,10 +161,10 @@ def _accepts_connections(cluster: PostgresCluster) -> bool:
 def fill_pool(app: Flask, connections: int = 3) -> None:
     """Leave several idle connections in the pool, as a busy worker would, so an outage
     leaves several dead ones there."""
-    repo = app.extensions["registry"].repo
+    engine = app.extensions["registry"].repo.engine
     with ExitStack() as stack:
         for _ in range(connections):
-            stack.enter_context(repo.read()).subject("", "orders-value")
+            stack.enter_context(engine.connect()).exec_driver_sql("SELECT 1")
 
 
 def stop(cluster: PostgresCluster, mode: str) -> None:
