@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from psycopg import sql
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 from support.live import start_server
 from support.postgres import PostgresCluster, PostgresUnavailable, start_cluster
 
@@ -109,6 +109,15 @@ def assert_store_failure(reply: Reply, codes: tuple[int, ...] = (50001, 50002)) 
     assert reply.seconds < PROMPT_S, reply
 
 
+def engine_of(app: Flask) -> Engine:
+    """The app's engine: its pool is where an outage leaves dead connections."""
+    return app.extensions["registry"].repo.engine
+
+
+def close_app(app: Flask) -> None:
+    engine_of(app).dispose()
+
+
 def seed(send: Send) -> None:
     assert send("POST", "/subjects/orders-value/versions", {"schema": _record("a")}).status == 200
 
@@ -147,7 +156,7 @@ def outage_url(outage_cluster: PostgresCluster, outage_template: str) -> Iterato
 def pg_app(outage_url: str) -> Iterator[Flask]:
     app = create_app(Settings(database_url=outage_url))
     yield app
-    app.extensions["registry"].repo.engine.dispose()
+    close_app(app)
 
 
 def _accepts_connections(cluster: PostgresCluster) -> bool:
@@ -161,7 +170,7 @@ def _accepts_connections(cluster: PostgresCluster) -> bool:
 def fill_pool(app: Flask, connections: int = 3) -> None:
     """Leave several idle connections in the pool, as a busy worker would, so an outage
     leaves several dead ones there."""
-    engine = app.extensions["registry"].repo.engine
+    engine = engine_of(app)
     with ExitStack() as stack:
         for _ in range(connections):
             stack.enter_context(engine.connect()).exec_driver_sql("SELECT 1")
@@ -220,7 +229,7 @@ def test_a_connection_cut_during_a_request_answers_50001_and_the_next_request_su
 ) -> None:
     send = flask_sender(pg_app)
     seed(send)
-    engine = pg_app.extensions["registry"].repo.engine
+    engine = engine_of(pg_app)
     cut: list[int] = []
 
     def terminate_backend(conn: Any, *_args: Any) -> None:
@@ -258,7 +267,7 @@ def test_an_unresponsive_postgres_answers_50002_after_the_connect_timeout(unresp
         for method, path, body in [READS[0], WRITES[0]]:
             assert_store_failure(send(method, path, body), codes=(50002,))
     finally:
-        app.extensions["registry"].repo.engine.dispose()
+        close_app(app)
 
 
 @pytest.mark.postgres
@@ -336,7 +345,7 @@ def test_an_sqlite_file_that_cannot_be_opened_answers_50001(sqlite_path: Path, d
     app = sqlite_app(sqlite_path)
     send = flask_sender(app)
     seed(send)
-    app.extensions["registry"].repo.engine.dispose()  # the next request opens the file anew
+    engine_of(app).dispose()  # the next request opens the file anew
     damage(sqlite_path)
     for method, path, body in READS + WRITES:
         assert_store_failure(send(method, path, body), codes=(50001,))
