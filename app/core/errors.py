@@ -225,6 +225,20 @@ class ContextNotEmpty(RegistryError):
 class StoreError(RegistryError):
     http_status, error_code = 500, 50001
 
+    @classmethod
+    def backend(cls) -> StoreError:
+        """The database failed or cannot be reached (the reply names no internals)."""
+        return cls("Error in the backend data store")
+
+
+class OperationTimeout(RegistryError):
+    """50002: the database did not answer in time (connect timeout, lock wait, busy SQLite file)."""
+
+    http_status, error_code = 500, 50002
+
+    @classmethod
+    def backend(cls) -> OperationTimeout:
+        return cls("Operation timed out")
 
 
 class WriteConflict(Exception):

@@ -27,6 +27,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.core.errors import WriteConflict
 from app.core.records import DEFAULT_CONTEXT, SchemaReference, StoredSchema
@@ -45,7 +46,7 @@ from app.core.store import (
 from app.storage.changes import CHANNEL, ChangeSignal
 from app.storage import statements as st
 from app.storage.direct import json_value
-from app.storage.engine import is_transient, make_engine, transactional
+from app.storage.engine import database_failure, is_transient, make_engine, transactional
 from app.storage.listings import (
     SC,
     ListingQueries,
@@ -350,10 +351,14 @@ class SqlStore(ListingQueries):
 
 
 class Repository:
-    """`app.core.store.Storage` over one SQLAlchemy engine."""
+    """`app.core.store.Storage` over one SQLAlchemy engine, with database failures already
+    translated: a database that is down, restarting or locked surfaces as Confluent's
+    50001/50002 (`engine.database_failure`), never as a driver exception."""
 
     def __init__(self, engine: Engine):
         self.engine = engine
+        # The driver module: direct.py's statements raise its exceptions unwrapped.
+        self._dbapi = engine.dialect.loaded_dbapi
         url = engine.url
         fleet = url.set(drivername="postgresql").render_as_string(hide_password=False) \
             if url.get_backend_name() == "postgresql" else None
@@ -374,27 +379,52 @@ class Repository:
     @contextmanager
     def read(self) -> Iterator[SqlStore]:
         """Reads run in autocommit (the engine's default, see engine.py): no BEGIN/ROLLBACK
-        round trips on the hot path."""
-        with self.engine.connect() as conn:
-            if conn.dialect.name == "sqlite":
-                conn.execution_options(sqlite_no_begin=True)  # pysqlite's own autocommit is on
-            yield SqlStore(conn)
+        round trips on the hot path. A pooled connection the server has closed is replaced
+        at checkout (engine.py), so the first read after a restart does not fail on it."""
+        try:
+            with self.engine.connect() as conn:
+                if conn.dialect.name == "sqlite":
+                    conn.execution_options(sqlite_no_begin=True)  # pysqlite's own autocommit is on
+                try:
+                    yield SqlStore(conn)
+                except self._dbapi.Error as exc:
+                    self._drop_if_disconnected(conn, exc)
+                    raise
+        except (DBAPIError, PoolTimeout, self._dbapi.Error) as exc:
+            failure = database_failure(exc, self._dbapi)
+            if failure is None:
+                raise
+            raise failure from exc
 
     @contextmanager
     def write(self) -> Iterator[SqlStore]:
-        """One transaction; concurrency failures surface as WriteConflict for the caller to retry.
-        Other processes learn of the commit through the change signal (changes.py)."""
+        """One transaction; concurrency failures surface as WriteConflict for the caller to retry,
+        failures of the database itself as 50001/50002. Other processes learn of the commit
+        through the change signal (changes.py)."""
         try:
             with self.engine.connect() as conn:
                 transactional(conn)
                 with conn.begin():
-                    yield SqlStore(conn)
-                    if conn.dialect.name == "postgresql":
-                        conn.execute(_NOTIFY)  # delivered on commit, dropped on rollback
+                    try:
+                        yield SqlStore(conn)
+                        if conn.dialect.name == "postgresql":
+                            conn.execute(_NOTIFY)  # delivered on commit, dropped on rollback
+                    except self._dbapi.Error as exc:
+                        self._drop_if_disconnected(conn, exc)
+                        raise
             self.changes.committed()
         except IntegrityError as exc:
             raise WriteConflict(str(exc.orig)) from exc
-        except DBAPIError as exc:
-            if is_transient(exc):
+        except (DBAPIError, PoolTimeout, self._dbapi.Error) as exc:
+            if isinstance(exc, DBAPIError) and is_transient(exc):
                 raise WriteConflict(str(exc.orig)) from exc
-            raise
+            failure = database_failure(exc, self._dbapi)
+            if failure is None:
+                raise
+            raise failure from exc
+
+    def _drop_if_disconnected(self, conn: Connection, exc: Exception) -> None:
+        """SQLAlchemy invalidates a connection that failed under its own `execute`; one that
+        failed under direct.py's raw cursor is invalidated here, so it is not pooled again."""
+        if not conn.invalidated and conn.dialect.is_disconnect(exc, conn.connection.dbapi_connection, None):
+            conn.invalidate(exc)

@@ -105,20 +105,39 @@ class PostgresCluster:
         """Drop even if an application pool still holds connections (PostgreSQL 13+)."""
         self.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
-    def stop(self) -> None:
+    def start_server(self) -> None:
+        """Start the server on this cluster's port; also how an outage test brings it back."""
+        options = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
+            "-c full_page_writes=off -c max_connections=200"
+        )
+        # The port goes inside -o: pg_ctl's own -p names the postgres executable, not a port.
+        _run_as_service_user(
+            [find_binary("pg_ctl"), "start", "-w", "-t", "30", "-D", str(self.data_dir),
+             "-l", str(self.root / "server.log"), "-o", options],
+            cwd=self.root,
+        )
+
+    def stop_server(self, mode: str = "fast") -> None:
+        """Stop the server but keep its data (`mode` is pg_ctl's: smart, fast or immediate),
+        so that `start_server` can bring the same databases back."""
         if self._admin is not None:
             self._admin.close()
         _run_as_service_user(
-            [find_binary("pg_ctl"), "stop", "-D", str(self.data_dir), "-m", "immediate", "-w"],
+            [find_binary("pg_ctl"), "stop", "-D", str(self.data_dir), "-m", mode, "-w"],
             cwd=self.root,
             check=False,
         )
+
+    def stop(self) -> None:
+        """Stop the server for good and delete the cluster."""
+        self.stop_server("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
 
 
 def start_cluster() -> PostgresCluster:
     """initdb into a fresh temporary directory and start a server on a free loopback port."""
-    initdb, pg_ctl = find_binary("initdb"), find_binary("pg_ctl")
+    initdb = find_binary("initdb")
     # In RAM when possible: with durability off nothing needs a disk, and CREATE DATABASE
     # (a file copy of the template, once per test) is an order of magnitude faster on tmpfs.
     # Short path either way: the Unix socket lives here and its path is limited to ~100 bytes.
@@ -138,16 +157,7 @@ def start_cluster() -> PostgresCluster:
              "--encoding=UTF8", "--locale=C", "--no-sync"],
             cwd=root,
         )
-        options = (
-            f"-p {cluster.port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
-            "-c full_page_writes=off -c max_connections=200"
-        )
-        # The port goes inside -o: pg_ctl's own -p names the postgres executable, not a port.
-        _run_as_service_user(
-            [pg_ctl, "start", "-w", "-t", "30", "-D", str(cluster.data_dir), "-l", str(root / "server.log"),
-             "-o", options],
-            cwd=root,
-        )
+        cluster.start_server()
     except subprocess.CalledProcessError as exc:
         log = root / "server.log"
         detail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
