@@ -296,7 +296,8 @@ class Registrar:
             )
             fresh = (stored, candidate.parsed)
         ts = store.insert_version(reg.subject.id, reg.version, reg.schema_pk)
-        store.ensure_context(qs.context)
+        if qs.context != DEFAULT_CONTEXT:  # the default context is always listed
+            store.ensure_context(qs.context)
         return Registered(qs, VersionRow(reg.version, reg.schema_pk, reg.schema_id, reg.digest, False, ts), fresh)
 
     # ------------------------------------------------------------------ lookup

@@ -160,11 +160,9 @@ class SqlStore(ListingQueries):
         return [_version_row(r) for r in self.conn.execute(st.SELECT_LIVE_VERSIONS, {"subject_id": subject_id})]
 
     def subject_head(self, subject_id: int) -> SubjectHead:
-        """Two indexed look-ups, whatever the subject's length."""
-        params = {"subject_id": subject_id}
-        last = self.conn.execute(st.LAST_VERSION, params).scalar()
-        latest = self.conn.execute(st.LATEST_LIVE_OF_SUBJECT, params).first()
-        return SubjectHead(int(last or 0), _version_row(latest) if latest else None)
+        """Two indexed look-ups in one statement, whatever the subject's length."""
+        last, *latest = self.conn.execute(st.SUBJECT_HEAD, {"subject_id": subject_id}).one()
+        return SubjectHead(int(last or 0), _version_row(latest) if latest[0] is not None else None)
 
     def versions_with_text(self, subject_id: int, text: str) -> list[VersionRow]:
         """Versions whose schema has exactly this text, oldest first: the only ones a

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, func, insert, select, text, tuple_, update
+from sqlalchemy import and_, bindparam, exists, func, insert, select, text, true, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Executable
 
@@ -75,7 +75,10 @@ LATEST_LIVE_OF_SUBJECT = (
     .where(V.c.subject_id == bindparam("subject_id"), V.c.deleted.is_(False))
     .order_by(V.c.version.desc()).limit(1)
 )
-LAST_VERSION = select(func.max(V.c.version)).where(V.c.subject_id == bindparam("subject_id"))
+_LAST_NUMBER = select(func.max(V.c.version).label("last")).where(V.c.subject_id == bindparam("subject_id")).subquery()
+_LATEST_LIVE = LATEST_LIVE_OF_SUBJECT.subquery()
+# The highest version number and the newest live version in one round trip.
+SUBJECT_HEAD = select(_LAST_NUMBER.c.last, *_LATEST_LIVE.c).select_from(_LAST_NUMBER.outerjoin(_LATEST_LIVE, true()))
 VERSIONS_WITH_TEXT = SELECT_VERSIONS.where(SC.c.schema_text == bindparam("text"))
 VERSIONS_OF_SCHEMA = SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
 HAS_VERSION = select(exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version")))
