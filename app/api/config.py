@@ -38,16 +38,16 @@ def delete_global() -> Response:
     return _delete(None)
 
 
-@bp.get("/config/<segment:subject>")
+@bp.get("/config/<subject:subject>")
 def get_subject(subject: str) -> Response:
     return _get(subject)
 
 
-@bp.put("/config/<segment:subject>")
+@bp.put("/config/<subject:subject>")
 def put_subject(subject: str) -> Response:
     return _put(subject)
 
 
-@bp.delete("/config/<segment:subject>")
+@bp.delete("/config/<subject:subject>")
 def delete_subject(subject: str) -> Response:
     return _delete(subject)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from app.api.render import json_response
+from app.api.render import json_response, mode_entity
 from app.api.requests import flag, mode_value, read_body
 from app.api.service import registry
 
@@ -11,17 +11,17 @@ bp = Blueprint("mode", __name__)
 
 
 def _get(subject: str | None) -> Response:
-    return json_response({"mode": registry().get_mode(subject, default_to_global=flag("defaultToGlobal"))})
+    return json_response(mode_entity(registry().get_mode(subject, default_to_global=flag("defaultToGlobal"))))
 
 
 def _put(subject: str | None) -> Response:
     mode = mode_value(read_body())
     registry().update_mode(subject, mode, force=flag("force"))
-    return json_response({} if mode is None else {"mode": mode})
+    return json_response(mode_entity(mode))
 
 
 def _delete(subject: str | None) -> Response:
-    return json_response({"mode": registry().delete_mode(subject, recursive=flag("recursive"))})
+    return json_response(mode_entity(registry().delete_mode(subject, recursive=flag("recursive"))))
 
 
 @bp.get("/mode")
@@ -39,16 +39,16 @@ def delete_global() -> Response:
     return _delete(None)
 
 
-@bp.get("/mode/<segment:subject>")
+@bp.get("/mode/<subject:subject>")
 def get_subject(subject: str) -> Response:
     return _get(subject)
 
 
-@bp.put("/mode/<segment:subject>")
+@bp.put("/mode/<subject:subject>")
 def put_subject(subject: str) -> Response:
     return _put(subject)
 
 
-@bp.delete("/mode/<segment:subject>")
+@bp.delete("/mode/<subject:subject>")
 def delete_subject(subject: str) -> Response:
     return _delete(subject)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response
 
-from app.api.render import json_response
+from app.api.render import cluster_id_entity, json_response, server_version_entity
 from app.api.requests import read_body
 from app.api.service import registry
 
@@ -67,16 +67,13 @@ def root_post() -> Response:
 
 @bp.get("/v1/metadata/id")
 def cluster_id() -> Response:
-    cluster = registry().cluster_id()
-    return json_response(
-        {"scope": {"path": [], "clusters": {"kafka-cluster": cluster, "schema-registry-cluster": cluster}}}
-    )
+    return json_response(cluster_id_entity(registry().cluster_id()))
 
 
 @bp.get("/v1/metadata/version")
 def server_version() -> Response:
     """The package version and the git commit of the running tree ("unknown" outside a checkout)."""
-    return json_response({"version": _VERSION, "commitId": _COMMIT_ID})
+    return json_response(server_version_entity(_VERSION, _COMMIT_ID))
 
 
 @bp.get("/v1/metadata/deployment")
