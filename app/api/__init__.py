@@ -24,16 +24,17 @@ from app.api import (
 )
 from app.api.errors import API_ENDPOINT_PREFIX, json_error, unrouted_error
 from app.api.negotiation import check_media_types
-from app.api.paths import RawPathMiddleware, SegmentConverter, SubjectConverter, check_subject_segment
+from app.api.paths import RawPathMiddleware, SegmentConverter, SubjectConverter
+from app.api.requests import check_parameters
 
 _AREAS = (server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp)
 
 
 def api_blueprint() -> Blueprint:
-    """The parent of every API blueprint; its hooks run in order: media types, then subject."""
+    """The parent of every API blueprint; its hooks run in Jersey's order: media types, then parameters."""
     api = Blueprint(API_ENDPOINT_PREFIX.rstrip("."), __name__)
     api.before_request(check_media_types)
-    api.before_request(check_subject_segment)
+    api.before_request(check_parameters)
     api.register_error_handler(Exception, json_error)
     for area in _AREAS:
         api.register_blueprint(area)

@@ -17,7 +17,7 @@ pre-matching context filter does.
 
 Subject segments are decoded strictly: bytes that are not UTF-8 would otherwise become
 U+FFFD, so that `%FF` and `%EF%BF%BD` named one subject. They are kept as lone surrogates
-and `check_subject_segment` refuses them (42208) once the media types have been checked.
+and `requests.check_parameters` refuses them (42208) once the media types have been checked.
 """
 from __future__ import annotations
 
@@ -25,11 +25,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 
-from flask import request
 from werkzeug.routing import BaseConverter
 
 from app.api.render import standalone_error
-from app.api.requests import require_utf8_subject
 from app.core.errors import BadRequest
 
 # First path segments served by the API. Other paths (a browser UI, say) keep Werkzeug's
@@ -65,15 +63,6 @@ class SubjectConverter(SegmentConverter):
 
 def first_segment(path: str) -> str:
     return path.lstrip("/").split("/", 1)[0]
-
-
-def check_subject_segment() -> None:
-    """The API's `before_request` hook after the media types: a subject that is not UTF-8
-    is invalid (42208) at every endpoint that names one."""
-    view_args = request.view_args
-    subject = view_args.get("subject") if view_args else None
-    if subject is not None:
-        require_utf8_subject(subject)
 
 
 def normalized_context(name: str) -> str:

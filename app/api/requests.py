@@ -86,7 +86,9 @@ def text(name: str) -> str | None:
 def subject_hint() -> str | None:
     """`?subject=` of the schema-by-id reads, refused when it is not UTF-8 (42208)."""
     value = request.args.get("subject") or None
-    if value is not None and "\ufffd" in value:  # Werkzeug's replacement: look at the bytes sent
+    # Werkzeug leaves an escape that is not UTF-8 as it was (`%FF` stays those three
+    # characters), so any `%` left in the value means looking at the bytes sent.
+    if value is not None and "%" in value:
         require_utf8_subject(_raw_query_value("subject").decode("utf-8", "surrogateescape"))
     return value
 
@@ -99,6 +101,20 @@ def _raw_query_value(name: str) -> bytes:
         if unquote_to_bytes(raw_key.replace(b"+", b" ")) == key:
             return unquote_to_bytes(raw_value.replace(b"+", b" "))
     return b""
+
+
+def check_parameters() -> None:
+    """The API's `before_request` hook after the media types: a subject path parameter that
+    is not UTF-8 is invalid (42208) at every endpoint naming one, and a query string that is
+    not UTF-8 (raw bytes, which Werkzeug cannot decode) is a 400 rather than a crash later."""
+    view_args = request.view_args
+    subject = view_args.get("subject") if view_args else None
+    if subject is not None:
+        require_utf8_subject(subject)
+    try:
+        request.query_string.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("The query string is not valid UTF-8") from None
 
 
 def require_utf8_subject(subject: str) -> None:
