@@ -22,7 +22,7 @@ from app.api import (
     subjects,
     tags,
 )
-from app.api.errors import API_ENDPOINT_PREFIX, json_error, unrouted_error
+from app.api.errors import API_BLUEPRINT, json_error, unrouted_error
 from app.api.negotiation import check_media_types
 from app.api.paths import RawPathMiddleware, SegmentConverter, SubjectConverter
 from app.api.requests import check_parameters
@@ -32,7 +32,7 @@ _AREAS = (server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.
 
 def api_blueprint() -> Blueprint:
     """The parent of every API blueprint; its hooks run in Jersey's order: media types, then parameters."""
-    api = Blueprint(API_ENDPOINT_PREFIX.rstrip("."), __name__)
+    api = Blueprint(API_BLUEPRINT, __name__)
     api.before_request(check_media_types)
     api.before_request(check_parameters)
     api.register_error_handler(Exception, json_error)

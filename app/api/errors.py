@@ -25,8 +25,9 @@ from app.api.paths import API_ROOTS, first_segment
 from app.api.render import error_response
 from app.core.errors import RegistryError
 
-# Endpoints of the API blueprint (and of the blueprints nested in it) start with this.
-API_ENDPOINT_PREFIX = "api."
+# The parent blueprint's name; its endpoints, and those of the blueprints nested in it,
+# are named `api.<area>.<view>`.
+API_BLUEPRINT = "api"
 
 
 def json_error(exc: Exception) -> Response | HTTPException:
@@ -73,6 +74,6 @@ def _belongs_to_api(path: str) -> bool:
     if first in API_ROOTS:
         return True
     return not any(
-        not rule.endpoint.startswith(API_ENDPOINT_PREFIX) and first_segment(rule.rule) == first
+        not rule.endpoint.startswith(API_BLUEPRINT + ".") and first_segment(rule.rule) == first
         for rule in current_app.url_map.iter_rules()
     )
