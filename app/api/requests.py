@@ -20,7 +20,6 @@ import json
 import re
 from collections.abc import Callable
 from typing import Any
-
 from urllib.parse import unquote_to_bytes
 
 from flask import current_app, request
