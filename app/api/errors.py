@@ -4,7 +4,7 @@ Three kinds of failure reach it:
 * `RegistryError`s from the core and from request parsing carry their own status and code;
 * Werkzeug's HTTP exceptions (routing 404/405, and anything Flask raises itself) use the
   HTTP status as the code, with Jersey's "HTTP <status> <reason>" wording, so no HTML page
-  ever leaves the server;
+  ever leaves the API;
 * anything else is a bug: it is logged with its traceback and answered 500/500 with a
   generic message, so internals never leak into a reply.
 
@@ -13,7 +13,9 @@ requests routed to one of the blueprint's endpoints, so a URL that matches no ru
 routing 404, or a 405, whose request has no endpoint) and failures before routing reach the
 app instead: `unrouted_error` answers those in JSON as well, except under a first path
 segment that a route outside the API lives in (`/ui/...`, `/metrics`), which keeps Flask's
-own replies so that those parts of the site can answer in their own format.
+own replies so that those parts of the site can answer in their own format. (The one error
+found before Flask sees the request, a context name with a colon, is answered by the path
+middleware with the same body.)
 """
 from __future__ import annotations
 
