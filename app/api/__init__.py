@@ -1,13 +1,16 @@
 """The HTTP layer: parse, validate, call one `RegistryService` method, shape the reply.
 
 `register_api(app)` wires everything onto the Flask app the factory built: raw-path routing
-(so `%2F` inside a subject survives), trailing slashes without redirects, media type
-checks, the blueprints and the error handlers that keep every failure in Confluent's
-`{"error_code", "message"}` form.
+(so `%2F` inside a subject survives), trailing slashes without redirects, and one parent
+`api` blueprint holding the area blueprints. The API's media type checks (415/406), its
+path parameter checks and its JSON error handlers belong to that blueprint, so other parts
+of the site (an HTML UI answering forms, a `text/plain` metrics endpoint) are not subject
+to them; one app-level handler still answers JSON for API paths no endpoint matched
+(see errors.py).
 """
 from __future__ import annotations
 
-from flask import Flask
+from flask import Blueprint, Flask
 
 from app.api import (
     compatibility,
@@ -19,9 +22,23 @@ from app.api import (
     subjects,
     tags,
 )
-from app.api.errors import register_error_handlers
-from app.api.negotiation import check_request
-from app.api.paths import RawPathMiddleware, SchemaIdConverter, SegmentConverter
+from app.api.errors import API_BLUEPRINT, json_error, unrouted_error
+from app.api.negotiation import check_media_types
+from app.api.paths import RawPathMiddleware, SegmentConverter, SubjectConverter
+from app.api.requests import check_parameters
+
+_AREAS = (server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp)
+
+
+def api_blueprint() -> Blueprint:
+    """The parent of every API blueprint; its hooks run in Jersey's order: media types, then parameters."""
+    api = Blueprint(API_BLUEPRINT, __name__)
+    api.before_request(check_media_types)
+    api.before_request(check_parameters)
+    api.register_error_handler(Exception, json_error)
+    for area in _AREAS:
+        api.register_blueprint(area)
+    return api
 
 
 def register_api(app: Flask) -> None:
@@ -30,12 +47,8 @@ def register_api(app: Flask) -> None:
     url_map.strict_slashes = False  # a 308 redirect would break the Java client's POST to `.../versions/`
     url_map.merge_slashes = False
     url_map.converters["segment"] = SegmentConverter
-    url_map.converters["schema_id"] = SchemaIdConverter
+    url_map.converters["subject"] = SubjectConverter
     app.wsgi_app = RawPathMiddleware(app.wsgi_app)  # type: ignore[method-assign]
 
-    app.before_request(check_request)
-    register_error_handlers(app)
-    for blueprint in (
-        server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp
-    ):
-        app.register_blueprint(blueprint)
+    app.register_error_handler(Exception, unrouted_error)
+    app.register_blueprint(api_blueprint())

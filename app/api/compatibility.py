@@ -18,12 +18,12 @@ def _check(subject: str, version: str | None) -> Response:
     return json_response(compatibility_entity(report, verbose))
 
 
-@bp.post("/compatibility/subjects/<segment:subject>/versions")
+@bp.post("/compatibility/subjects/<subject:subject>/versions")
 def check_against_all(subject: str) -> Response:
     """Against every live version, exactly as registration would check."""
     return _check(subject, None)
 
 
-@bp.post("/compatibility/subjects/<segment:subject>/versions/<segment:version>")
+@bp.post("/compatibility/subjects/<subject:subject>/versions/<segment:version>")
 def check_against_one(subject: str, version: str) -> Response:
     return _check(subject, version)

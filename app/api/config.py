@@ -1,4 +1,7 @@
-"""`/config[/{s}]` (spec §3.6). GET and DELETE show `compatibilityLevel`; PUT speaks `compatibility`."""
+"""`/config[/{s}]` (spec §3.6). GET and DELETE show `compatibilityLevel`; PUT speaks `compatibility`.
+
+Each view serves both the global URL (`subject` None) and the subject's.
+"""
 from __future__ import annotations
 
 from flask import Blueprint, Response
@@ -8,46 +11,23 @@ from app.api.requests import config_changes, flag, read_body
 from app.api.service import registry
 
 bp = Blueprint("config", __name__)
+_GLOBAL = {"subject": None}
 
 
-def _get(subject: str | None) -> Response:
+@bp.get("/config", defaults=_GLOBAL)
+@bp.get("/config/<subject:subject>")
+def get_config(subject: str | None) -> Response:
     return json_response(config_entity(registry().get_config(subject, default_to_global=flag("defaultToGlobal"))))
 
 
-def _put(subject: str | None) -> Response:
+@bp.put("/config", defaults=_GLOBAL)
+@bp.put("/config/<subject:subject>")
+def put_config(subject: str | None) -> Response:
     stored = registry().update_config(subject, config_changes(read_body()))
     return json_response(non_null(stored))
 
 
-def _delete(subject: str | None) -> Response:
+@bp.delete("/config", defaults=_GLOBAL)
+@bp.delete("/config/<subject:subject>")
+def delete_config(subject: str | None) -> Response:
     return json_response(config_entity(registry().delete_config(subject)))
-
-
-@bp.get("/config")
-def get_global() -> Response:
-    return _get(None)
-
-
-@bp.put("/config")
-def put_global() -> Response:
-    return _put(None)
-
-
-@bp.delete("/config")
-def delete_global() -> Response:
-    return _delete(None)
-
-
-@bp.get("/config/<segment:subject>")
-def get_subject(subject: str) -> Response:
-    return _get(subject)
-
-
-@bp.put("/config/<segment:subject>")
-def put_subject(subject: str) -> Response:
-    return _put(subject)
-
-
-@bp.delete("/config/<segment:subject>")
-def delete_subject(subject: str) -> Response:
-    return _delete(subject)

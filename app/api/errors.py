@@ -4,27 +4,42 @@ Three kinds of failure reach it:
 * `RegistryError`s from the core and from request parsing carry their own status and code;
 * Werkzeug's HTTP exceptions (routing 404/405, and anything Flask raises itself) use the
   HTTP status as the code, with Jersey's "HTTP <status> <reason>" wording, so no HTML page
-  ever leaves the server;
+  ever leaves the API;
 * anything else is a bug: it is logged with its traceback and answered 500/500 with a
   generic message, so internals never leak into a reply.
+
+`json_error` is the API blueprint's handler. Flask asks blueprint handlers only about
+requests routed to one of the blueprint's endpoints, so a URL that matches no rule (a
+routing 404, or a 405, whose request has no endpoint) and failures before routing reach the
+app instead: `unrouted_error` answers those in JSON as well, except under a first path
+segment that a route outside the API lives in (`/ui/...`, `/metrics`), which keeps Flask's
+own replies so that those parts of the site can answer in their own format. (The one error
+found before Flask sees the request, a context name with a colon, is answered by the path
+middleware with the same body.)
 """
 from __future__ import annotations
 
-from flask import Flask, Response, current_app, request
+from flask import Response, current_app, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import RequestRedirect
 
-from app.api.render import json_response
+from app.api.paths import API_ROOTS, first_segment
+from app.api.render import error_response
 from app.core.errors import RegistryError
 
+# The parent blueprint's name; its endpoints, and those of the blueprints nested in it,
+# are named `api.<area>.<view>`.
+API_BLUEPRINT = "api"
 
-def error_response(status: int, error_code: int, message: str) -> Response:
-    return json_response({"error_code": error_code, "message": message}, status=status)
 
-
-def _registry_error(exc: RegistryError) -> Response:
-    # The core has already put the configured code on `IncompatibleSchema` (40901, or 409 for 7.x).
-    return error_response(exc.http_status, exc.error_code, exc.message)
+def json_error(exc: Exception) -> Response | HTTPException:
+    if isinstance(exc, RegistryError):
+        # The core has already put the configured code on `IncompatibleSchema` (40901, or 409 for 7.x).
+        return error_response(exc.http_status, exc.error_code, exc.message)
+    if isinstance(exc, HTTPException):
+        return _http_error(exc)
+    current_app.logger.exception("Unhandled error on %s %s", request.method, request.path)
+    return error_response(500, 500, "Internal Server Error")
 
 
 def _http_error(exc: HTTPException) -> Response | HTTPException:
@@ -42,12 +57,25 @@ def _http_error(exc: HTTPException) -> Response | HTTPException:
     return response
 
 
-def _unexpected(exc: Exception) -> Response:
-    current_app.logger.exception("Unhandled error on %s %s", request.method, request.path)
-    return error_response(500, 500, "Internal Server Error")
+def unrouted_error(exc: Exception) -> Response | HTTPException:
+    """The app-level handler: JSON for the API's paths, Flask's defaults for the others."""
+    if _belongs_to_api(request.path):
+        return json_error(exc)
+    if isinstance(exc, HTTPException):
+        return exc
+    raise exc  # Flask logs it and answers its own 500 (or propagates it when testing)
 
 
-def register_error_handlers(app: Flask) -> None:
-    app.register_error_handler(RegistryError, _registry_error)
-    app.register_error_handler(HTTPException, _http_error)
-    app.register_error_handler(Exception, _unexpected)
+def _belongs_to_api(path: str) -> bool:
+    """True unless a route outside the API lives under the path's first segment.
+
+    Unknown paths such as `/nowhere` stay the API's, as every path is Confluent's; the
+    API's own roots can never be claimed by another part of the site.
+    """
+    first = first_segment(path)
+    if first in API_ROOTS:
+        return True
+    return not any(
+        not rule.endpoint.startswith(API_BLUEPRINT + ".") and first_segment(rule.rule) == first
+        for rule in current_app.url_map.iter_rules()
+    )

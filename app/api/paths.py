@@ -11,7 +11,13 @@ everything except an encoded `/`.
 The same middleware performs Confluent's context URL prefix rewrite (spec §1.5):
 `/contexts/{ctx}/<rest>` is turned into `<rest>` with the subject path segment, the
 `subject`/`subjectPrefix` query parameters, or the bare `config`/`mode` target qualified
-with `:.{ctx}:`. Doing it before routing keeps every blueprint unaware of it.
+with `:.{ctx}:`. Doing it before routing keeps every blueprint unaware of it. A context
+name with a colon is refused right there with 400, before routing, as Confluent's
+pre-matching context filter does.
+
+Subject segments are decoded strictly: bytes that are not UTF-8 would otherwise become
+U+FFFD, so that `%FF` and `%EF%BF%BD` named one subject. They are kept as lone surrogates
+and `requests.check_parameters` refuses them (42208) once the media types have been checked.
 """
 from __future__ import annotations
 
@@ -19,18 +25,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 
-from werkzeug.routing import BaseConverter, ValidationError
+from werkzeug.routing import BaseConverter
 
-from app.api.requests import INT32_MAX, INT32_MIN
+from app.api.render import standalone_error
 from app.core.errors import BadRequest
-
-# Set in the WSGI environ when the context named by a `/contexts/{ctx}/...` URL is invalid;
-# the request hook answers 400 with this message (routing alone would only give a 404).
-CONTEXT_ERROR_KEY = "sqlregistry.context_error"
 
 # First path segments served by the API. Other paths (a browser UI, say) keep Werkzeug's
 # ordinary decoded PATH_INFO.
-_API_ROOTS = frozenset({"", "subjects", "schemas", "compatibility", "config", "mode", "contexts", "v1"})
+API_ROOTS = frozenset({"", "subjects", "schemas", "compatibility", "config", "mode", "contexts", "v1"})
 
 # Characters left unescaped when the decoded PATH_INFO has to be re-encoded. `%` is not among
 # them, so a literal percent sign survives the converter's unquoting.
@@ -52,19 +54,15 @@ class SegmentConverter(BaseConverter):
         return quote(str(value), safe="")
 
 
-class SchemaIdConverter(BaseConverter):
-    """A Java `Integer` path parameter: anything that does not parse simply matches no route (404)."""
+class SubjectConverter(SegmentConverter):
+    """A subject segment; bytes that are not UTF-8 become lone surrogates (see the module docstring)."""
 
-    regex = r"[+-]?\d+"
+    def to_python(self, value: str) -> str:
+        return unquote(value, errors="surrogateescape")
 
-    def to_python(self, value: str) -> int:
-        number = int(value)
-        if not INT32_MIN <= number <= INT32_MAX:
-            raise ValidationError()
-        return number
 
-    def to_url(self, value: Any) -> str:
-        return str(int(value))
+def first_segment(path: str) -> str:
+    return path.lstrip("/").split("/", 1)[0]
 
 
 def normalized_context(name: str) -> str:
@@ -138,12 +136,14 @@ def rewrite_context_url(path: str, query: str) -> tuple[str, str]:
         parts.pop()
     if len(parts) < 2 or parts[0] != "contexts":
         return path, query
-    context = normalized_context(unquote(parts[1]))
+    # Undecodable bytes in the name survive as surrogates and are encoded back as they came,
+    # so the subject they end up qualifying is refused like any other (42208).
+    context = normalized_context(unquote(parts[1], errors="surrogateescape"))
     prefix = context_prefix(context)
-    encoded_prefix = quote(prefix, safe=":")
+    encoded_prefix = quote(prefix, safe=":", errors="surrogateescape")
     rest = parts[2:]
     if not rest:
-        return "/contexts/" + quote(f":{context}:", safe=":"), query
+        return "/contexts/" + quote(f":{context}:", safe=":", errors="surrogateescape"), query
 
     out: list[str] = []
     expect_subject = False
@@ -162,7 +162,11 @@ def rewrite_context_url(path: str, query: str) -> tuple[str, str]:
 
 
 def _rewrite_query(path: str, query: str, prefix: str) -> str:
-    """Qualify `subject` (schema-by-id reads) or `subjectPrefix` (listings) with the context."""
+    """Qualify `subject` (schema-by-id reads) or `subjectPrefix` (listings) with the context.
+
+    The query is handled as latin-1 text, one character per byte, so that bytes which are not
+    UTF-8 reach the parameter parser unchanged (and are refused there) instead of being
+    replaced here."""
     if not prefix:
         return query
     if path.startswith("schemas/ids"):
@@ -171,13 +175,14 @@ def _rewrite_query(path: str, query: str, prefix: str) -> str:
         name = "subjectPrefix"
     else:
         return query
-    pairs = parse_qsl(query.encode("latin-1").decode("utf-8", "replace"), keep_blank_values=True)
+    pairs = parse_qsl(query, keep_blank_values=True, encoding="latin-1")
+    prefix = prefix.encode("utf-8", "surrogateescape").decode("latin-1")
     values = [v for k, v in pairs if k == name]
     if name == "subject":
         values = values[:1]  # the rewrite replaces every value with the (qualified) first one
     values = [v if _is_qualified(v) else prefix + v for v in values or [""]]
     kept = [(k, v) for k, v in pairs if k != name]
-    return urlencode(kept + [(name, v) for v in values])
+    return urlencode(kept + [(name, v) for v in values], encoding="latin-1")
 
 
 class RawPathMiddleware:
@@ -188,12 +193,12 @@ class RawPathMiddleware:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path_info: str = environ.get("PATH_INFO", "")
-        if path_info.lstrip("/").split("/", 1)[0] in _API_ROOTS:
+        if first_segment(path_info) in API_ROOTS:
             path = _encoded_path(environ) or _reencoded(path_info)
             if path.startswith("/contexts/"):
                 try:
                     path, environ["QUERY_STRING"] = rewrite_context_url(path, environ.get("QUERY_STRING", ""))
                 except BadRequest as exc:
-                    environ[CONTEXT_ERROR_KEY] = exc.message
+                    return standalone_error(environ, exc)(environ, start_response)
             environ["PATH_INFO"] = path
         return self.wsgi_app(environ, start_response)

@@ -12,8 +12,11 @@ import json
 from typing import Any
 
 from flask import Response, current_app
+from werkzeug.wrappers import Response as WsgiResponse
 
-from app.api.negotiation import reply_media_type
+from app.api.negotiation import V1_JSON, negotiate, reply_media_type
+from app.core.errors import RegistryError
+from app.core.registry import ListedSchema
 from app.core.records import (
     CompatibilityReport,
     SchemaById,
@@ -27,6 +30,25 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circ
 
 def json_response(payload: Any, status: int = 200) -> Response:
     return current_app.response_class(_encode(payload), status=status, mimetype=reply_media_type())
+
+
+def error_entity(error_code: int, message: str) -> dict[str, Any]:
+    """ErrorMessage (spec §1.2), the body of every failure."""
+    return {"error_code": error_code, "message": message}
+
+
+def error_response(status: int, error_code: int, message: str) -> Response:
+    return json_response(error_entity(error_code, message), status=status)
+
+
+def standalone_error(environ: dict[str, Any], exc: RegistryError) -> WsgiResponse:
+    """An error reply made before Flask takes the request (the path middleware), labelled
+    from the request's `Accept` like any other reply."""
+    return WsgiResponse(
+        _encode(error_entity(exc.error_code, exc.message)),
+        status=exc.http_status,
+        mimetype=negotiate(environ.get("HTTP_ACCEPT")) or V1_JSON,
+    )
 
 
 def text_response(body: str) -> Response:
@@ -117,8 +139,36 @@ def schema_string_entity(found: SchemaById) -> dict[str, Any]:
     return out
 
 
+def listed_schema_entity(item: ListedSchema) -> dict[str, Any]:
+    """A Schema entity plus Confluent's ExtendedSchema `aliases`, which its serializer
+    leaves out when empty (so `aliases=false` replies are exactly the plain entities)."""
+    out = schema_entity(item.version)
+    if item.aliases:
+        out["aliases"] = list(item.aliases)
+    return out
+
+
 def subject_version_entity(subject: str, version: int) -> dict[str, Any]:
     return {"subject": subject, "version": version}
+
+
+def context_id_entity(context: str, schema_id: int) -> dict[str, Any]:
+    """One item of `/schemas/guids/{guid}/ids`."""
+    return {"context": context, "id": schema_id}
+
+
+def mode_entity(mode: str | None) -> dict[str, Any]:
+    """Mode as GET and DELETE show it, and as a PUT echoes it (`{}` when the PUT cleared it)."""
+    return {} if mode is None else {"mode": mode}
+
+
+def cluster_id_entity(cluster: str) -> dict[str, Any]:
+    """`/v1/metadata/id`: the one id stands for both the Kafka and the registry cluster."""
+    return {"scope": {"path": [], "clusters": {"kafka-cluster": cluster, "schema-registry-cluster": cluster}}}
+
+
+def server_version_entity(version: str, commit_id: str) -> dict[str, Any]:
+    return {"version": version, "commitId": commit_id}
 
 
 def compatibility_entity(report: CompatibilityReport, verbose: bool) -> dict[str, Any]:

@@ -2,8 +2,13 @@
 
 Why these rules (spec §1.2, §1.3):
 * booleans are true only for `true` in any case, because the Python client sends `True`;
-* an integer query parameter that does not parse is a 404 (JAX-RS cannot build the
-  resource method's arguments, so the resource "does not exist");
+* an integer query or path parameter that does not parse as a Java `Integer` (a number
+  outside 32 bits included) is 404/404 "HTTP 404 Not Found": JAX-RS cannot build the
+  resource method's arguments, so the resource "does not exist" (Jersey's ParamException,
+  mapped by rest-utils with the HTTP status as the code). Jersey reports it after content
+  negotiation, so a bad `Accept` still wins (406);
+* a subject, in the path or in `?subject=`, must be UTF-8: undecodable bytes are refused
+  (42208) rather than replaced, which would make two spellings name one subject;
 * a body that is not JSON is 400 with the parser's text, a JSON value of the wrong type
   is 400 too, a missing body is 422, and unknown properties are ignored;
 * bodies larger than twice the schema limit plus slack are refused as 42209 before being
@@ -15,12 +20,14 @@ import json
 import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from flask import current_app, request
 
 from app.core.errors import (
     BadRequest,
     EndpointNotFound,
+    InvalidSubject,
     SchemaTooLarge,
     UnprocessableEntity,
 )
@@ -44,17 +51,25 @@ def flag(name: str) -> bool:
     return value is not None and value.lower() == "true"
 
 
+def _java_integer(value: str) -> int:
+    """`Integer.valueOf` as Jersey applies it to a parameter; 404 when it would throw."""
+    if _INTEGER.fullmatch(value):
+        number = int(value)
+        if INT32_MIN <= number <= INT32_MAX:
+            return number
+    raise EndpointNotFound("HTTP 404 Not Found")
+
+
 def integer(name: str, default: int) -> int:
     value = request.args.get(name)
     if value is None or not value.strip():
         return default
-    value = value.strip()
-    if not _INTEGER.fullmatch(value):
-        raise EndpointNotFound("HTTP 404 Not Found")
-    number = int(value)
-    if not INT32_MIN <= number <= INT32_MAX:
-        raise EndpointNotFound("HTTP 404 Not Found")
-    return number
+    return _java_integer(value.strip())
+
+
+def schema_id(segment: str) -> int:
+    """The `{id}` of `/schemas/ids/{id}...`."""
+    return _java_integer(segment)
 
 
 def page() -> tuple[int, int]:
@@ -65,6 +80,61 @@ def page() -> tuple[int, int]:
 def text(name: str) -> str | None:
     """A string parameter; absent and empty both mean "not given"."""
     return request.args.get(name) or None
+
+
+def subject_hint() -> str | None:
+    """`?subject=` of the schema-by-id reads, refused when it is not UTF-8 (42208)."""
+    value = request.args.get("subject") or None
+    # Werkzeug leaves an escape that is not UTF-8 as it was (`%FF` stays those three
+    # characters), so any `%` left in the value means looking at the bytes sent.
+    if value is not None and "%" in value:
+        require_utf8_subject(_raw_query_value("subject").decode("utf-8", "surrogateescape"))
+    return value
+
+
+def _raw_query_value(name: str) -> bytes:
+    """The first value of `name` in the query string as the client's bytes."""
+    key = name.encode("ascii")
+    for part in request.query_string.split(b"&"):
+        raw_key, _, raw_value = part.partition(b"=")
+        if unquote_to_bytes(raw_key.replace(b"+", b" ")) == key:
+            return unquote_to_bytes(raw_value.replace(b"+", b" "))
+    return b""
+
+
+def check_parameters() -> None:
+    """The API's `before_request` hook after the media types: a subject path parameter that
+    is not UTF-8 is invalid (42208) at every endpoint naming one, and a query string that is
+    not UTF-8 (raw bytes, which Werkzeug cannot decode) is a 400 rather than a crash later."""
+    view_args = request.view_args
+    subject = view_args.get("subject") if view_args else None
+    if subject is not None:
+        require_utf8_subject(subject)
+    try:
+        request.query_string.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("The query string is not valid UTF-8") from None
+
+
+def require_utf8_subject(subject: str) -> None:
+    """42208 for a subject holding lone surrogates (bytes that were not UTF-8), shown escaped."""
+    try:
+        subject.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = subject.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise InvalidSubject(f"The specified subject '{shown}' is not valid UTF-8.") from None
+
+
+def metadata_pairs() -> dict[str, str]:
+    """`key`/`value` of `/subjects/{s}/metadata`, paired by position as Confluent does: an
+    unpaired extra is dropped, a repeated key keeps its last value."""
+    return dict(zip(request.args.getlist("key"), request.args.getlist("value")))
+
+
+def subject_prefix() -> str | None:
+    """`subjectPrefix` of `/subjects`, as sent: absent (None) means every context, while an
+    empty value is a given (empty) prefix."""
+    return request.args.get("subjectPrefix")
 
 
 # ------------------------------------------------------------------ bodies

@@ -1,20 +1,18 @@
 """`/schemas...` (spec §3.2): schemas by id, by GUID, and the cross-subject listing."""
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response
 
 from app.api.render import (
+    context_id_entity,
     json_response,
-    schema_entity,
+    listed_schema_entity,
     schema_string_entity,
     subject_version_entity,
     text_response,
 )
-from app.api.requests import flag, page, text
+from app.api.requests import flag, page, schema_id, subject_hint, text
 from app.api.service import registry
-from app.core.registry import ListedSchema
 
 bp = Blueprint("schemas", __name__)
 
@@ -31,16 +29,7 @@ def list_schemas() -> Response:
         rule_type=text("ruleType"),
         aliases=flag("aliases"),
     )
-    return json_response([_listed_entity(item) for item in listed])
-
-
-def _listed_entity(item: ListedSchema) -> dict[str, Any]:
-    """A Schema entity plus Confluent's ExtendedSchema `aliases`, which its serializer
-    leaves out when empty (so `aliases=false` replies are exactly the plain entities)."""
-    out = schema_entity(item.version)
-    if item.aliases:
-        out["aliases"] = list(item.aliases)
-    return out
+    return json_response([listed_schema_entity(item) for item in listed])
 
 
 @bp.get("/schemas/types")
@@ -48,34 +37,36 @@ def schema_types() -> Response:
     return json_response(registry().schema_types())
 
 
-@bp.get("/schemas/ids/<schema_id:schema_id>")
-def schema_by_id(schema_id: int) -> Response:
+# `{id}` is any segment and is parsed by the handler, after the media type checks, because
+# that is where Jersey reports an id that is not a Java `Integer` (404).
+@bp.get("/schemas/ids/<segment:id_>")
+def schema_by_id(id_: str) -> Response:
     found = registry().schema_by_id(
-        schema_id, subject=text("subject"), fmt=text("format"), fetch_max_id=flag("fetchMaxId")
+        schema_id(id_), subject=subject_hint(), fmt=text("format"), fetch_max_id=flag("fetchMaxId")
     )
     return json_response(schema_string_entity(found))
 
 
-@bp.get("/schemas/ids/<schema_id:schema_id>/schema")
-def raw_schema_by_id(schema_id: int) -> Response:
-    found = registry().schema_by_id(schema_id, subject=text("subject"), fmt=text("format"))
+@bp.get("/schemas/ids/<segment:id_>/schema")
+def raw_schema_by_id(id_: str) -> Response:
+    found = registry().schema_by_id(schema_id(id_), subject=subject_hint(), fmt=text("format"))
     return text_response(found.text)
 
 
-@bp.get("/schemas/ids/<schema_id:schema_id>/subjects")
-def subjects_for_id(schema_id: int) -> Response:
+@bp.get("/schemas/ids/<segment:id_>/subjects")
+def subjects_for_id(id_: str) -> Response:
     offset, limit = page()
     subjects = registry().subjects_for_id(
-        schema_id, subject=text("subject"), deleted=flag("deleted"), offset=offset, limit=limit
+        schema_id(id_), subject=subject_hint(), deleted=flag("deleted"), offset=offset, limit=limit
     )
     return json_response(subjects)
 
 
-@bp.get("/schemas/ids/<schema_id:schema_id>/versions")
-def versions_for_id(schema_id: int) -> Response:
+@bp.get("/schemas/ids/<segment:id_>/versions")
+def versions_for_id(id_: str) -> Response:
     offset, limit = page()
     pairs = registry().versions_for_id(
-        schema_id, subject=text("subject"), deleted=flag("deleted"), offset=offset, limit=limit
+        schema_id(id_), subject=subject_hint(), deleted=flag("deleted"), offset=offset, limit=limit
     )
     return json_response([subject_version_entity(subject, version) for subject, version in pairs])
 
@@ -88,4 +79,4 @@ def schema_by_guid(guid: str) -> Response:
 @bp.get("/schemas/guids/<segment:guid>/ids")
 def ids_for_guid(guid: str) -> Response:
     pairs = registry().ids_for_guid(guid)
-    return json_response([{"context": context, "id": schema_id} for context, schema_id in pairs])
+    return json_response([context_id_entity(context, id_) for context, id_ in pairs])

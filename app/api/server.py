@@ -1,56 +1,14 @@
 """Root and server metadata (spec §3.1): health checks and identity."""
 from __future__ import annotations
 
-import re
-from importlib import metadata
-from pathlib import Path
-
 from flask import Blueprint, Response
 
-from app.api.render import json_response
+from app.api.build_info import COMMIT_ID, VERSION
+from app.api.render import cluster_id_entity, json_response, server_version_entity
 from app.api.requests import read_body
 from app.api.service import registry
 
 bp = Blueprint("server", __name__)
-
-
-def _package_version() -> str:
-    try:
-        return metadata.version("sqlregistry")
-    except metadata.PackageNotFoundError:  # running from a source tree that was never installed
-        return "0.0.0"
-
-
-_COMMIT = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
-
-
-def git_commit(tree: Path) -> str:
-    """The commit checked out in `tree`, read from the git files (no `git` binary needed);
-    "unknown" when the package does not run from a checkout, e.g. installed from a wheel."""
-    try:
-        git_dir = tree / ".git"
-        if git_dir.is_file():  # a linked worktree: ".git" holds "gitdir: <path>"
-            git_dir = (tree / git_dir.read_text().partition(":")[2].strip()).resolve()
-        head = (git_dir / "HEAD").read_text().strip()
-        if head.startswith("ref:"):
-            ref = head[4:].strip()
-            common = git_dir
-            if (git_dir / "commondir").is_file():
-                common = (git_dir / (git_dir / "commondir").read_text().strip()).resolve()
-            loose = common / ref
-            if loose.is_file():
-                head = loose.read_text().strip()
-            else:
-                packed = (common / "packed-refs").read_text().splitlines()
-                head = next((line.split()[0] for line in packed if line.endswith(" " + ref)), "")
-        return head if _COMMIT.fullmatch(head) else "unknown"
-    except OSError:
-        return "unknown"
-
-
-# Both are read once, at start-up: neither can change under a running process.
-_VERSION = _package_version()
-_COMMIT_ID = git_commit(Path(__file__).resolve().parents[2])
 
 
 @bp.get("/")
@@ -67,16 +25,13 @@ def root_post() -> Response:
 
 @bp.get("/v1/metadata/id")
 def cluster_id() -> Response:
-    cluster = registry().cluster_id()
-    return json_response(
-        {"scope": {"path": [], "clusters": {"kafka-cluster": cluster, "schema-registry-cluster": cluster}}}
-    )
+    return json_response(cluster_id_entity(registry().cluster_id()))
 
 
 @bp.get("/v1/metadata/version")
 def server_version() -> Response:
     """The package version and the git commit of the running tree ("unknown" outside a checkout)."""
-    return json_response({"version": _VERSION, "commitId": _COMMIT_ID})
+    return json_response(server_version_entity(VERSION, COMMIT_ID))
 
 
 @bp.get("/v1/metadata/deployment")

@@ -1,7 +1,7 @@
 """`/subjects...` (spec §3.3, §3.4): subjects, their versions, lookup, registration, deletes."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from app.api.render import (
     json_response,
@@ -9,7 +9,7 @@ from app.api.render import (
     schema_entity,
     text_response,
 )
-from app.api.requests import flag, page, read_body, schema_request, text
+from app.api.requests import flag, metadata_pairs, page, read_body, schema_request, subject_prefix, text
 from app.api.service import registry
 
 bp = Blueprint("subjects", __name__)
@@ -20,8 +20,7 @@ def list_subjects() -> Response:
     # The Python client's `subject=` and `deleted_only=` are not read: Confluent ignores them too.
     offset, limit = page()
     subjects = registry().list_subjects(
-        # Passed as sent: absent (None) means every context, while an empty value is a given prefix.
-        subject_prefix=request.args.get("subjectPrefix"),
+        subject_prefix=subject_prefix(),
         deleted=flag("deleted"),
         deleted_only=flag("deletedOnly"),
         offset=offset,
@@ -30,7 +29,7 @@ def list_subjects() -> Response:
     return json_response(subjects)
 
 
-@bp.post("/subjects/<segment:subject>")
+@bp.post("/subjects/<subject:subject>")
 def lookup(subject: str) -> Response:
     found = registry().lookup(
         subject,
@@ -42,20 +41,18 @@ def lookup(subject: str) -> Response:
     return json_response(schema_entity(found))
 
 
-@bp.delete("/subjects/<segment:subject>")
+@bp.delete("/subjects/<subject:subject>")
 def delete_subject(subject: str) -> Response:
     return json_response(registry().delete_subject(subject, permanent=flag("permanent")))
 
 
-@bp.get("/subjects/<segment:subject>/metadata")
+@bp.get("/subjects/<subject:subject>/metadata")
 def latest_with_metadata(subject: str) -> Response:
-    # `key`/`value` pair up by position; an unpaired extra is dropped, a repeated key keeps its last value.
-    pairs = dict(zip(request.args.getlist("key"), request.args.getlist("value")))
-    found = registry().latest_with_metadata(subject, pairs, deleted=flag("deleted"), fmt=text("format"))
+    found = registry().latest_with_metadata(subject, metadata_pairs(), deleted=flag("deleted"), fmt=text("format"))
     return json_response(schema_entity(found))
 
 
-@bp.get("/subjects/<segment:subject>/versions")
+@bp.get("/subjects/<subject:subject>/versions")
 def list_versions(subject: str) -> Response:
     offset, limit = page()
     versions = registry().list_versions(
@@ -69,7 +66,7 @@ def list_versions(subject: str) -> Response:
     return json_response(versions)
 
 
-@bp.post("/subjects/<segment:subject>/versions")
+@bp.post("/subjects/<subject:subject>/versions")
 def register(subject: str) -> Response:
     registered = registry().register(
         subject,
@@ -81,24 +78,24 @@ def register(subject: str) -> Response:
     return json_response(registered_entity(registered))
 
 
-@bp.get("/subjects/<segment:subject>/versions/<segment:version>")
+@bp.get("/subjects/<subject:subject>/versions/<segment:version>")
 def get_version(subject: str, version: str) -> Response:
     found = registry().get_version(subject, version, deleted=flag("deleted"), fmt=text("format"))
     return json_response(schema_entity(found))
 
 
-@bp.get("/subjects/<segment:subject>/versions/<segment:version>/schema")
+@bp.get("/subjects/<subject:subject>/versions/<segment:version>/schema")
 def get_raw_version(subject: str, version: str) -> Response:
     found = registry().get_version(subject, version, deleted=flag("deleted"), fmt=text("format"))
     return text_response(found.text)
 
 
-@bp.delete("/subjects/<segment:subject>/versions/<segment:version>")
+@bp.delete("/subjects/<subject:subject>/versions/<segment:version>")
 def delete_version(subject: str, version: str) -> Response:
     return json_response(registry().delete_version(subject, version, permanent=flag("permanent")))
 
 
-@bp.get("/subjects/<segment:subject>/versions/<segment:version>/referencedby")
+@bp.get("/subjects/<subject:subject>/versions/<segment:version>/referencedby")
 def referenced_by(subject: str, version: str) -> Response:
     offset, limit = page()
     ids = registry().referenced_by(subject, version, deleted=flag("deleted"), offset=offset, limit=limit)

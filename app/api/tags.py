@@ -11,7 +11,7 @@ from app.api.service import registry
 bp = Blueprint("tags", __name__)
 
 
-@bp.post("/subjects/<segment:subject>/versions/<segment:version>/tags")
+@bp.post("/subjects/<subject:subject>/versions/<segment:version>/tags")
 def modify_tags(subject: str, version: str) -> Response:
     registered = registry().modify_tags(subject, version, tag_request(read_body()))
     return json_response(registered_entity(registered))

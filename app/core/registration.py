@@ -307,7 +307,15 @@ class Registrar:
     ) -> SubjectVersion:
         """§5.12 matching under the subject; for a subject of the default context that has no
         match, the same name in the other contexts (§5.11), in context order. An invalid
-        schema is reported first (42201); 40401 and 40403 are about the subject as named."""
+        schema is reported first (42201); 40401 and 40403 are about the subject as named.
+        A missing or blank schema matches nothing, as in Confluent (40401 or 40403, no 42201)."""
+        if not (request.schema or "").strip():
+            with self.storage.read() as store:
+                qs, row, _ = self.checks.subject_config(store, subject, guard)
+                versions = store.versions(row.id) if row else []
+            if any(deleted or not v.deleted for v in versions):
+                raise SchemaNotFound.generic()
+            raise SubjectNotFound.for_subject(qs.qualified())
         metadata, rule_set, refs = request_documents(request)
         with self.storage.read() as store:
             qs, row, config = self.checks.subject_config(store, subject, guard)

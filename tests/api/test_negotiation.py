@@ -25,17 +25,31 @@ JSON = "application/json"
     (f"{JSON}, {SR}", SR),  # server qualities break the tie
     (f"{V1};q=0.1, {JSON}", JSON),  # 0.1*1.0 < 1.0*0.5
     ("text/html, */*;q=0.2", V1),
+    # Jersey: a wildcard type matches every media type whatever its subtype, and a range
+    # without a subtype is `<type>/*` (Java's HttpURLConnection sends a bare `*`).
+    ("*/anything", V1),
+    ("*", V1),
+    ("text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2", V1),
+    ("application", V1),
 ])
 def test_reply_media_type_is_negotiated(api: Api, accept: str | None, expected: str) -> None:
     reply = api.call("GET", "/subjects", headers={"Accept": accept} if accept else {})
     assert reply.status == 200 and reply.headers["Content-Type"] == expected
 
 
-@pytest.mark.parametrize("accept", ["text/html", "application/xml", "text/*", f"{V1};q=0, {SR};q=0, {JSON};q=0"])
+@pytest.mark.parametrize("accept", [
+    "text/html", "application/xml", "text/*", "text", f"{V1};q=0, {SR};q=0, {JSON};q=0", "*;q=0",
+])
 def test_unsatisfiable_accept_is_406(api: Api, accept: str) -> None:
     reply = api.call("GET", "/subjects", headers={"Accept": accept})
     assert (reply.status, reply.error_code) == (406, 406)
     assert reply.headers["Content-Type"] == V1
+
+
+def test_406_names_the_media_types_replies_come_in(api: Api) -> None:
+    message = api.call("GET", "/subjects", headers={"Accept": "text/html"}).json["message"]
+    assert message.startswith("HTTP 406 Not Acceptable")
+    assert all(media_type in message for media_type in (V1, SR, JSON))
 
 
 def test_errors_use_the_negotiated_type_too(api: Api) -> None:
@@ -56,6 +70,12 @@ def test_other_request_content_types_are_415(api: Api, content_type: str) -> Non
     reply = api.call("POST", "/subjects/s/versions", {"schema": RECORD_V1}, headers={"Content-Type": content_type})
     assert (reply.status, reply.error_code) == (415, 415)
     assert api.get("/subjects").json == []
+
+
+def test_415_names_the_accepted_media_types(api: Api) -> None:
+    reply = api.call("POST", "/subjects/s/versions", {"schema": RECORD_V1}, headers={"Content-Type": "text/plain"})
+    assert reply.json["message"].startswith("HTTP 415 Unsupported Media Type")
+    assert all(media_type in reply.json["message"] for media_type in (V1, SR, JSON, "application/octet-stream"))
 
 
 def test_unknown_path_wins_over_a_bad_accept(api: Api) -> None:

@@ -86,6 +86,31 @@ def test_integer_parameter_that_does_not_parse_is_404(api: Api, path: str) -> No
     assert (response.status_code, body["error_code"]) == (404, 404)
 
 
+# Confluent's `{id}` and `limit`/`offset` are Java `Integer`/`int` parameters: a value that
+# does not parse (out of 32 bits included) is Jersey's ParamException, status 404, which
+# rest-utils maps to error_code 404 with the exception's "HTTP 404 Not Found".
+@pytest.mark.parametrize("path", [
+    "/schemas/ids/2147483648", "/schemas/ids/-2147483649", "/schemas/ids/abc", "/schemas/ids/1.0",
+    "/schemas/ids/2147483648/schema", "/schemas/ids/99999999999/subjects", "/schemas/ids/x/versions",
+    "/subjects?limit=abc", "/subjects?offset=2147483648", "/schemas/ids/1/versions?limit=abc",
+])
+def test_a_java_integer_parameter_out_of_range_or_not_a_number_is_jerseys_404(api: Api, path: str) -> None:
+    api.registered("s", RECORD_V1)
+    reply = api.call("GET", path)
+    assert (reply.status, reply.json) == (404, {"error_code": 404, "message": "HTTP 404 Not Found"})
+
+
+def test_the_largest_int32_id_is_looked_up_not_refused(api: Api) -> None:
+    assert api.get("/schemas/ids/2147483647").error_code == 40403
+
+
+def test_an_id_is_judged_after_the_media_types_as_jersey_does(api: Api) -> None:
+    """Jersey matches `/schemas/ids/{id}` for any segment and parses the id only when it
+    calls the method, so a wrong method or `Accept` is reported first."""
+    assert api.call("GET", "/schemas/ids/abc", headers={"Accept": "text/html"}).error_code == 406
+    assert api.call("DELETE", "/schemas/ids/2147483648").error_code == 405
+
+
 @pytest.mark.parametrize("value, deleted_visible", [
     ("true", True), ("True", True), ("TRUE", True), ("tRuE", True),
     ("false", False), ("False", False), ("1", False), ("yes", False), ("", False),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.api.server import git_commit
+from app.api.build_info import git_commit
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 

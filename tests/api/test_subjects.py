@@ -133,6 +133,27 @@ def test_lookup_with_deleted_finds_a_soft_deleted_version(api: Api) -> None:
     assert reply.status == 200 and reply.json["deleted"] is True
 
 
+@pytest.mark.parametrize("body", [{}, {"schema": None}, {"schema": "  "}, {"schemaType": "AVRO"}])
+@pytest.mark.parametrize("arrange, params, code", [
+    ("nothing", {}, 40401),
+    ("registered", {}, 40403),
+    ("soft deleted", {}, 40401),
+    ("soft deleted", {"deleted": "true"}, 40403),
+])
+def test_lookup_without_a_schema_matches_nothing(api: Api, body: dict, arrange: str, params: dict,
+                                                 code: int) -> None:
+    """Confluent's lookup treats a missing or blank schema as matching no version: 40401 when
+    the subject has no version in scope, 40403 otherwise; never 42201."""
+    if arrange != "nothing":
+        api.registered("s", RECORD_V1)
+    if arrange == "soft deleted":
+        api.delete_subject("s")
+    before = api.snapshot()
+    reply = api.post("/subjects/s", body, **params)
+    assert (reply.status, reply.error_code) == (404, code), reply
+    assert api.snapshot() == before
+
+
 def test_lookup_validates_the_schema_first(api: Api) -> None:
     assert api.post("/subjects/nobody", {"schema": "{not avro"}).error_code == 42201
 
