@@ -9,6 +9,7 @@ keys in directly from the immutable records, so a read costs one small dict and 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from flask import Response, current_app
@@ -30,6 +31,16 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circ
 
 def json_response(payload: Any, status: int = 200) -> Response:
     return current_app.response_class(_encode(payload), status=status, mimetype=reply_media_type())
+
+
+def rendered_response(record: SchemaById | SubjectVersion, build: Callable[[Any], dict[str, Any]]) -> Response:
+    """The reply for an immutable record, encoded once per record and shape: the hot reads
+    hand the same record to every request until something is committed."""
+    key = build.__name__
+    body = record.renditions.get(key)
+    if body is None:
+        body = record.renditions[key] = _encode(build(record)).encode("utf-8")
+    return current_app.response_class(body, status=200, mimetype=reply_media_type())
 
 
 def error_entity(error_code: int, message: str) -> dict[str, Any]:

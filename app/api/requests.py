@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from flask import current_app, request
+from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 
 from app.core.errors import (
     BadRequest,
@@ -41,13 +42,19 @@ from app.formats.base import (
 )
 
 _INTEGER = re.compile(r"[+-]?\d+")
+_NO_ARGS: ImmutableMultiDict[str, str] = ImmutableMultiDict()
 # Java `Integer` bounds: path ids, query integers and body ints all parse as one.
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 # ------------------------------------------------------------------ query parameters
+def _args() -> MultiDict[str, str]:
+    """The query parameters; the hot reads usually have none, and parsing nothing still costs."""
+    return request.args if request.query_string else _NO_ARGS
+
+
 def flag(name: str) -> bool:
-    value = request.args.get(name)
+    value = _args().get(name)
     return value is not None and value.lower() == "true"
 
 
@@ -61,7 +68,7 @@ def _java_integer(value: str) -> int:
 
 
 def integer(name: str, default: int) -> int:
-    value = request.args.get(name)
+    value = _args().get(name)
     if value is None or not value.strip():
         return default
     return _java_integer(value.strip())
@@ -79,12 +86,12 @@ def page() -> tuple[int, int]:
 
 def text(name: str) -> str | None:
     """A string parameter; absent and empty both mean "not given"."""
-    return request.args.get(name) or None
+    return _args().get(name) or None
 
 
 def subject_hint() -> str | None:
     """`?subject=` of the schema-by-id reads, refused when it is not UTF-8 (42208)."""
-    value = request.args.get("subject") or None
+    value = _args().get("subject") or None
     # Werkzeug leaves an escape that is not UTF-8 as it was (`%FF` stays those three
     # characters), so any `%` left in the value means looking at the bytes sent.
     if value is not None and "%" in value:

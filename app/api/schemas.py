@@ -6,6 +6,7 @@ from flask import Blueprint, Response
 from app.api.render import (
     context_id_entity,
     json_response,
+    rendered_response,
     listed_schema_entity,
     schema_string_entity,
     subject_version_entity,
@@ -44,7 +45,7 @@ def schema_by_id(id_: str) -> Response:
     found = registry().schema_by_id(
         schema_id(id_), subject=subject_hint(), fmt=text("format"), fetch_max_id=flag("fetchMaxId")
     )
-    return json_response(schema_string_entity(found))
+    return rendered_response(found, schema_string_entity)
 
 
 @bp.get("/schemas/ids/<segment:id_>/schema")

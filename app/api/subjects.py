@@ -5,6 +5,7 @@ from flask import Blueprint, Response
 
 from app.api.render import (
     json_response,
+    rendered_response,
     registered_entity,
     schema_entity,
     text_response,
@@ -81,7 +82,7 @@ def register(subject: str) -> Response:
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>")
 def get_version(subject: str, version: str) -> Response:
     found = registry().get_version(subject, version, deleted=flag("deleted"), fmt=text("format"))
-    return json_response(schema_entity(found))
+    return rendered_response(found, schema_entity)
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>/schema")

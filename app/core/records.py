@@ -67,6 +67,9 @@ class SubjectVersion:
     ts: int
     deleted: bool
     text: str
+    # The API's rendered reply bodies, kept with the immutable record they render (the core's
+    # read cache hands the same record to every request that asks the same question).
+    renditions: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def id(self) -> int:
@@ -84,6 +87,7 @@ class SchemaById:
     text: str
     holder: SubjectVersion | None
     max_id: int | None = None
+    renditions: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
