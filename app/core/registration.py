@@ -122,6 +122,9 @@ class Registrar:
         errors about the subject (40401 for a missing base version) come first."""
         qs = QualifiedSubject.parse(subject)
         validate_subject(qs, subject, registering=prepare is None)
+        early = None if request is None else self.resolver.parse_early(
+            request.schema_type, request.schema, request.references
+        )
         for attempt in range(_WRITE_ATTEMPTS):
             try:
                 with self.storage.write() as store:
@@ -133,7 +136,7 @@ class Registrar:
                         validate_subject(qs, subject, registering=True)
                     if request is None:
                         raise TypeError("register() needs a request or a prepare callback")
-                    done = self._register(store, target, row, request, normalize, force, guard)
+                    done = self._register(store, target, row, request, normalize, force, guard, early)
                 if done.fresh is not None:
                     self.resolver.remember(*done.fresh)
                 with self.storage.read() as store:
@@ -145,9 +148,9 @@ class Registrar:
 
     def _register(
         self, store: Store, qs: QualifiedSubject, row: SubjectRow, request: SchemaRequest,
-        normalize: bool, force: bool, guard: Guard,
+        normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None,
     ) -> Registered:
-        reg = self._prepare(store, qs, row, request, normalize, force, guard)
+        reg = self._prepare(store, qs, row, request, normalize, force, guard, early)
         found = self._existing(store, reg)
         if found is not None:
             return Registered(qs, found, None)
@@ -158,7 +161,7 @@ class Registrar:
 
     def _prepare(
         self, store: Store, qs: QualifiedSubject, row: SubjectRow, request: SchemaRequest,
-        normalize: bool, force: bool, guard: Guard,
+        normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None,
     ) -> Registration:
         """Step 1: the settings in force, the candidate parsed (references resolved), the
         documents merged, the identity computed. An empty schema re-registers the latest."""
@@ -179,7 +182,7 @@ class Registrar:
             store, qs.context, schema_type, text, refs,
             normalize=(normalize or bool(config.get("normalize"))) and not importing,
             strict=not importing and config.get("validateNewSchemas") is not False,
-            live_refs=True, guard=guard,
+            live_refs=True, guard=guard, early=early if text is request.schema else None,
         )
         if importing:
             md, rs = metadata, rule_set

@@ -172,7 +172,9 @@ class SchemaResolver:
         strict: bool,
         live_refs: bool,
         guard: Guard = OPEN,
+        early: ParsedSchema | None = None,
     ) -> Candidate:
+        """`early` is `text` already parsed by `parse_early` (strictly, not normalized)."""
         fmt = self.format(schema_type)
         if not isinstance(text, str) or not text.strip():
             raise InvalidSchema("Empty schema")
@@ -187,10 +189,25 @@ class SchemaResolver:
             # reported under the same "Invalid schema of type T, details: ..." template.
             raise InvalidSchema(f"Invalid schema of type {schema_type}, details: {exc.message}") from None
         with format_refusals():
-            parsed = fmt.parse(text, deps, strict=strict)
+            # A strict parse that succeeded gives what a lenient one would.
+            parsed = early if early is not None and not refs else fmt.parse(text, deps, strict=strict)
             if normalize:
                 parsed = fmt.normalize(parsed)
         return Candidate(schema_type, parsed, resolved)
+
+    def parse_early(self, schema_type: str, text: Any, refs: Sequence[Any]) -> ParsedSchema | None:
+        """A registration's schema parsed before it takes the subject's lock, so that other
+        registrations into the subject do not wait for the parse. Only a schema without
+        references can be (they are read under the lock); any failure is left for the
+        parse under the lock to report, in the reference's order of checks."""
+        fmt = self.formats.get(schema_type)
+        if fmt is None or refs or not isinstance(text, str) or not text.strip() or len(text) > self.max_schema_bytes:
+            return None
+        try:
+            with format_refusals():
+                return fmt.parse(text, {}, strict=True)
+        except InvalidSchema:
+            return None
 
     def equivalent(
         self,
