@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -26,6 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
+
+from app.settings import Settings  # noqa: E402
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 LENGTHS = (10, 250, 2000)
@@ -104,30 +107,56 @@ def throughput(base_url: str, writers: int, seconds: float, body_for: Callable[[
     return sum(counts) / elapsed
 
 
-def http_figures(label: str, database_url: str, workdir: Path, writers: int, seconds: float) -> None:
+def cpu_seconds(match: Callable[[int, str, int], bool]) -> float:
+    """User+system CPU of the processes `match(pid, command, parent pid)` accepts, from /proc."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        command = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        if match(int(entry.name), command, int(fields[1])):
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def http_figures(label: str, database_url: str, workdir: Path, writers: int, seconds: float, workers: int) -> None:
     from support.live import start_server
 
-    server = start_server(database_url, workdir / f"{label}.log")
+    server = start_server(database_url, workdir / f"{label}.log", workers=workers)
+    master = server.process.pid
+    registry = lambda pid, command, parent: pid == master or parent == master  # noqa: E731
+    database = lambda pid, command, parent: command == "postgres"  # noqa: E731
     try:
         run = time.time_ns()
-        distinct = throughput(server.url, writers, seconds,
-                              lambda w, n: (f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0)))
-        one = throughput(server.url, writers, seconds,
-                         lambda w, n: (f"one-{run}", schema("One", 0, f"t{w}_{n}")))
+        for kind, body_for in (
+            ("to distinct subjects", lambda w, n: (f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0))),
+            ("into one subject", lambda w, n: (f"one-{run}", schema("One", 0, f"t{w}_{n}"))),
+        ):
+            before = cpu_seconds(registry), cpu_seconds(database)
+            rate = throughput(server.url, writers, seconds, body_for)
+            registrations = rate * seconds
+            app_ms = (cpu_seconds(registry) - before[0]) / registrations * 1000
+            db_ms = (cpu_seconds(database) - before[1]) / registrations * 1000
+            print(f"{label:<9} {writers} writers, {workers} workers: {rate:6.0f} registrations/s {kind:<21} "
+                  f"(CPU per registration: registry {app_ms:.2f} ms, PostgreSQL {db_ms:.2f} ms)")
     finally:
         server.stop()
-    print(f"{label:<9} {writers} writers over HTTP: {distinct:7.0f} registrations/s to distinct subjects, "
-          f"{one:7.0f}/s into one subject")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--writers", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=Settings().workers, help="gunicorn workers (serve's default)")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--skip-length", action="store_true", help="skip the cost-by-length measurement")
     args = parser.parse_args()
-
     workdir = Path(tempfile.mkdtemp(prefix="sqlreg-bench-"))
     targets: list[tuple[str, Callable[[str], str]]] = [("sqlite", lambda tag: f"sqlite:///{workdir / tag}.db")]
     cluster = None
@@ -143,7 +172,7 @@ def main() -> None:
         for label, make_url in targets:
             if not args.skip_length:
                 cost_by_length(label, make_url("length"))
-            http_figures(label, make_url("http"), workdir, args.writers, args.seconds)
+            http_figures(label, make_url("http"), workdir, args.writers, args.seconds, args.workers)
     finally:
         if cluster is not None:
             cluster.stop()

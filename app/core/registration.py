@@ -37,7 +37,7 @@ from app.core.identity import identity_hash
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver
 from app.core.store import NewSchema, SchemaKeyRow, Storage, Store, SubjectHead, SubjectRow, VersionRow
-from app.core.subjects import MAX_ID, resolve_alias, subject_version, validate_subject
+from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import ParsedSchema
 from app.settings import Settings
@@ -128,9 +128,7 @@ class Registrar:
         for attempt in range(_WRITE_ATTEMPTS):
             try:
                 with self.storage.write() as store:
-                    target, _ = resolve_alias(store, qs)
-                    guard.check(Action.WRITE, target.qualified())
-                    row = store.lock_subject(target.context, target.name)
+                    target, row = self._locked(store, qs, guard)
                     if prepare is not None:
                         request = prepare(store, target, store.versions(row.id))
                         validate_subject(qs, subject, registering=True)
@@ -145,6 +143,18 @@ class Registrar:
                 if attempt == _WRITE_ATTEMPTS - 1:
                     raise StoreError("Could not register the schema: too much concurrent contention") from None
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def _locked(store: Store, qs: QualifiedSubject, guard: Guard) -> tuple[QualifiedSubject, SubjectRow]:
+        """The subject after its alias, with its row locked (and created if new). The named
+        subject's row is locked first, which is also how its alias is read: one statement
+        pair for the usual subject without one."""
+        row = store.lock_subject(qs.context, qs.name)
+        target = alias_of(qs, row)
+        if target is not None:
+            qs, row = target, store.lock_subject(target.context, target.name)
+        guard.check(Action.WRITE, qs.qualified())
+        return qs, row
 
     def _register(
         self, store: Store, qs: QualifiedSubject, row: SubjectRow, request: SchemaRequest,
@@ -242,7 +252,7 @@ class Registrar:
 
     def _allocate(self, store: Store, reg: Registration) -> None:
         """Step 5: the version number, and the id: the context's existing id for this
-        content, the imported one, or a fresh one from the context's sequence."""
+        content or the imported one (a fresh one is drawn as step 6 stores the content)."""
         qs, request = reg.qs, reg.request
         next_version = reg.head.last_version + 1
         reg.version = next_version
@@ -269,10 +279,7 @@ class Registrar:
             reg.schema_id, reg.schema_pk = reuse.id, reuse.pk
         elif reg.explicit_id:
             reg.schema_id = int(request.id)  # type: ignore[arg-type]
-        else:
-            reg.schema_id = store.allocate_id(qs.context)
-            if reg.schema_id > MAX_ID:
-                raise IdsExhausted.for_context(qs.context)
+        # Otherwise the id comes from the context's sequence as the content is stored.
 
     def _store(self, store: Store, reg: Registration) -> Registered:
         """Step 6: new content (if the id is new), the version row, the context."""
@@ -286,10 +293,13 @@ class Registrar:
             if stale:
                 store.hard_delete(reg.subject.id, stale, [])
         else:
-            reg.schema_pk = store.insert_schema(NewSchema(
-                qs.context, reg.schema_id, reg.digest, candidate.schema_type, candidate.text,
-                candidate.references, reg.metadata, reg.rule_set,
+            key = store.insert_schema(NewSchema(
+                qs.context, reg.schema_id if reg.explicit_id else None, reg.digest, candidate.schema_type,
+                candidate.text, candidate.references, reg.metadata, reg.rule_set,
             ))
+            reg.schema_pk, reg.schema_id = key.pk, key.id
+            if reg.schema_id > MAX_ID:
+                raise IdsExhausted.for_context(qs.context)  # rolls the insert back
             if reg.explicit_id:
                 store.move_id_allocation_past(qs.context, reg.schema_id)
             stored = StoredSchema(

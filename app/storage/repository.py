@@ -306,18 +306,23 @@ class SqlStore(ListingQueries):
     def _ensure_counter(self, context: str) -> None:
         self.conn.execute(st.ENSURE_COUNTER, {"context": context})
 
-    def insert_schema(self, schema: NewSchema) -> int:
-        """Store new content and its reference rows (what `referencedby` queries)."""
-        pk = self.conn.execute(st.INSERT_SCHEMA, {
+    def insert_schema(self, schema: NewSchema) -> SchemaKeyRow:
+        """Store new content and its reference rows (what `referencedby` queries). Without
+        an id, the default context's id is drawn from its sequence in the same statement."""
+        if schema.id is None and self.dialect == "postgresql" and schema.context == DEFAULT_CONTEXT:
+            statement, schema_id = st.INSERT_SCHEMA_NEXT_DEFAULT_ID, None
+        else:
+            statement, schema_id = st.INSERT_SCHEMA, schema.id if schema.id is not None else self.allocate_id(schema.context)
+        pk, schema_id = self.conn.execute(statement, {
             "context": schema.context,
-            "schema_id": schema.id,
+            "schema_id": schema_id,
             "hash": schema.hash,
             "schema_type": schema.schema_type,
             "schema_text": schema.text,
             "references_doc": [r.reference.to_json() for r in schema.references] or None,
             "metadata_doc": schema.metadata,
             "rule_set_doc": schema.rule_set,
-        }).scalar_one()
+        }).one()
         if schema.references:
             self.conn.execute(st.INSERT_REFERENCE, [
                 {
@@ -330,7 +335,7 @@ class SqlStore(ListingQueries):
                 }
                 for i, r in enumerate(schema.references)
             ])
-        return int(pk)
+        return SchemaKeyRow(int(pk), schema.context, int(schema_id))
 
     def ensure_context(self, context: str) -> None:
         self.conn.execute(st.ENSURE_CONTEXT[self.dialect], {"context": context})

@@ -111,12 +111,17 @@ SCHEMAS_BY_HASH_IN_CONTEXT = (
 )
 SCHEMA_PK_FOR_ID = select(SC.c.pk).where(SC.c.context == bindparam("context"), SC.c.id == bindparam("schema_id"))
 MAX_ID = select(func.max(SC.c.id)).where(SC.c.context == bindparam("context"))
-INSERT_SCHEMA = insert(SC).values(
-    context=bindparam("context"), id=bindparam("schema_id"), hash=bindparam("hash"),
+_SCHEMA_VALUES = dict(
+    context=bindparam("context"), hash=bindparam("hash"),
     schema_type=bindparam("schema_type"), schema_text=bindparam("schema_text"),
     references_doc=bindparam("references_doc"), metadata_doc=bindparam("metadata_doc"),
     rule_set_doc=bindparam("rule_set_doc"),
-).returning(SC.c.pk)
+)
+INSERT_SCHEMA = insert(SC).values(id=bindparam("schema_id"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
+# PostgreSQL, default context: the id from the sequence the migration created, in the same round trip.
+INSERT_SCHEMA_NEXT_DEFAULT_ID = (
+    insert(SC).values(id=func.nextval("schema_id_seq"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
+)
 INSERT_REFERENCE = insert(R)
 ADVISORY_XACT_LOCK = text("SELECT pg_advisory_xact_lock(:k)")
 
