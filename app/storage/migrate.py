@@ -2,26 +2,34 @@
 
 A fleet on PostgreSQL may start many processes at once; they serialize on an advisory lock
 so exactly one of them migrates and the others find the database at head.
+
+The migration scripts ship inside this package (`app/storage/migrations/`), so an installed
+wheel migrates without the source tree. Alembic is imported only inside the functions that
+migrate: workers that start against a database already at head never load it.
 """
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
+from sqlalchemy.engine import make_url
 
 from app.storage.engine import make_engine, transactional
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _MIGRATION_LOCK_KEY = 0x5351_4C52_4547  # "SQLREG": any constant shared by every instance
 
 
 def alembic_config(url: str | None = None) -> Config:
-    cfg = Config(str(REPO_ROOT / "alembic.ini"))
-    cfg.set_main_option("script_location", str(REPO_ROOT / "migrations"))
+    """An Alembic Config for the packaged scripts; no ini file, so logging stays the caller's."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.attributes["configure_logging"] = False
     if url is not None:
         cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
@@ -29,12 +37,29 @@ def alembic_config(url: str | None = None) -> Config:
 
 
 def head_revision() -> str | None:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
+
+
+def missing_sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL names when it does not exist yet, else None.
+
+    Opening such a URL would create the file (and the engine its directories), which a
+    read-only question like `db current` must not do.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    path = Path(parsed.database)
+    return None if path.exists() else path
 
 
 def upgrade_url(url: str) -> None:
@@ -48,6 +73,9 @@ def upgrade_url(url: str) -> None:
 
 def upgrade_to_head(engine: Engine) -> None:
     """Bring the database to the newest revision; a no-op (one query) when it is there."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
     head = head_revision()
     if current_revision(engine) == head:
         return
