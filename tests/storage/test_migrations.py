@@ -12,7 +12,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect
 
 import app.storage as storage_package
-from app.storage.migrate import MIGRATIONS_DIR, alembic_config, current_revision, head_revision, upgrade_to_head
+from app.storage.migrate import HEAD_REVISION, MIGRATIONS_DIR, alembic_config, current_revision, head_revision, upgrade_to_head
 from app.storage.repository import Repository
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +24,11 @@ def test_the_developers_alembic_ini_points_at_the_packaged_migrations():
     script = ScriptDirectory.from_config(cfg)
     assert Path(script.dir).resolve() == MIGRATIONS_DIR
     assert script.get_current_head() == head_revision()
+
+
+def test_head_revision_constant_names_the_newest_script():
+    """Start-up compares the database with HEAD_REVISION; a new script must update it."""
+    assert HEAD_REVISION == head_revision()
 
 
 def test_migrations_live_inside_the_app_package():
