@@ -2,6 +2,8 @@
 and hand gunicorn the same configuration."""
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
 import urllib.request
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 from gunicorn.app.wsgiapp import WSGIApplication
 from support.live import start_server
+from support.postgres import free_port
 
 from app.cli import build_parser, settings_from_args
 from app.serving import RegistryServer, gunicorn_options
@@ -92,3 +95,14 @@ def test_serve_with_registry_access_log_dash_logs_each_request_to_stdout(tmp_pat
     finally:
         server.stop()
     assert '"GET /subjects?marker=access-log-probe HTTP/1.1" 200' in server.log_tail()
+
+
+def test_the_deploy_config_with_an_unreachable_database_exits_1_with_one_line_and_no_traceback():
+    env = {**os.environ, "REGISTRY_DATABASE_URL": f"postgresql+psycopg://registry:s3cret@127.0.0.1:{free_port()}/r",
+           "REGISTRY_PORT": str(free_port())}
+    result = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "wsgi:app"],
+                            cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("sqlregistry: error: cannot use the database")
+    assert "s3cret" not in result.stderr
