@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 # The private PostgreSQL cluster the test suite uses (tests/support/postgres.py).
 sys.path.insert(0, str(REPO / "tests"))
 
-from support.postgres import free_port  # noqa: E402
+from support.postgres import free_port
 
 
 @dataclass
@@ -164,7 +164,7 @@ def main() -> None:
             except PostgresUnavailable as exc:
                 print(f"(PostgreSQL skipped: {exc})")
             else:
-                postgres_url = lambda: cluster.url(cluster.create_database("startup"))  # noqa: E731
+                postgres_url = lambda: cluster.url(cluster.create_database("startup"))
         found = targets(args, workdir, postgres_url)
         rows = [(target.label, []) for target in found]
         # Round robin, so that a burst of load from elsewhere on the machine hits every target.

@@ -23,8 +23,8 @@ _settings = Settings.from_env()
 globals().update(gunicorn_options(_settings))
 
 
-def on_starting(server) -> None:  # noqa: ANN001 - gunicorn's Arbiter
-    """Runs once in the master before any worker exists."""
+def on_starting(server: object) -> None:
+    """Runs once in the master (`server` is gunicorn's Arbiter) before any worker exists."""
     from app.operator_errors import explain_failure
 
     try:

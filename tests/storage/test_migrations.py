@@ -12,7 +12,14 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect
 
 import app.storage as storage_package
-from app.storage.migrate import HEAD_REVISION, MIGRATIONS_DIR, alembic_config, current_revision, head_revision, upgrade_to_head
+from app.storage.migrate import (
+    HEAD_REVISION,
+    MIGRATIONS_DIR,
+    alembic_config,
+    current_revision,
+    head_revision,
+    upgrade_to_head,
+)
 from app.storage.repository import Repository
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
