@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = settings_from_args(args)
-    except ValueError as exc:  # a REGISTRY_* value that does not convert
+    except ValueError as exc:  # a REGISTRY_* value or flag that does not convert or is out of range
         return fail(str(exc))
     try:
         return args.handler(settings)

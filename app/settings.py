@@ -52,6 +52,15 @@ class Settings:
     # Peers whose X-Forwarded-* headers are trusted (a load balancer's addresses; `*` for any).
     forwarded_allow_ips: str = "127.0.0.1,::1"
 
+    def __post_init__(self) -> None:
+        # Values gunicorn would accept and then fail on while booting a worker (threads=0), or
+        # refuse with a traceback, are refused here with the variable's name.
+        for name, low, high in (("port", 1, 65535), ("workers", 1, None), ("threads", 1, None)):
+            value = getattr(self, name)
+            if value < low or (high is not None and value > high):
+                bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+                raise ValueError(f"REGISTRY_{name.upper()} (--{name}): must be {bound}, got {value}")
+
     @property
     def access_log_target(self) -> str | None:
         """Where gunicorn writes the access log (None: nowhere)."""

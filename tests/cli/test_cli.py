@@ -77,6 +77,19 @@ def test_a_registry_setting_that_does_not_convert_is_one_line(capsys, monkeypatc
     assert_one_error_line(err, "REGISTRY_PORT", "'eighty'")
 
 
+@pytest.mark.parametrize(("argv", "env", "fragment"), [
+    (["serve", "--threads", "0"], {}, "REGISTRY_THREADS (--threads): must be at least 1, got 0"),
+    (["serve", "--workers", "0"], {}, "REGISTRY_WORKERS (--workers): must be at least 1, got 0"),
+    (["serve"], {"REGISTRY_PORT": "70000"}, "REGISTRY_PORT (--port): must be between 1 and 65535, got 70000"),
+])
+def test_a_serving_setting_out_of_range_is_one_line_before_gunicorn_starts(capsys, monkeypatch, argv, env, fragment):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    status, _, err = run_main(capsys, *argv)
+    assert status == 1
+    assert_one_error_line(err, fragment)
+
+
 def test_db_current_on_a_missing_sqlite_file_says_so_and_creates_nothing(capsys, tmp_path: Path):
     target = tmp_path / "not" / "there" / "registry.db"
     status, out, _ = run_main(capsys, "db", "current", "--database-url", f"sqlite:///{target}")
