@@ -39,11 +39,35 @@ class Settings:
     schema_cache_mb: int = 64
     # Identity reported by GET /v1/metadata/id.
     cluster_id: str = "sqlregistry"
-    # `sqlregistry serve` defaults.
-    host: str = "0.0.0.0"
+    # Serving (`sqlregistry serve` and deploy/gunicorn.conf.py). Loopback by default: listening
+    # on every interface is a choice an operator makes (`--host 0.0.0.0`).
+    host: str = "127.0.0.1"
     port: int = 8081
     workers: int = field(default_factory=_default_workers)
+    # Threads per gunicorn worker; a few cover clients that hold idle keep-alive connections.
+    threads: int = 4
     log_level: str = "info"
+    # Access log: empty for none, `-` for stdout, else a file path (`true`/`false` also work).
+    access_log: str = ""
+    # Peers whose X-Forwarded-* headers are trusted (a load balancer's addresses; `*` for any).
+    forwarded_allow_ips: str = "127.0.0.1,::1"
+
+    def __post_init__(self) -> None:
+        # Values gunicorn would accept and then fail on while booting a worker (threads=0), or
+        # refuse with a traceback, are refused here with the variable's name.
+        for name, low, high in (("port", 1, 65535), ("workers", 1, None), ("threads", 1, None)):
+            value = getattr(self, name)
+            if value < low or (high is not None and value > high):
+                bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+                raise ValueError(f"REGISTRY_{name.upper()} (--{name}): must be {bound}, got {value}")
+
+    @property
+    def access_log_target(self) -> str | None:
+        """Where gunicorn writes the access log (None: nowhere)."""
+        low = self.access_log.strip().lower()
+        if low in _FALSE or not low:
+            return None
+        return "-" if low in _TRUE else self.access_log.strip()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -2,26 +2,38 @@
 
 A fleet on PostgreSQL may start many processes at once; they serialize on an advisory lock
 so exactly one of them migrates and the others find the database at head.
+
+The migration scripts ship inside this package (`app/storage/migrations/`), so an installed
+wheel migrates without the source tree. Alembic is imported only inside the functions that
+migrate: workers that start against a database already at head never load it.
 """
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, inspect, text
+from sqlalchemy.engine import make_url
 
 from app.storage.engine import make_engine, transactional
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+# The newest script in MIGRATIONS_DIR. Knowing it without Alembic lets a start against a
+# database already at head cost one query instead of loading Alembic and every script;
+# tests/storage/test_migrations.py fails when a new script lands without updating it.
+HEAD_REVISION = "0001"
 _MIGRATION_LOCK_KEY = 0x5351_4C52_4547  # "SQLREG": any constant shared by every instance
 
 
 def alembic_config(url: str | None = None) -> Config:
-    cfg = Config(str(REPO_ROOT / "alembic.ini"))
-    cfg.set_main_option("script_location", str(REPO_ROOT / "migrations"))
+    """An Alembic Config for the packaged scripts; no ini file, so logging stays the caller's."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.attributes["configure_logging"] = False
     if url is not None:
         cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
@@ -29,12 +41,39 @@ def alembic_config(url: str | None = None) -> Config:
 
 
 def head_revision() -> str | None:
+    """The head according to the scripts themselves (HEAD_REVISION is checked against it)."""
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
+
+
+def _at_head(engine: Engine) -> bool:
+    """Whether the database is at HEAD_REVISION, asked with one plain query (no Alembic)."""
+    with engine.connect() as conn:
+        if not inspect(conn).has_table("alembic_version"):
+            return False
+        versions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    return versions == [HEAD_REVISION]
+
+
+def missing_sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL names when it does not exist yet, else None.
+
+    Opening such a URL would create the file (and the engine its directories), which a
+    read-only question like `db current` must not do.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    path = Path(parsed.database)
+    return None if path.exists() else path
 
 
 def upgrade_url(url: str) -> None:
@@ -48,9 +87,12 @@ def upgrade_url(url: str) -> None:
 
 def upgrade_to_head(engine: Engine) -> None:
     """Bring the database to the newest revision; a no-op (one query) when it is there."""
-    head = head_revision()
-    if current_revision(engine) == head:
+    if _at_head(engine):
         return
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
+    head = head_revision()
     cfg = alembic_config()
     with engine.connect() as conn:
         transactional(conn)  # one transaction per upgrade, even on autocommit engines

@@ -44,14 +44,17 @@ class LiveServer:
                 self.process.wait()
 
 
-def start_server(database_url: str, log_path: Path, workers: int = 2, timeout: float = 60.0) -> LiveServer:
-    """Start `sqlregistry serve` on a free loopback port and return once `GET /` answers."""
+def start_server(
+    database_url: str, log_path: Path, workers: int = 2, timeout: float = 60.0, env: dict[str, str] | None = None
+) -> LiveServer:
+    """Start `sqlregistry serve` on a free loopback port and return once `GET /` answers;
+    `env` adds REGISTRY_* variables (or overrides the quiet log level)."""
     port = free_port()
     command = [
         sys.executable, "-m", "app.cli", "serve",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), "--database-url", database_url,
     ]
-    return launch(command, port, log_path, {"REGISTRY_LOG_LEVEL": "warning"}, timeout)
+    return launch(command, port, log_path, {"REGISTRY_LOG_LEVEL": "warning", **(env or {})}, timeout)
 
 
 def launch(

@@ -1,0 +1,96 @@
+"""How the registry runs under gunicorn: one set of gunicorn options, the master's database
+step, and the in-process gunicorn application behind `sqlregistry serve`.
+
+`sqlregistry serve` and `deploy/gunicorn.conf.py` both take their options from
+`gunicorn_options`, so the two ways of starting a server cannot drift apart.
+
+The master imports only what it needs to bind and to migrate (gunicorn, SQLAlchemy, and
+Alembic when the database is behind); Flask and the registry itself are imported by each
+worker after the fork, which keeps database connections out of the master: a pool inherited
+across fork would be shared by processes.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+
+from app.settings import Settings
+
+# Longer than a load balancer's idle timeout (nginx's upstream default is 60 s), so the
+# balancer, not gunicorn, closes idle connections and never reuses one being closed.
+KEEPALIVE_SECONDS = 75
+# gthread (HTTP keep-alive) with error pages in Confluent's JSON instead of gunicorn's HTML.
+WORKER_CLASS = "app.gunicorn_worker.JsonErrorWorker"
+
+
+def gunicorn_options(settings: Settings) -> dict[str, Any]:
+    """gunicorn settings by name, as a config file or `cfg.set` takes them."""
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    return {
+        "bind": f"{host}:{settings.port}",
+        "workers": settings.workers,
+        "worker_class": WORKER_CLASS,
+        "threads": settings.threads,
+        "keepalive": KEEPALIVE_SECONDS,
+        # A request that takes longer than this is stuck (a lock wait, a runaway check).
+        "timeout": 30,
+        # On SIGTERM, finish in-flight requests for up to this long (systemd waits a little longer).
+        "graceful_timeout": 30,
+        # Recycle workers now and then so slow leaks cannot accumulate; jitter avoids
+        # restarting every worker at once.
+        "max_requests": 100_000,
+        "max_requests_jitter": 10_000,
+        # Not preloaded: each worker opens its own connection pool after the fork.
+        "preload_app": False,
+        "accesslog": settings.access_log_target,
+        "errorlog": "-",
+        "loglevel": settings.log_level,
+        "forwarded_allow_ips": settings.forwarded_allow_ips,
+        "proc_name": "sqlregistry",
+        # gunicorn 27+ opens a control socket at one fixed path per user, which several
+        # instances on one host (or a test run next to a dev server) would fight over.
+        "control_socket_disable": True,
+    }
+
+
+def prepare_database(settings: Settings) -> None:
+    """The master's step before forking: migrate to head, or at least prove the database answers.
+
+    Either way a bad URL, a missing driver or an unreachable server fails here, once, with one
+    message, instead of in every worker as it boots.
+    """
+    from sqlalchemy import text
+
+    from app.storage.engine import make_engine
+    from app.storage.migrate import upgrade_url
+
+    if settings.auto_migrate:
+        upgrade_url(settings.database_url)
+        return
+    engine = make_engine(settings.database_url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    finally:
+        engine.dispose()
+
+
+class RegistryServer(BaseApplication):
+    """gunicorn application that builds the Flask app inside each worker, after the fork."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in gunicorn_options(self.settings).items():
+            # Settings newer than the oldest supported gunicorn are skipped where unknown.
+            if key in self.cfg.settings:
+                self.cfg.set(key, value)
+
+    def load(self) -> Callable[..., Any]:
+        from app.factory import create_app
+
+        return create_app(self.settings)

@@ -1,0 +1,108 @@
+"""`sqlregistry serve` and `deploy/gunicorn.conf.py` honour the same REGISTRY_* serving settings
+and hand gunicorn the same configuration."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from gunicorn.app.wsgiapp import WSGIApplication
+from support.live import start_server
+from support.postgres import free_port
+
+from app.cli import build_parser, settings_from_args
+from app.serving import RegistryServer, gunicorn_options
+from app.settings import Settings
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SERVING_ENV = {
+    "REGISTRY_HOST": "::1",
+    "REGISTRY_PORT": "18123",
+    "REGISTRY_WORKERS": "3",
+    "REGISTRY_THREADS": "7",
+    "REGISTRY_ACCESS_LOG": "/var/log/sqlregistry/access.log",
+    "REGISTRY_FORWARDED_ALLOW_IPS": "10.0.0.10,10.0.0.20",
+    "REGISTRY_LOG_LEVEL": "warning",
+}
+
+
+def serve_config(settings: Settings) -> dict[str, object]:
+    """The configuration gunicorn ends up with under `sqlregistry serve`."""
+    cfg = RegistryServer(settings).cfg
+    return {name: cfg.settings[name].value for name in gunicorn_options(settings) if name in cfg.settings}
+
+
+def deploy_config(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """The configuration gunicorn ends up with under `gunicorn -c deploy/gunicorn.conf.py wsgi:app`."""
+    monkeypatch.chdir(REPO_ROOT)
+    monkeypatch.setattr(sys, "argv", ["gunicorn", "-c", "deploy/gunicorn.conf.py", "wsgi:app"])
+    cfg = WSGIApplication("%(prog)s [OPTIONS] [APP_MODULE]").cfg
+    return {name: cfg.settings[name].value for name in gunicorn_options(Settings()) if name in cfg.settings}
+
+
+def test_serve_passes_threads_access_log_and_forwarded_ips_from_the_environment_to_gunicorn():
+    config = serve_config(Settings.from_env(SERVING_ENV))
+    assert config["bind"] == ["[::1]:18123"]
+    assert (config["workers"], config["threads"]) == (3, 7)
+    assert config["accesslog"] == "/var/log/sqlregistry/access.log"
+    assert config["forwarded_allow_ips"] == ["10.0.0.10", "10.0.0.20"]
+    assert config["worker_class"] == "app.gunicorn_worker.JsonErrorWorker"
+
+
+def test_the_deploy_config_and_serve_give_gunicorn_the_same_settings(monkeypatch: pytest.MonkeyPatch):
+    for name, value in SERVING_ENV.items():
+        monkeypatch.setenv(name, value)
+    assert deploy_config(monkeypatch) == serve_config(Settings.from_env())
+
+
+def test_the_deploy_config_and_serve_agree_on_the_defaults(monkeypatch: pytest.MonkeyPatch):
+    for name in SERVING_ENV:
+        monkeypatch.delenv(name, raising=False)
+    config = deploy_config(monkeypatch)
+    assert config == serve_config(Settings.from_env())
+    assert config["bind"] == ["127.0.0.1:8081"]
+    assert config["accesslog"] is None
+
+
+def test_serve_flags_override_the_environment(monkeypatch: pytest.MonkeyPatch):
+    for name, value in SERVING_ENV.items():
+        monkeypatch.setenv(name, value)
+    args = build_parser().parse_args(["serve", "--host", "0.0.0.0", "--threads", "2", "--access-log"])
+    settings = settings_from_args(args)
+    assert (settings.host, settings.threads, settings.access_log_target) == ("0.0.0.0", 2, "-")
+    assert settings.forwarded_allow_ips == "10.0.0.10,10.0.0.20"
+
+
+@pytest.mark.parametrize(("raw", "target"), [("", None), ("false", None), ("true", "-"), ("-", "-"),
+                                             ("/tmp/access.log", "/tmp/access.log")])
+def test_registry_access_log_accepts_a_path_a_dash_or_a_boolean(raw: str, target: str | None):
+    assert Settings.from_env({"REGISTRY_ACCESS_LOG": raw}).access_log_target == target
+
+
+def test_serve_with_registry_access_log_dash_logs_each_request_to_stdout(tmp_path: Path):
+    server = start_server(f"sqlite:///{tmp_path / 'registry.db'}", tmp_path / "server.log", workers=1,
+                          env={"REGISTRY_ACCESS_LOG": "-"})
+    try:
+        with urllib.request.urlopen(server.url + "/subjects?marker=access-log-probe", timeout=10) as reply:
+            assert reply.status == 200
+        deadline = time.monotonic() + 10
+        while "access-log-probe" not in server.log_tail() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        server.stop()
+    assert '"GET /subjects?marker=access-log-probe HTTP/1.1" 200' in server.log_tail()
+
+
+def test_the_deploy_config_with_an_unreachable_database_exits_1_with_one_line_and_no_traceback():
+    env = {**os.environ, "REGISTRY_DATABASE_URL": f"postgresql+psycopg://registry:s3cret@127.0.0.1:{free_port()}/r",
+           "REGISTRY_PORT": str(free_port())}
+    result = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "wsgi:app"],
+                            cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("sqlregistry: error: cannot use the database")
+    assert "s3cret" not in result.stderr
