@@ -111,7 +111,19 @@ def build_parser() -> argparse.ArgumentParser:
         sub = db.add_parser(name, help=text)
         sub.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
         sub.set_defaults(handler=handler)
+
+    # Listed for --help; `main` hands their arguments to app.client.ci before parsing.
+    commands.add_parser("check", help="test schema files against a subject's compatibility on a running registry")
+    commands.add_parser("register", help="register schema files under a subject on a running registry")
     return parser
+
+
+def run_client_command(name: str, argv: Sequence[str]) -> int:
+    """`check` and `register` talk to a running registry through app.client (no database
+    or Flask here), with their own arguments and exit codes (0, 1, 2)."""
+    from app.client import ci
+
+    return ci.check_main(argv) if name == "check" else ci.register_main(argv)
 
 
 def fail(message: str) -> int:
@@ -120,7 +132,10 @@ def fail(message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in ("check", "register"):
+        return run_client_command(words[0], words[1:])
+    args = build_parser().parse_args(words)
     try:
         settings = settings_from_args(args)
     except ValueError as exc:  # a REGISTRY_* value or flag that does not convert or is out of range
