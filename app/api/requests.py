@@ -24,6 +24,7 @@ from urllib.parse import unquote_to_bytes
 
 from flask import current_app, request
 from werkzeug.datastructures import ImmutableMultiDict, MultiDict
+from werkzeug.exceptions import HTTPException
 
 from app.core.errors import (
     BadRequest,
@@ -159,7 +160,13 @@ def read_body(required: bool = True) -> dict[str, Any] | None:
     length = request.content_length
     if length is not None and length > limit:
         raise SchemaTooLarge("Schema too large")
-    data = request.stream.read(limit + 1)
+    try:
+        data = request.stream.read(limit + 1)
+    except HTTPException:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the server's reader refuses the client's framing
+        # (gunicorn raises its own parse errors for a malformed chunk): the request is bad.
+        raise BadRequest(f"The request body could not be read: {exc}") from None
     if len(data) > limit:
         raise SchemaTooLarge("Schema too large")
     document: Any = None

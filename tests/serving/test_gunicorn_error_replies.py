@@ -103,3 +103,12 @@ def test_a_well_formed_request_after_the_errors_is_still_served(serve_url: str):
     exchange(serve_url, b"NOT HTTP AT ALL\r\n\r\n")
     status, headers, body = exchange(serve_url, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     assert (status, headers["content-type"], json.loads(body)) == (200, MEDIA_TYPE, {})
+
+
+def test_a_malformed_chunk_inside_a_body_is_a_400_not_a_500(serve_url: str):
+    request = (b"POST /subjects/chunky/versions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+               b"Content-Type: application/vnd.schemaregistry.v1+json\r\nTransfer-Encoding: chunked\r\n\r\n"
+               b"zz\r\n{}\r\n0\r\n\r\n")
+    assert_confluent_error(exchange(serve_url, request), 400)
+    status, _, body = exchange(serve_url, b"GET /subjects HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert (status, json.loads(body)) == (200, [])
