@@ -36,7 +36,7 @@ from app.core.errors import (
 from app.core.identity import identity_hash
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver
-from app.core.store import NewSchema, SchemaKeyRow, Storage, Store, SubjectHead, SubjectRow, VersionRow
+from app.core.store import LockedSubject, NewSchema, SchemaKeyRow, Storage, Store, SubjectHead, SubjectRow, VersionRow
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import ParsedSchema
@@ -130,34 +130,43 @@ class Registrar:
                 with self.storage.write() as store:
                     target, row = self._locked(store, qs, guard)
                     if prepare is not None:
-                        request = prepare(store, target, store.versions(row.id))
+                        request = prepare(store, target, store.versions(row.row.id))
                         validate_subject(qs, subject, registering=True)
                     if request is None:
                         raise TypeError("register() needs a request or a prepare callback")
                     done = self._register(store, target, row, request, normalize, force, guard, early)
                 if done.fresh is not None:
                     self.resolver.remember(*done.fresh)
-                with self.storage.read() as store:
-                    return subject_version(self.resolver, store, done.qs, done.version, fmt)
+                return self._reply(done, fmt)
             except WriteConflict:
                 if attempt == _WRITE_ATTEMPTS - 1:
                     raise StoreError("Could not register the schema: too much concurrent contention") from None
         raise AssertionError("unreachable")
 
+    def _reply(self, done: Registered, fmt: str | None) -> SubjectVersion:
+        """The registered subject-version; the content is in the cache by now (just stored,
+        or matched), so no connection is needed unless a `format=` rendering is."""
+        stored = self.resolver.cached_content(done.version.schema_pk)
+        if stored is not None and not fmt:
+            row = done.version
+            return SubjectVersion(done.qs.qualified(), row.version, stored, row.created_at, row.deleted, stored.schema)
+        with self.storage.read() as store:
+            return subject_version(self.resolver, store, done.qs, done.version, fmt)
+
     @staticmethod
-    def _locked(store: Store, qs: QualifiedSubject, guard: Guard) -> tuple[QualifiedSubject, SubjectRow]:
+    def _locked(store: Store, qs: QualifiedSubject, guard: Guard) -> tuple[QualifiedSubject, LockedSubject]:
         """The subject after its alias, with its row locked (and created if new). The named
         subject's row is locked first, which is also how its alias is read: one statement
-        pair for the usual subject without one."""
-        row = store.lock_subject(qs.context, qs.name)
-        target = alias_of(qs, row)
+        (two for an existing subject) for the usual subject without one."""
+        locked = store.lock_subject(qs.context, qs.name)
+        target = alias_of(qs, locked.row)
         if target is not None:
-            qs, row = target, store.lock_subject(target.context, target.name)
+            qs, locked = target, store.lock_subject(target.context, target.name)
         guard.check(Action.WRITE, qs.qualified())
-        return qs, row
+        return qs, locked
 
     def _register(
-        self, store: Store, qs: QualifiedSubject, row: SubjectRow, request: SchemaRequest,
+        self, store: Store, qs: QualifiedSubject, row: LockedSubject, request: SchemaRequest,
         normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None,
     ) -> Registered:
         reg = self._prepare(store, qs, row, request, normalize, force, guard, early)
@@ -170,7 +179,7 @@ class Registrar:
         return self._store(store, reg)
 
     def _prepare(
-        self, store: Store, qs: QualifiedSubject, row: SubjectRow, request: SchemaRequest,
+        self, store: Store, qs: QualifiedSubject, locked: LockedSubject, request: SchemaRequest,
         normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None,
     ) -> Registration:
         """Step 1: the settings in force, the candidate parsed (references resolved), the
@@ -180,7 +189,8 @@ class Registrar:
         config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
         mode = effective_mode(qs.context, qs.name, rows)
         importing = mode is Mode.IMPORT
-        head = store.subject_head(row.id)
+        row = locked.row
+        head = SubjectHead(0, None) if locked.created else store.subject_head(row.id)
         latest = self.resolver.content(store, head.latest_live.schema_pk) if head.latest_live else None
 
         text, schema_type = request.schema, request.schema_type
@@ -207,7 +217,9 @@ class Registrar:
     def _existing(self, store: Store, reg: Registration) -> VersionRow | None:
         """Step 2: the subject already holds this schema (as a live version) -> answer it,
         whatever the mode; only the versions holding this text are read (the identity hash
-        covers the text, and equivalence needs the same text)."""
+        covers the text, and equivalence needs the same text), and none for a new subject."""
+        if reg.head.last_version == 0:
+            return None
         candidates = [v for v in store.versions_with_text(reg.subject.id, reg.candidate.text) if not v.deleted]
         found = self.resolver.find_match(
             store, candidates, reg.digest, reg.candidate, [reg.metadata, reg.sent_metadata], reg.rule_set

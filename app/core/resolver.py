@@ -84,6 +84,9 @@ class SchemaResolver:
             raise InvalidSchema(f"Invalid schema type {schema_type}; this server supports {supported}") from None
 
     # ------------------------------------------------------------------ stored schemas
+    def cached_content(self, pk: int) -> StoredSchema | None:
+        return self._content.get(pk)
+
     def content(self, store: Store, pk: int) -> StoredSchema:
         cached = self._content.get(pk)
         if cached is None:

@@ -27,6 +27,14 @@ class SubjectRow(NamedTuple):
     mode: str | None
 
 
+class LockedSubject(NamedTuple):
+    """A subject row locked for this transaction; `created` when the lock created it (so it
+    has no versions, and registration need not look for any)."""
+
+    row: SubjectRow
+    created: bool
+
+
 class VersionRow(NamedTuple):
     """One version of a subject: `schema_pk` is the stored content's key, `hash` its identity."""
 
@@ -135,7 +143,7 @@ class Store(Protocol):
     # subjects and their settings rows
     def subject(self, context: str, name: str) -> SubjectRow | None: ...
     def settings_rows(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SubjectRow]: ...
-    def lock_subject(self, context: str, name: str) -> SubjectRow: ...
+    def lock_subject(self, context: str, name: str) -> LockedSubject: ...
     def set_subject_settings(self, context: str, name: str, **values: Any) -> None: ...
     def drop_subject_if_unused(self, subject_id: int) -> None: ...
     def clear_subject(self, subject_id: int) -> None: ...

@@ -34,6 +34,7 @@ from app.core.records import DEFAULT_CONTEXT, SchemaReference, StoredSchema
 from app.core.store import (
     HintedHolders,
     HolderRow,
+    LockedSubject,
     NewSchema,
     ReferrerRow,
     SchemaKeyRow,
@@ -117,15 +118,17 @@ class SqlStore(ListingQueries):
         rows = self.conn.execute(st.SETTINGS_ROWS, {"keys": wanted}).all()
         return {(r.context, r.name): subject_row(r) for r in rows}
 
-    def lock_subject(self, context: str, name: str) -> SubjectRow:
+    def lock_subject(self, context: str, name: str) -> LockedSubject:
         """Create the subject row if needed and lock it until the transaction ends."""
         params = {"context": context, "name": name}
-        self.conn.execute(st.CREATE_SUBJECT[self.dialect], params)
-        return subject_row(self.conn.execute(st.SELECT_SUBJECT_FOR_UPDATE[self.dialect], params).one())
+        created = self.conn.execute(st.CREATE_SUBJECT[self.dialect], params).first()
+        if created is not None:
+            return LockedSubject(subject_row(created), True)
+        return LockedSubject(subject_row(self.conn.execute(st.SELECT_SUBJECT_FOR_UPDATE[self.dialect], params).one()), False)
 
     def set_subject_settings(self, context: str, name: str, **values: Any) -> None:
         """Set `config` and/or `mode` on a subject/context row, creating the row if needed."""
-        row = self.lock_subject(context, name)
+        row = self.lock_subject(context, name).row
         self.conn.execute(update(S).where(S.c.id == row.id).values(**values))
 
     def drop_subject_if_unused(self, subject_id: int) -> None:

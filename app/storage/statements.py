@@ -33,8 +33,10 @@ SELECT_SUBJECT_FOR_UPDATE = {
     "postgresql": SELECT_SUBJECT.with_for_update(),
     "sqlite": SELECT_SUBJECT,  # SQLite's write transaction already holds the database lock
 }
+# Returns the row only when this statement created it (and so holds its lock already).
 CREATE_SUBJECT = per_dialect(lambda ins: ins(S).values(
-    context=bindparam("context"), name=bindparam("name")).on_conflict_do_nothing(index_elements=["context", "name"]))
+    context=bindparam("context"), name=bindparam("name"),
+).on_conflict_do_nothing(index_elements=["context", "name"]).returning(*S.c))
 SETTINGS_ROWS = select(S).where(tuple_(S.c.context, S.c.name).in_(bindparam("keys", expanding=True)))
 ENSURE_CONTEXT = per_dialect(lambda ins: ins(C).values(
     name=bindparam("context")).on_conflict_do_nothing(index_elements=["name"]))
