@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     Select,
-    Table,
     and_,
     case,
     delete,
@@ -20,8 +19,6 @@ from sqlalchemy import (
     or_,
     select,
 )
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.sql.dml import Insert
 
 from app.core.records import DEFAULT_CONTEXT
 from app.core.store import HolderRow, SubjectRow, SubjectSummary
@@ -42,13 +39,6 @@ def storable(*texts: str | None) -> bool:
 
 def subject_row(row: Any) -> SubjectRow:
     return SubjectRow(row.id, row.context, row.name, row.config, row.mode)
-
-
-def insert_ignoring_conflict(dialect: str, table: Table, index_elements: list[str], **values: Any) -> Insert:
-    """INSERT ... ON CONFLICT DO NOTHING: create a row unless it already exists (both dialects
-    spell it the same, but each needs its own `insert`)."""
-    ins = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
-    return ins.values(**values).on_conflict_do_nothing(index_elements=index_elements)
 
 
 def _in_scope(query: Select[Any], context: str | None, prefix: str) -> Select[Any]:

@@ -307,7 +307,7 @@ class SqlStore(ListingQueries):
         )
 
     def _ensure_counter(self, context: str) -> None:
-        self.conn.execute(st.ENSURE_COUNTER, {"context": context})
+        self.conn.execute(st.ENSURE_COUNTER["sqlite"], {"context": context})
 
     def insert_schema(self, schema: NewSchema) -> SchemaKeyRow:
         """Store new content and its reference rows (what `referencedby` queries). Without

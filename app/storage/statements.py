@@ -7,10 +7,11 @@ come in one variant per dialect. The hottest reads also run on the raw cursor (d
 """
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import and_, bindparam, exists, func, insert, select, text, true, tuple_, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Executable
 
 from app.storage.direct import DirectStatement
@@ -21,9 +22,20 @@ R = SchemaReferenceRow.__table__
 IDC = IdCounter.__table__
 
 
-def per_dialect(build: Any) -> dict[str, Executable]:
-    """`build(insert)` for each dialect's own `insert` (ON CONFLICT is spelled alike)."""
-    return {"postgresql": build(postgresql.insert), "sqlite": build(sqlite.insert)}
+class PerDialect:
+    """`build(insert)` with a dialect's own `insert` (ON CONFLICT is spelled alike), built on
+    first use: importing a dialect module costs start-up time a SQLite registry never needs."""
+
+    def __init__(self, build: Callable[[Any], Executable]):
+        self._build = build
+        self._built: dict[str, Executable] = {}
+
+    def __getitem__(self, dialect: str) -> Executable:
+        statement = self._built.get(dialect)
+        if statement is None:
+            module = importlib.import_module(f"sqlalchemy.dialects.{dialect}")
+            statement = self._built[dialect] = self._build(module.insert)
+        return statement
 
 
 # ------------------------------------------------------------------ subjects
@@ -34,11 +46,11 @@ SELECT_SUBJECT_FOR_UPDATE = {
     "sqlite": SELECT_SUBJECT,  # SQLite's write transaction already holds the database lock
 }
 # Returns the row only when this statement created it (and so holds its lock already).
-CREATE_SUBJECT = per_dialect(lambda ins: ins(S).values(
+CREATE_SUBJECT = PerDialect(lambda ins: ins(S).values(
     context=bindparam("context"), name=bindparam("name"),
 ).on_conflict_do_nothing(index_elements=["context", "name"]).returning(*S.c))
 SETTINGS_ROWS = select(S).where(tuple_(S.c.context, S.c.name).in_(bindparam("keys", expanding=True)))
-ENSURE_CONTEXT = per_dialect(lambda ins: ins(C).values(
+ENSURE_CONTEXT = PerDialect(lambda ins: ins(C).values(
     name=bindparam("context")).on_conflict_do_nothing(index_elements=["name"]))
 
 # ------------------------------------------------------------------ versions
@@ -128,7 +140,7 @@ INSERT_REFERENCE = insert(R)
 ADVISORY_XACT_LOCK = text("SELECT pg_advisory_xact_lock(:k)")
 
 # ------------------------------------------------------------------ SQLite id counters
-ENSURE_COUNTER = sqlite.insert(IDC).values(name=bindparam("context"), value=0).on_conflict_do_nothing()
+ENSURE_COUNTER = PerDialect(lambda ins: ins(IDC).values(name=bindparam("context"), value=0).on_conflict_do_nothing())
 NEXT_COUNTER = (
     update(IDC).where(IDC.c.name == bindparam("context")).values(value=IDC.c.value + 1).returning(IDC.c.value)
 )
