@@ -1,4 +1,4 @@
-"""The registry's tables. Alembic migrations in `migrations/` are derived from these.
+"""The registry's tables. Alembic migrations in `app/storage/migrations/` are derived from these.
 
 - `subjects`: one row per (context, subject). The row is what a registration locks, and it
   carries the subject's own config and mode. The context itself is the row with an empty
@@ -61,6 +61,7 @@ class Schema(Base):
         UniqueConstraint("context", "id"),
         Index(None, "context", "hash"),
         Index(None, "hash"),
+        Index(None, "text_hash"),
         {"sqlite_autoincrement": True},
     )
 
@@ -70,6 +71,8 @@ class Schema(Base):
     hash: Mapped[str] = mapped_column(String(32))
     schema_type: Mapped[str] = mapped_column(String(32))
     schema_text: Mapped[str] = mapped_column(Text)
+    # MD5 of schema_text: finds the versions holding a text by index (set by every insert).
+    text_hash: Mapped[str | None] = mapped_column(String(32), nullable=True)
     references_doc: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     metadata_doc: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     rule_set_doc: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)

@@ -87,6 +87,11 @@ def _sequence_name(context: str) -> str:
     return "schema_id_seq_" + hashlib.md5(context.encode("utf-8")).hexdigest()[:16]
 
 
+def text_hash(text: str) -> str:
+    """The `schemas.text_hash` of a schema text (migration 0002 computes the same)."""
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -170,7 +175,7 @@ class SqlStore(ListingQueries):
     def versions_with_text(self, subject_id: int, text: str) -> list[VersionRow]:
         """Versions whose schema has exactly this text, oldest first: the only ones a
         registration or lookup can match (equal identity implies equal text)."""
-        params = {"subject_id": subject_id, "text": text}
+        params = {"subject_id": subject_id, "text": text, "text_hash": text_hash(text)}
         return [_version_row(r) for r in self.conn.execute(st.VERSIONS_WITH_TEXT, params)]
 
     def versions_of_schema(self, subject_id: int, schema_pk: int) -> list[VersionRow]:
@@ -322,6 +327,7 @@ class SqlStore(ListingQueries):
             "hash": schema.hash,
             "schema_type": schema.schema_type,
             "schema_text": schema.text,
+            "text_hash": text_hash(schema.text),
             "references_doc": [r.reference.to_json() for r in schema.references] or None,
             "metadata_doc": schema.metadata,
             "rule_set_doc": schema.rule_set,

@@ -93,7 +93,9 @@ _LAST_NUMBER = select(func.max(V.c.version).label("last")).where(V.c.subject_id 
 _LATEST_LIVE = LATEST_LIVE_OF_SUBJECT.subquery()
 # The highest version number and the newest live version in one round trip.
 SUBJECT_HEAD = select(_LAST_NUMBER.c.last, *_LATEST_LIVE.c).select_from(_LAST_NUMBER.outerjoin(_LATEST_LIVE, true()))
-VERSIONS_WITH_TEXT = SELECT_VERSIONS.where(SC.c.schema_text == bindparam("text"))
+VERSIONS_WITH_TEXT = SELECT_VERSIONS.where(
+    SC.c.text_hash == bindparam("text_hash"), SC.c.schema_text == bindparam("text")
+)
 VERSIONS_OF_SCHEMA = SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
 HAS_VERSION = select(exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version")))
 INSERT_VERSION = insert(V).values(
@@ -127,7 +129,7 @@ SCHEMA_PK_FOR_ID = select(SC.c.pk).where(SC.c.context == bindparam("context"), S
 MAX_ID = select(func.max(SC.c.id)).where(SC.c.context == bindparam("context"))
 _SCHEMA_VALUES = dict(
     context=bindparam("context"), hash=bindparam("hash"),
-    schema_type=bindparam("schema_type"), schema_text=bindparam("schema_text"),
+    schema_type=bindparam("schema_type"), schema_text=bindparam("schema_text"), text_hash=bindparam("text_hash"),
     references_doc=bindparam("references_doc"), metadata_doc=bindparam("metadata_doc"),
     rule_set_doc=bindparam("rule_set_doc"),
 )
