@@ -33,33 +33,45 @@ log = logging.getLogger(__name__)
 
 
 def _shared_dir() -> Path:
+    """Per user, so that a registry run under another account never finds a directory it
+    cannot write."""
     base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
-    return base / "sqlregistry"
+    return base / f"sqlregistry-{os.getuid()}"
 
 
 class HostSignal:
     """The host-local half: an mmap'd file of random bytes, rewritten after each commit.
 
     Random values rather than a counter: two processes committing at once may overwrite
-    each other, but whatever is left differs from what any reader cached under."""
+    each other, but whatever is left differs from what any reader cached under. When no
+    such file can be made, the signal is off and every read goes to the database."""
 
     def __init__(self, database_key: str):
-        directory = _shared_dir()
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = directory / hashlib.sha256(database_key.encode()).hexdigest()[:24]
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        self._map: mmap.mmap | None = None
         try:
-            if os.fstat(fd).st_size < _TOKEN_BYTES:
-                os.write(fd, os.urandom(_TOKEN_BYTES))
-            self._map = mmap.mmap(fd, _TOKEN_BYTES)
-        finally:
-            os.close(fd)
+            directory = _shared_dir()
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path = directory / hashlib.sha256(database_key.encode()).hexdigest()[:24]
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                if os.fstat(fd).st_size < _TOKEN_BYTES:
+                    os.write(fd, os.urandom(_TOKEN_BYTES))
+                self._map = mmap.mmap(fd, _TOKEN_BYTES)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            log.warning("no shared change token (%s): hot reads will not be cached", exc)
+
+    @property
+    def available(self) -> bool:
+        return self._map is not None
 
     def read(self) -> bytes:
-        return self._map[:_TOKEN_BYTES]
+        return self._map[:_TOKEN_BYTES] if self._map is not None else b""
 
     def bump(self) -> None:
-        self._map[:_TOKEN_BYTES] = os.urandom(_TOKEN_BYTES)
+        if self._map is not None:
+            self._map[:_TOKEN_BYTES] = os.urandom(_TOKEN_BYTES)
 
 
 class FleetListener:
@@ -106,6 +118,8 @@ class FleetListener:
                         self._counter += 1
                         self._generation = self._counter
             except Exception as exc:  # noqa: BLE001 - any failure means "not listening": retry
+                if "does not exist" in str(exc):  # the database was dropped: nothing to listen to
+                    self._stopped.set()
                 if not self._stopped.is_set():
                     log.debug("change listener disconnected: %s", exc)
             self._generation = None
@@ -126,6 +140,8 @@ class ChangeSignal:
 
     def token(self) -> tuple[bytes, int] | None:
         """Equal tokens mean no write committed in between; None means "unknown"."""
+        if not self._host.available:
+            return None
         if self._fleet_conninfo is None:
             return self._host.read(), 0
         if self._fleet is None:
