@@ -37,6 +37,9 @@ class Settings:
     # Memory, in MiB, for the in-process caches of each worker: stored content, parsed
     # schemas, rendered replies (all immutable once stored). Bounded by estimated bytes.
     schema_cache_mb: int = 64
+    # Serve repeated `GET /schemas/ids/{id}` and `/subjects/{s}/versions/{v}` from memory while
+    # no write has committed (app/storage/changes.py). Off: every such read asks the database.
+    hot_read_cache: bool = True
     # Identity reported by GET /v1/metadata/id.
     cluster_id: str = "sqlregistry"
     # Serving (`sqlregistry serve` and deploy/gunicorn.conf.py). Loopback by default: listening

@@ -25,12 +25,13 @@ class _Entry(NamedTuple):
 
 
 class ReadCache:
-    def __init__(self, storage: Storage, max_bytes: int):
+    def __init__(self, storage: Storage, max_bytes: int, enabled: bool = True):
         self._storage = storage
+        self._enabled = enabled
         self._entries: LruCache[Hashable, _Entry] = LruCache(max_bytes, lambda e: e.weight)
 
     def get(self, key: Hashable, load: Callable[[], T], weigh: Callable[[T], int]) -> T:
-        token = self._storage.change_token()
+        token = self._storage.change_token() if self._enabled else None
         if token is None:
             return load()
         hit = self._entries.get(key)

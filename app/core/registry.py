@@ -74,7 +74,7 @@ class RegistryService:
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
-        self.read_cache = ReadCache(storage, settings.schema_cache_mb * 1024 * 1024 // 4)
+        self.read_cache = ReadCache(storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache)
 
     def guard(self, principal: Principal) -> Guard:
         return Guard(self.authorizer, principal)

@@ -163,3 +163,18 @@ def test_warm_transitive_check_parses_only_the_candidate(
             assert cold.check_compatibility("grows", None, candidate).is_compatible
         assert counting.parses == 1
         assert len(statements) <= 5, statements
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_with_the_hot_read_cache_off_every_read_asks_the_database(settings: Settings) -> None:
+    app = create_app(settings.with_overrides(hot_read_cache=False))
+    try:
+        service = app.extensions["registry"]
+        seed(service, "grows", 2)
+        client = app.test_client()
+        client.get("/subjects/grows/versions/2")
+        with counted(service.storage.engine) as statements:
+            assert client.get("/subjects/grows/versions/2").status_code == 200
+        assert len(statements) == 1
+    finally:
+        app.extensions["registry"].storage.close()
