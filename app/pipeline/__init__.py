@@ -1,4 +1,12 @@
-"""PySpark functions that decode and evolve registry-framed data (a later issue).
+"""Registry-framed Avro on Spark, from PySpark alone: `decode` and `encode` DataFrame columns.
 
-The only package allowed to import pyspark.
+The only package of the project that imports pyspark; it is built on `app.client` (schemas
+fetched and cached through `RegistryClient`, records read and written by its Avro serde), so
+the bytes are the same as every other producer's and consumer's.
 """
+from app.pipeline.decode import BadRecord, decode, decode_by_writer, decode_with_schema, writer_ids
+from app.pipeline.encode import encode
+from app.pipeline.types import UnsupportedAvroType, avro_to_spark
+
+__all__ = ["BadRecord", "UnsupportedAvroType", "avro_to_spark", "decode", "decode_by_writer",
+           "decode_with_schema", "encode", "writer_ids"]

@@ -1,0 +1,189 @@
+"""`decode`: a binary column of registry-framed Avro records -> a struct column, in Python.
+
+No JVM package can be fetched here, so decoding runs in Spark's Python workers over Arrow
+batches (`mapInArrow`): each batch's binary column is read once into Python bytes, decoded by
+`app.client`'s `AvroDeserializer` (one per worker, see `app.pipeline.workers`) and built back
+into one Arrow struct array. Every other column passes through untouched, so the Kafka
+source's shape (`key, value, topic, partition, offset, timestamp`) and Parquet topic dumps work
+alike, batch or streaming.
+
+Reader modes (seed 004: a sink sees versions interleaved during a rolling upgrade and must
+project them onto one schema):
+
+- `"latest"`: the subject's latest version when `decode` is called (the job start).
+- a version number: that version.
+- `"latest-seen"`: the newest version of the subject among the writer ids present in the data
+  (batch only: it scans the column's headers once), so output never has columns the data
+  never had and grows monotonically from run to run.
+- `"writer"`: no projection; `decode_by_writer` returns one DataFrame per writer schema id.
+
+Bad records (wrong magic byte, unknown id, truncated or corrupt payload): `on_error="fail"`
+stops the job with the reason and the record's topic/partition/offset when the input has
+them; `on_error="route"` puts the reason in an `<column>_error` column and a null struct, so
+every input row still comes out exactly once. A null value (a Kafka tombstone) decodes to null.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+from pyspark.sql.pandas.types import to_arrow_type
+
+from app.client import CONFLUENT, RegistryClient, RegistryClientError, SerializationError
+from app.client.framing import Framing
+from app.pipeline.types import avro_to_spark
+from app.pipeline.workers import worker_deserializer
+
+ON_ERROR = ("fail", "route")
+POSITION_COLUMNS = ("topic", "partition", "offset")
+
+
+class BadRecord(RuntimeError):
+    """A record that cannot be decoded, with where it came from; fails the Spark job."""
+
+
+def reader_schema_text(registry: RegistryClient, subject: str, reader: str | int) -> str:
+    """The reader schema's text for `"latest"` or a version number, read once on the driver."""
+    if reader == "latest" or isinstance(reader, int):
+        return registry.get_version(subject, reader).schema.text
+    raise ValueError(f"reader must be 'latest', a version number, 'latest-seen' or 'writer', not {reader!r}")
+
+
+def writer_ids(df: DataFrame, column: str, framing: Framing = CONFLUENT) -> list[int]:
+    """The distinct schema ids in the Confluent headers of `column` (one pass over the data)."""
+    if framing is not CONFLUENT:
+        raise ValueError("writer ids are only read from Confluent-framed data")
+    header = F.substring(F.col(column), 1, 5)
+    framed = (F.length(F.col(column)) >= 5) & (F.hex(F.substring(F.col(column), 1, 1)) == F.lit("00"))
+    rows = (df.where(framed)
+            .select(F.conv(F.hex(F.substring(header, 2, 4)), 16, 10).cast("long").alias("id"))
+            .distinct().collect())
+    return sorted(row["id"] for row in rows)
+
+
+def latest_seen_text(df: DataFrame, column: str, registry: RegistryClient, subject: str) -> str:
+    """The schema of the newest version of `subject` that wrote any record of `df`."""
+    best: tuple[int, str] | None = None
+    for schema_id in writer_ids(df, column):
+        for found in registry.get_versions_for_id(schema_id):
+            if found.subject == subject and (best is None or found.version > best[0]):
+                best = (found.version, registry.get_schema(schema_id, subject).text)
+    if best is None:
+        raise ValueError(f"no record of column {column!r} was written with a version of subject {subject!r}")
+    return best[1]
+
+
+def decode(
+    df: DataFrame,
+    column: str,
+    registry: RegistryClient,
+    *,
+    subject: str | None = None,
+    reader: str | int = "latest",
+    output: str | None = None,
+    on_error: str = "fail",
+    framing: Framing = CONFLUENT,
+) -> DataFrame:
+    """`df` with `output` (default: `column` itself, replaced) holding the decoded struct."""
+    if reader == "writer":
+        raise ValueError("reader='writer' gives one DataFrame per writer schema: use decode_by_writer")
+    if subject is None:
+        raise ValueError(f"reader={reader!r} needs the subject whose versions it names")
+    if reader == "latest-seen":
+        text = latest_seen_text(df, column, registry, subject)
+    else:
+        text = reader_schema_text(registry, subject, reader)
+    return decode_with_schema(df, column, registry, text, output=output, on_error=on_error, framing=framing)
+
+
+def decode_by_writer(
+    df: DataFrame, column: str, registry: RegistryClient, *, output: str | None = None, on_error: str = "fail"
+) -> dict[int, DataFrame]:
+    """One DataFrame per writer schema id present in `df`, each record in its own writer's shape.
+    Records whose header names no id (bad magic, too short) are in none of them: decode the
+    whole input with `on_error="route"` to see those."""
+    frames: dict[int, DataFrame] = {}
+    for schema_id in writer_ids(df, column):
+        header = CONFLUENT.magic.to_bytes(1, "big") + schema_id.to_bytes(4, "big")
+        part = df.where(F.hex(F.substring(F.col(column), 1, 5)) == F.lit(header.hex().upper()))
+        text = registry.get_schema(schema_id).text
+        frames[schema_id] = decode_with_schema(part, column, registry, text, output=output, on_error=on_error)
+    return frames
+
+
+def decode_with_schema(
+    df: DataFrame,
+    column: str,
+    registry: RegistryClient,
+    reader_text: str,
+    *,
+    output: str | None = None,
+    on_error: str = "fail",
+    framing: Framing = CONFLUENT,
+) -> DataFrame:
+    """Decode `column` projected onto the Avro schema `reader_text`."""
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
+    output = output or column
+    error_column = f"{output}_error"
+    shape = avro_to_spark(reader_text)
+    fields = [field for field in df.schema.fields if field.name != output]
+    fields.append(T.StructField(output, shape.data_type, True))
+    if on_error == "route":
+        fields.append(T.StructField(error_column, T.StringType(), True))
+    out_schema = T.StructType(fields)
+    arrow_type = to_arrow_type(shape.data_type, timezone="UTC")
+    names = [field.name for field in fields]
+    position = [name for name in POSITION_COLUMNS if name in df.columns]
+    job = _BatchDecoder(registry, reader_text, framing, column, output, error_column, on_error,
+                        shape.convert, arrow_type, names, position)
+    return df.mapInArrow(job, out_schema)
+
+
+class _BatchDecoder:
+    """The function `mapInArrow` ships to the workers (picklable: settings only)."""
+
+    def __init__(self, registry: RegistryClient, reader_text: str, framing: Framing, column: str, output: str,
+                 error_column: str, on_error: str, convert: Callable[[Any], Any] | None, arrow_type: pa.DataType,
+                 names: list[str], position: list[str]) -> None:
+        self.registry, self.reader_text, self.framing = registry, reader_text, framing
+        self.column, self.output, self.error_column, self.on_error = column, output, error_column, on_error
+        self.convert, self.arrow_type, self.names, self.position = convert, arrow_type, names, position
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        deserialize = worker_deserializer(self.registry, self.reader_text, self.framing)
+        for batch in batches:
+            yield self._decode_batch(batch, deserialize)
+
+    def _decode_batch(self, batch: pa.RecordBatch, deserialize: Callable[[bytes], Any]) -> pa.RecordBatch:
+        values = batch.column(self.column).to_pylist()
+        decoded: list[Any] = [None] * len(values)
+        errors: list[str | None] = [None] * len(values)
+        convert = self.convert
+        for i, data in enumerate(values):
+            if data is None:
+                continue
+            try:
+                record = deserialize(data)
+                decoded[i] = record if convert is None else convert(record)
+            except (SerializationError, RegistryClientError, ValueError) as exc:
+                if self.on_error == "fail":
+                    raise BadRecord(f"cannot decode {self.column} {self._where(batch, i)}: {exc}") from exc
+                errors[i] = f"{type(exc).__name__}: {exc}"
+        try:
+            struct = pa.array(decoded, type=self.arrow_type)
+        except (pa.ArrowException, ValueError, TypeError) as exc:
+            raise BadRecord(f"decoded records do not fit the Spark type of the reader schema: {exc}") from exc
+        columns = {name: batch.column(name) for name in batch.schema.names}
+        columns[self.output] = struct
+        if self.on_error == "route":
+            columns[self.error_column] = pa.array(errors, type=pa.string())
+        return pa.RecordBatch.from_arrays([columns[name] for name in self.names], names=self.names)
+
+    def _where(self, batch: pa.RecordBatch, row: int) -> str:
+        if not self.position:
+            return f"(row {row} of its batch)"
+        return "at " + ", ".join(f"{name}={batch.column(name)[row].as_py()}" for name in self.position)
