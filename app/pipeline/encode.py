@@ -119,7 +119,7 @@ def encode(
         registered = registry.get_version(subject, version)
     out_schema = T.StructType([df.schema[name] for name in keep] + [T.StructField(output, T.BinaryType(), False)])
     job = _BatchEncoder(registry, subject, registered, names, list(keep), output, _row_converter(record_type))
-    return df.select(*keep, *names).mapInArrow(job, out_schema)
+    return df.select(*dict.fromkeys([*keep, *names])).mapInArrow(job, out_schema)
 
 
 class _BatchEncoder:

@@ -45,6 +45,7 @@ def spark():
             pytest.fail(f"CI must run the Spark tests, but: {missing}", pytrace=False)
         pytest.skip(missing)
     os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
 
