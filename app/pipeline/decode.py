@@ -93,6 +93,9 @@ def decode(
     if subject is None:
         raise ValueError(f"reader={reader!r} needs the subject whose versions it names")
     if reader == "latest-seen":
+        if df.isStreaming:
+            raise ValueError("reader='latest-seen' scans the data first, which a streaming DataFrame cannot do; "
+                             "use 'latest' or a version number")
         text = latest_seen_text(df, column, registry, subject)
     else:
         text = reader_schema_text(registry, subject, reader)

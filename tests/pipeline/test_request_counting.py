@@ -1,0 +1,36 @@
+"""One registry request per schema id per Python worker, counted on the server: never per
+record, per batch or per task. The registry runs in-process (SQLite and PostgreSQL) and
+Spark's Python workers reach it over HTTP like any consumer."""
+from __future__ import annotations
+
+from collections import Counter
+
+from samples import EVENT_V1, EVENT_V2, EVENT_V3, event
+
+from app.client import AvroSerializer, RegistryClient
+from app.pipeline import decode
+
+WORKERS = 2  # local[2]: at most two Python workers run tasks at once, and they are reused
+RECORDS = 3000
+
+
+def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_registry):
+    producer = RegistryClient(counting_registry.url)
+    subject = "counted-value"
+    serializers = [AvroSerializer(producer, text, subject=subject) for text in (EVENT_V1, EVENT_V2, EVENT_V3)]
+    rows = [(n, serializers[n % 3](event(n % 3 + 1, n))) for n in range(RECORDS)]
+    df = spark.createDataFrame(rows, "n long, value binary").repartition(8)  # 8 tasks
+    before = len(counting_registry.requests)
+    previous = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "50")  # dozens of batches per task
+    try:
+        consumer = RegistryClient(counting_registry.url)
+        out = decode(df, "value", consumer, subject=subject, reader="latest")
+        assert out.where("value is not null").count() == RECORDS
+    finally:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", previous)
+    seen = Counter(target for method, target in counting_registry.requests[before:] if method == "GET")
+    by_id = {target: n for target, n in seen.items() if target.startswith("/schemas/ids/")}
+    assert len(by_id) == 3 and all(n <= WORKERS for n in by_id.values()), by_id
+    others = {target: n for target, n in seen.items() if target not in by_id}
+    assert sum(others.values()) == 1, others  # the driver's one look-up of the latest version
