@@ -1,0 +1,78 @@
+"""The decode job for people who do not write Spark code: a topic dump in, Parquet out.
+
+    python -m app.pipeline decode --registry URL --input DUMP --subject S --output DIR
+        [--reader latest|N|latest-seen] [--column value] [--on-error fail|route] [--master local[*]]
+
+Each run appends one Parquet part set under DIR; when the subject evolved between runs, the
+new columns appear in the new files only, and readers see all runs with Parquet schema merge
+(`spark.read.option("mergeSchema", "true").parquet(DIR)`), so earlier output stays readable.
+`--master spark://...` runs the same job on a cluster; the executors only need this package.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Sequence
+
+
+def _reader(text: str) -> str | int:
+    return int(text) if text.isdigit() else text
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m app.pipeline", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    decode = commands.add_parser("decode", help="decode a topic dump's framed records to Parquet")
+    decode.add_argument("--registry", default=os.environ.get("REGISTRY_URL", "http://127.0.0.1:8081"),
+                        help="registry URL(s), comma-separated (default: $REGISTRY_URL)")
+    decode.add_argument("--input", required=True, help="Parquet topic dump (file or folder)")
+    decode.add_argument("--subject", required=True)
+    decode.add_argument("--output", required=True, help="Parquet folder; each run appends")
+    decode.add_argument("--reader", type=_reader, default="latest", help="latest, a version number or latest-seen")
+    decode.add_argument("--column", default="value", help="the framed binary column (default: value)")
+    decode.add_argument("--on-error", choices=("fail", "route"), default="fail")
+    decode.add_argument("--master", default="local[*]")
+    return parser.parse_args(argv)
+
+
+def _stage(message: str, started: float) -> None:
+    if sys.stderr.isatty() or os.environ.get("REGISTRY_PIPELINE_PROGRESS"):
+        print(f"[{time.monotonic() - started:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    from app.client import RegistryClient
+    from app.pipeline.decode import decode
+
+    # A session already running in this process (a notebook, a test) is used and left running.
+    spark = SparkSession.getActiveSession()
+    owned = spark is None
+    if spark is None:
+        _stage(f"starting Spark ({args.master})", started)
+        spark = (SparkSession.builder.master(args.master).appName("sqlregistry-pipeline-decode")
+                 .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    try:
+        registry = RegistryClient(args.registry)
+        _stage(f"reading {args.input}", started)
+        source = spark.read.parquet(args.input)
+        _stage(f"resolving reader {args.reader!r} of {args.subject}", started)
+        decoded = decode(source, args.column, registry, subject=args.subject, reader=args.reader,
+                         on_error=args.on_error)
+        _stage(f"decoding to {args.output}", started)
+        decoded.write.mode("append").parquet(args.output)
+        _stage("done", started)
+    finally:
+        if owned:
+            spark.stop()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    return run_decode(args)

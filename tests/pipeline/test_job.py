@@ -1,0 +1,34 @@
+"""The decode job: a topic dump to Parquet; a later run after the subject evolved adds the new
+columns and the earlier output stays readable through Parquet schema merge."""
+from __future__ import annotations
+
+import pytest
+from samples import EVENT_V1, EVENT_V2, event
+
+from app.client import AvroSerializer, RegistryClient
+from app.pipeline.job import main
+
+pytestmark = pytest.mark.parametrize("live_server", ["sqlite"], indirect=True)
+
+
+def dump(spark, path, serializer, version, offsets):
+    rows = [(serializer(event(version, n)), n) for n in offsets]
+    spark.createDataFrame(rows, "value binary, offset long").write.parquet(str(path))
+
+
+def test_runs_before_and_after_an_evolution_merge_in_one_parquet_folder(spark, live_server, unique_subject,
+                                                                       tmp_path):
+    client = RegistryClient(live_server)
+    subject = unique_subject()
+    dump(spark, tmp_path / "day1", AvroSerializer(client, EVENT_V1, subject=subject), 1, range(3))
+    common = ["decode", "--registry", live_server, "--subject", subject, "--output", str(tmp_path / "out")]
+    assert main([*common, "--input", str(tmp_path / "day1")]) == 0
+    dump(spark, tmp_path / "day2", AvroSerializer(client, EVENT_V2, subject=subject), 2, range(3, 6))
+    assert main([*common, "--input", str(tmp_path / "day2"), "--reader", "latest-seen"]) == 0
+
+    merged = spark.read.option("mergeSchema", "true").parquet(str(tmp_path / "out"))
+    rows = merged.orderBy("offset").collect()
+    assert [row["offset"] for row in rows] == list(range(6))
+    assert merged.schema["value"].dataType.fieldNames() == ["id", "name", "email", "score"]
+    assert rows[0]["value"].asDict() == {**event(1, 0), "email": None, "score": None}
+    assert rows[4]["value"].asDict() == event(2, 4)
