@@ -19,8 +19,9 @@ project them onto one schema):
 
 Bad records (wrong magic byte, unknown id, truncated or corrupt payload): `on_error="fail"`
 stops the job with the reason and the record's topic/partition/offset when the input has
-them; `on_error="route"` puts the reason in an `<column>_error` column and a null struct, so
+them; `on_error="route"` puts the reason in an `<output>_error` column and a null struct, so
 every input row still comes out exactly once. A null value (a Kafka tombstone) decodes to null.
+A registry that cannot be reached fails the job in both modes: that is no record's fault.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_type
 
-from app.client import CONFLUENT, RegistryClient, RegistryClientError, SerializationError
+from app.client import CONFLUENT, RegistryClient, SchemaNotFound, SerializationError
 from app.client.framing import Framing
 from app.pipeline.types import avro_to_spark
 from app.pipeline.workers import worker_deserializer
@@ -172,7 +173,9 @@ class _BatchDecoder:
             try:
                 record = deserialize(data)
                 decoded[i] = record if convert is None else convert(record)
-            except (SerializationError, RegistryClientError, ValueError) as exc:
+            except (SerializationError, SchemaNotFound, ValueError) as exc:
+                # A record's own fault. An unreachable registry is not: it fails the job in
+                # either mode rather than marking every record bad.
                 if self.on_error == "fail":
                     raise BadRecord(f"cannot decode {self.column} {self._where(batch, i)}: {exc}") from exc
                 errors[i] = f"{type(exc).__name__}: {exc}"
