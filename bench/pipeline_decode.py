@@ -28,9 +28,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from fastavro import parse_schema, schemaless_reader  # noqa: E402
+from fastavro import parse_schema, schemaless_reader
 
-from app.client import AvroSerializer, RegistryClient  # noqa: E402
+from app.client import AvroSerializer, RegistryClient
 
 BASE = [
     {"name": "id", "type": "long"},

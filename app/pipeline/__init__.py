@@ -4,7 +4,13 @@ The only package of the project that imports pyspark; it is built on `app.client
 fetched and cached through `RegistryClient`, records read and written by its Avro serde), so
 the bytes are the same as every other producer's and consumer's.
 """
-from app.pipeline.decode import BadRecord, decode, decode_by_writer, decode_with_schema, writer_ids
+from app.pipeline.decode import (
+           BadRecord,
+           decode,
+           decode_by_writer,
+           decode_with_schema,
+           writer_ids,
+)
 from app.pipeline.encode import encode
 from app.pipeline.types import UnsupportedAvroType, avro_to_spark
 

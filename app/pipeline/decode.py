@@ -25,7 +25,8 @@ A registry that cannot be reached fails the job in both modes: that is no record
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame

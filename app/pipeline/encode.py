@@ -10,13 +10,20 @@ request per worker, never per batch.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from app.client import AvroSerializer, PinnedVersion, RegisteredSchema, RegistryClient, Schema
+from app.client import (
+    AvroSerializer,
+    PinnedVersion,
+    RegisteredSchema,
+    RegistryClient,
+    Schema,
+)
 from app.pipeline.workers import worker_client
 
 _PRIMITIVES: dict[type, Any] = {
@@ -63,22 +70,29 @@ def _avro_type(data_type: T.DataType, name: str) -> Any:
         return {"type": "array", "items": ["null", item] if data_type.containsNull else item}
     if isinstance(data_type, T.MapType):
         if not isinstance(data_type.keyType, T.StringType):
-            raise ValueError(f"Avro maps have string keys; {name} has {data_type.keyType.simpleString()} keys")
+            raise TypeError(f"Avro maps have string keys; {name} has {data_type.keyType.simpleString()} keys")
         value = _avro_type(data_type.valueType, name)
         return {"type": "map", "values": ["null", value] if data_type.valueContainsNull else value}
-    raise ValueError(f"{name}: Spark type {data_type.simpleString()} has no Avro equivalent")
+    raise TypeError(f"{name}: Spark type {data_type.simpleString()} has no Avro equivalent")
+
+
+def _pairs_to_dict(convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    if convert is None:
+        return lambda pairs: None if pairs is None else dict(pairs)
+    return lambda pairs: None if pairs is None else {key: convert(value) for key, value in pairs}
+
+
+def _each(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda items: None if items is None else [convert(item) for item in items]
 
 
 def _row_converter(data_type: T.DataType) -> Callable[[Any], Any] | None:
     """Arrow's Python values -> fastavro's: only maps differ (Arrow gives a list of pairs)."""
     if isinstance(data_type, T.MapType):
-        inner = _row_converter(data_type.valueType)
-        if inner is None:
-            return lambda pairs: None if pairs is None else dict(pairs)
-        return lambda pairs: None if pairs is None else {k: inner(v) for k, v in pairs}
+        return _pairs_to_dict(_row_converter(data_type.valueType))
     if isinstance(data_type, T.ArrayType):
         inner = _row_converter(data_type.elementType)
-        return None if inner is None else (lambda items: None if items is None else [inner(i) for i in items])
+        return None if inner is None else _each(inner)
     if isinstance(data_type, T.StructType):
         fields = [(f.name, c) for f in data_type.fields if (c := _row_converter(f.dataType)) is not None]
         if not fields:
@@ -127,6 +141,8 @@ class _BatchEncoder:
 
     def __init__(self, registry: RegistryClient, subject: str, registered: RegisteredSchema, names: list[str],
                  keep: list[str], output: str, convert: Callable[[Any], Any] | None) -> None:
+        if registered.version is None:
+            raise ValueError(f"the registry named no version of {subject} for schema id {registered.schema_id}")
         self.registry, self.subject, self.version = registry, subject, registered.version
         self.names, self.keep, self.output, self.convert = names, keep, output, convert
 

@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def _reader(text: str) -> str | int:

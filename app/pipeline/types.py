@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from pyspark.sql import types as T
 
-Convert = Optional[Callable[[Any], Any]]
+Convert = Callable[[Any], Any] | None
 
 _PRIMITIVES: dict[str, T.DataType] = {
     "null": T.NullType(),
@@ -186,9 +187,9 @@ def _union_converter(members: list[Any], shapes: list[SparkShape]) -> Callable[[
             return None
         out: dict[str, Any] = {f"member{i}": None for i in range(len(members))}
         for i, kind in enumerate(kinds):
-            if kind == "record" and isinstance(value, dict) and "-type" in value:
-                if not str(value["-type"]).endswith(str(names[i])):
-                    continue
+            named_record = kind == "record" and isinstance(value, dict) and "-type" in value
+            if named_record and not str(value["-type"]).endswith(str(names[i])):
+                continue
             fits = _PYTHON_KINDS.get(kind, (object,))
             if isinstance(value, fits) and not (kind in ("int", "long", "float", "double") and isinstance(value, bool)):
                 shape_convert = shapes[i].convert

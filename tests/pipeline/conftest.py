@@ -14,12 +14,12 @@ import os
 import shutil
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from werkzeug.serving import make_server
-
 
 
 def in_ci() -> bool:
@@ -28,8 +28,8 @@ def in_ci() -> bool:
 
 def _spark_missing() -> str | None:
     try:
-        import pyspark  # noqa: F401
         import pyarrow  # noqa: F401
+        import pyspark  # noqa: F401
     except ImportError as exc:
         return f"pyspark/pyarrow are not installed ({exc}); pip install -e '.[pipeline]'"
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):

@@ -72,7 +72,7 @@ def test_latest_seen_uses_the_newest_version_in_the_data_not_the_registry(spark,
 
 
 def test_writer_mode_gives_one_frame_per_writer_schema_in_its_own_shape(spark, evolving):
-    client, subject, serializers = evolving
+    client, _, serializers = evolving
     df = spark.createDataFrame(kafka_rows(serializers, PATTERN, "events"), KAFKA_COLUMNS)
     ids = writer_ids(df, "value")
     frames = decode_by_writer(df, "value", client)
