@@ -115,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Listed for --help; `main` hands their arguments to app.client.ci before parsing.
     commands.add_parser("check", help="test schema files against a subject's compatibility on a running registry")
     commands.add_parser("register", help="register schema files under a subject on a running registry")
+    commands.add_parser("pipeline", help="decode registry-framed topic dumps with Spark (needs sqlregistry[pipeline])")
     return parser
 
 
@@ -135,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if words and words[0] in ("check", "register"):
         return run_client_command(words[0], words[1:])
+    if words and words[0] == "pipeline":
+        from app.pipeline.job import main as pipeline_main  # pyspark only for this command
+
+        return pipeline_main(words[1:])
     args = build_parser().parse_args(words)
     try:
         settings = settings_from_args(args)
