@@ -129,6 +129,15 @@ def registered_entity(version: SubjectVersion) -> dict[str, Any]:
     return out
 
 
+def fingerprint_entity(schema: StoredSchema) -> dict[str, Any]:
+    """`GET /schemas/fingerprints/{hex}` (extension): the id with its content."""
+    out: dict[str, Any] = {"id": schema.id}
+    _schema_type(out, schema.schema_type)
+    out["schema"] = schema.schema
+    _content(out, schema)
+    return out
+
+
 def schema_string_entity(found: SchemaById) -> dict[str, Any]:
     """SchemaString (spec §2.2): the id's content plus, in 8.x, the holder's subject/version."""
     schema = found.schema

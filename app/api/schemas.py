@@ -5,6 +5,7 @@ from flask import Blueprint, Response
 
 from app.api.render import (
     context_id_entity,
+    fingerprint_entity,
     json_response,
     rendered_response,
     listed_schema_entity,
@@ -75,6 +76,13 @@ def versions_for_id(id_: str) -> Response:
 @bp.get("/schemas/guids/<segment:guid>")
 def schema_by_guid(guid: str) -> Response:
     return json_response(schema_string_entity(registry().schema_by_guid(guid, fmt=text("format"))))
+
+
+# A sqlregistry extension, outside Confluent's API: readers of Avro single-object encoding.
+@bp.get("/schemas/fingerprints/<segment:digest>")
+def schema_by_fingerprint(digest: str) -> Response:
+    found = registry().schema_by_fingerprint(digest, algorithm=text("algorithm") or "crc64")
+    return json_response(fingerprint_entity(found))
 
 
 @bp.get("/schemas/guids/<segment:guid>/ids")

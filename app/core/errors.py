@@ -156,6 +156,12 @@ class InvalidVersion(RegistryError):
         )
 
 
+class InvalidFingerprint(RegistryError):
+    """A `/schemas/fingerprints/{hex}` lookup with an unknown algorithm or a malformed digest."""
+
+    http_status, error_code = 422, 42202
+
+
 class InvalidCompatibilityLevel(RegistryError):
     http_status, error_code = 422, 42203
 

@@ -39,7 +39,7 @@ from app.core.resolver import Candidate, SchemaResolver
 from app.core.store import LockedSubject, NewSchema, SchemaKeyRow, Storage, Store, SubjectHead, SubjectRow, VersionRow
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
-from app.formats.base import ParsedSchema
+from app.formats.base import Fingerprints, ParsedSchema
 from app.settings import Settings
 
 _WRITE_ATTEMPTS = 5
@@ -305,9 +305,11 @@ class Registrar:
             if stale:
                 store.hard_delete(reg.subject.id, stale, [])
         else:
+            fmt = self.resolver.format(candidate.schema_type)
             key = store.insert_schema(NewSchema(
                 qs.context, reg.schema_id if reg.explicit_id else None, reg.digest, candidate.schema_type,
                 candidate.text, candidate.references, reg.metadata, reg.rule_set,
+                fmt.fingerprints(candidate.parsed) if isinstance(fmt, Fingerprints) else None,
             ))
             reg.schema_pk, reg.schema_id = key.pk, key.id
             if reg.schema_id > MAX_ID:

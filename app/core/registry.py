@@ -28,7 +28,7 @@ from app.core.errors import (
     VersionNotFound,
 )
 from app.core.read_cache import ReadCache
-from app.core.records import CompatibilityReport, SchemaById, SubjectVersion
+from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
 from app.core.schema_reads import SCHEMAS_MAX_LIMIT, ContextId, ListedSchema, SchemaReads, SubjectVersionRef, prefix_scope
@@ -98,6 +98,11 @@ class RegistryService:
 
     def ids_for_guid(self, guid: str, *, principal: Principal = ANONYMOUS) -> list[ContextId]:
         return self.schema_reads.ids_for_guid(guid, self.guard(principal))
+
+    def schema_by_fingerprint(
+        self, digest: str, algorithm: str = "crc64", *, principal: Principal = ANONYMOUS
+    ) -> StoredSchema:
+        return self.schema_reads.schema_by_fingerprint(digest, algorithm, self.guard(principal))
 
     def schema_types(self) -> list[str]:
         return list(self.formats)

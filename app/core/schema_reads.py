@@ -8,16 +8,17 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from app.core.access import Guard
-from app.core.errors import SchemaNotFound
+from app.core.errors import InvalidFingerprint, SchemaNotFound
 from app.core.identity import hash_from_guid
 from app.core.metadata import RULE_KINDS
-from app.core.records import SchemaById, SubjectVersion
+from app.core.records import SchemaById, StoredSchema, SubjectVersion
 from app.core.resolver import SchemaResolver
 from app.core.store import HolderRow, Storage, Store, SubjectRow, VersionRow
 from app.core.subjects import alias_of, alias_target, page, subject_version
 from app.core.types import DEFAULT_CONTEXT, WILDCARD_CONTEXT, QualifiedSubject
 
 SCHEMAS_MAX_LIMIT = 1000
+FINGERPRINT_HEX_DIGITS = {"crc64": 16, "md5": 32, "sha256": 64}
 
 
 class ListedSchema(NamedTuple):
@@ -75,6 +76,24 @@ class SchemaReads:
         """GET /schemas/guids/{guid}/ids: sorted; [] if unknown."""
         with self.storage.read() as store:
             return sorted(ContextId(row.context, row.id) for row in self._readable_by_guid(store, guid, guard))
+
+    def schema_by_fingerprint(self, digest: str, algorithm: str, guard: Guard) -> StoredSchema:
+        """GET /schemas/fingerprints/{hex} (a sqlregistry extension): the smallest default-context
+        id whose schema has this fingerprint; 42202 for a malformed one, 40403 for none."""
+        algorithm = algorithm.lower()
+        size = FINGERPRINT_HEX_DIGITS.get(algorithm)
+        if size is None:
+            raise InvalidFingerprint(f"Unknown fingerprint algorithm {algorithm}; use crc64, md5 or sha256")
+        digest = digest.lower()
+        if len(digest) != size or any(c not in "0123456789abcdef" for c in digest):
+            raise InvalidFingerprint(f"A {algorithm} fingerprint is {size} hexadecimal digits")
+        with self.storage.read() as store:
+            rows = store.schemas_by_fingerprint(algorithm, digest)
+            if not guard.unrestricted:
+                rows = [r for r in rows if _readable(store.holders_of_id(r.id, r.context), guard)]
+            if not rows:
+                raise SchemaNotFound.generic()
+            return self.resolver.content(store, rows[0].pk)
 
     def versions_for_id(
         self, schema_id: int, subject: str | None, deleted: bool, offset: int, limit: int, guard: Guard

@@ -102,6 +102,14 @@ class SchemaFormat(Protocol):
 
 
 @runtime_checkable
+class Fingerprints(Protocol):
+    """Optional: digests a reader can name a schema by, algorithm -> lowercase hex (Avro: the
+    Parsing Canonical Form's crc64, md5 and sha256, for single-object encoding)."""
+
+    def fingerprints(self, schema: ParsedSchema) -> dict[str, str]: ...
+
+
+@runtime_checkable
 class TopLevelFields(Protocol):
     """An optional capability: formats whose schemas have named top-level fields.
 

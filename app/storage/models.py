@@ -101,6 +101,18 @@ class SchemaReferenceRow(Base):
     ref_version: Mapped[int] = mapped_column(Integer)
 
 
+class SchemaFingerprint(Base):
+    """A schema's fingerprints by algorithm (Avro: of its Parsing Canonical Form), found by
+    `GET /schemas/fingerprints/{hex}`; they go with the schema row."""
+
+    __tablename__ = "schema_fingerprints"
+    __table_args__ = (Index(None, "algorithm", "digest"),)
+
+    schema_pk: Mapped[int] = mapped_column(ForeignKey("schemas.pk", ondelete="CASCADE"), primary_key=True)
+    algorithm: Mapped[str] = mapped_column(String(16), primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64))
+
+
 class Context(Base):
     __tablename__ = "contexts"
 

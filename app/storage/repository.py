@@ -265,6 +265,10 @@ class SqlStore(ListingQueries):
     def schema_pk_for_id(self, context: str, schema_id: int) -> int | None:
         return self.conn.execute(st.SCHEMA_PK_FOR_ID, {"context": context, "schema_id": schema_id}).scalar()
 
+    def schemas_by_fingerprint(self, algorithm: str, digest: str) -> list[SchemaKeyRow]:
+        params = {"algorithm": algorithm, "digest": digest}
+        return [SchemaKeyRow(*r) for r in self.conn.execute(st.SCHEMAS_BY_FINGERPRINT, params)]
+
     def max_id(self, context: str) -> int | None:
         return self.conn.execute(st.MAX_ID, {"context": context}).scalar()
 
@@ -343,6 +347,11 @@ class SqlStore(ListingQueries):
                     "ref_version": r.reference.version,
                 }
                 for i, r in enumerate(schema.references)
+            ])
+        if schema.fingerprints:
+            self.conn.execute(st.INSERT_FINGERPRINT, [
+                {"schema_pk": pk, "algorithm": algorithm, "digest": digest}
+                for algorithm, digest in sorted(schema.fingerprints.items())
             ])
         return SchemaKeyRow(int(pk), schema.context, int(schema_id))
 

@@ -16,10 +16,11 @@ from sqlalchemy.sql import Executable
 
 from app.storage.direct import DirectStatement
 from app.storage.listings import HOLDER_COLUMNS, HOLDER_JOIN, SC, C, S, V
-from app.storage.models import IdCounter, SchemaReferenceRow
+from app.storage.models import IdCounter, SchemaFingerprint, SchemaReferenceRow
 
 R = SchemaReferenceRow.__table__
 IDC = IdCounter.__table__
+FP = SchemaFingerprint.__table__
 
 
 class PerDialect:
@@ -139,6 +140,13 @@ INSERT_SCHEMA_NEXT_DEFAULT_ID = (
     insert(SC).values(id=func.nextval("schema_id_seq"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
 )
 INSERT_REFERENCE = insert(R)
+INSERT_FINGERPRINT = insert(FP)
+# Default context only: single-object encoding names a schema without a context.
+SCHEMAS_BY_FINGERPRINT = (
+    select(*SCHEMA_KEY_COLUMNS).select_from(FP.join(SC, SC.c.pk == FP.c.schema_pk))
+    .where(FP.c.algorithm == bindparam("algorithm"), FP.c.digest == bindparam("digest"), SC.c.context == ".")
+    .order_by(SC.c.id)
+)
 ADVISORY_XACT_LOCK = text("SELECT pg_advisory_xact_lock(:k)")
 
 # ------------------------------------------------------------------ SQLite id counters

@@ -10,6 +10,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from app.client.canonical import parsing_canonical_form
+from app.client.fingerprint import CRC64, MD5, SHA256, fingerprint_of_form
 from app.formats.avro.canonical import to_json
 from app.formats.avro.compatibility import UNEXPECTED_EXCEPTION, check
 from app.formats.avro.errors import InvalidAvro
@@ -102,6 +104,12 @@ class AvroFormat:
             f"{{errorType:'{incompatibility.type}', description:'{description}', "
             f"additionalInfo:'{incompatibility.message}'}}"
         )
+
+    def fingerprints(self, schema: ParsedSchema) -> dict[str, str]:
+        """The Parsing Canonical Form's fingerprints (`Fingerprints`), references inlined,
+        in the byte order of single-object encoding; computed once, at registration."""
+        form = parsing_canonical_form(schema.canonical, list(_native(schema).dependencies.values()))
+        return {algorithm: fingerprint_of_form(form, algorithm).hex for algorithm in (CRC64, MD5, SHA256)}
 
     def field_names(self, schema: ParsedSchema) -> set[str]:
         """Top-level field names, for the core's reserved-field check (`TopLevelFields`): a

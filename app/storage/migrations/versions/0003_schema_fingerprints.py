@@ -1,0 +1,89 @@
+"""schema_fingerprints: each Avro schema's Parsing Canonical Form fingerprints (crc64, md5,
+sha256), indexed, for `GET /schemas/fingerprints/{hex}`; filled for schemas stored before
+
+Revision ID: 0003
+Revises: 0002
+Create Date: 2026-11-24
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0003"
+down_revision = "0002"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "schema_fingerprints",
+        sa.Column("schema_pk", sa.Integer(), nullable=False),
+        sa.Column("algorithm", sa.String(length=16), nullable=False),
+        sa.Column("digest", sa.String(length=64), nullable=False),
+        sa.ForeignKeyConstraint(["schema_pk"], ["schemas.pk"], name=op.f("fk_schema_fingerprints_schema_pk_schemas"),
+                                ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("schema_pk", "algorithm", name=op.f("pk_schema_fingerprints")),
+    )
+    op.create_index(op.f("ix_schema_fingerprints_algorithm_digest"), "schema_fingerprints", ["algorithm", "digest"])
+    _backfill(op.get_bind())
+
+
+def _backfill(conn: Any) -> None:
+    """Fingerprint every stored Avro schema, its references' texts resolved through the
+    subject versions they name (transitively), as registration does."""
+    from app.client.canonical import parsing_canonical_form
+    from app.client.fingerprint import CRC64, MD5, SHA256, fingerprint_of_form
+
+    rows = conn.execute(sa.text(
+        "SELECT pk, context, schema_text, references_doc FROM schemas WHERE schema_type = 'AVRO'"
+    )).all()
+    texts = {pk: (context, text, _refs(doc)) for pk, context, text, doc in rows}
+    versions = {
+        (context, name, version): pk for context, name, version, pk in conn.execute(sa.text(
+            "SELECT s.context, s.name, v.version, v.schema_pk FROM subject_versions v JOIN subjects s ON s.id = v.subject_id"
+        ))
+    }
+
+    def referenced(context: str, refs: list[dict[str, Any]], seen: set[int]) -> list[str]:
+        out: list[str] = []
+        for ref in refs:
+            subject = ref["subject"]
+            ctx, name = (subject[1:].split(":", 1) if subject.startswith(":") else (context, subject))
+            pk = versions.get((ctx if ctx.startswith(".") or ctx == "." else "." + ctx, name, ref["version"]))
+            if pk is None or pk in seen or pk not in texts:
+                continue
+            seen.add(pk)
+            inner_ctx, inner_text, inner_refs = texts[pk]
+            out += referenced(inner_ctx, inner_refs, seen) + [inner_text]
+        return out
+
+    table = sa.table("schema_fingerprints", sa.column("schema_pk"), sa.column("algorithm"), sa.column("digest"))
+    batch = []
+    for pk, (context, text, refs) in texts.items():
+        try:
+            form = parsing_canonical_form(text, referenced(context, refs, {pk}))
+        except ValueError:
+            continue  # a text the canonical form cannot read gets no fingerprint
+        batch += [{"schema_pk": pk, "algorithm": a, "digest": fingerprint_of_form(form, a).hex} for a in (CRC64, MD5, SHA256)]
+        if len(batch) >= 3000:
+            conn.execute(table.insert(), batch)
+            batch = []
+    if batch:
+        conn.execute(table.insert(), batch)
+
+
+def _refs(doc: Any) -> list[dict[str, Any]]:
+    if isinstance(doc, str):
+        import json
+
+        doc = json.loads(doc)
+    return list(doc or [])
+
+
+def downgrade() -> None:
+    op.drop_index(op.f("ix_schema_fingerprints_algorithm_digest"), table_name="schema_fingerprints")
+    op.drop_table("schema_fingerprints")
