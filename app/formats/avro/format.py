@@ -108,7 +108,12 @@ class AvroFormat:
     def fingerprints(self, schema: ParsedSchema) -> dict[str, str]:
         """The Parsing Canonical Form's fingerprints (`Fingerprints`), references inlined,
         in the byte order of single-object encoding; computed once, at registration."""
-        form = parsing_canonical_form(schema.canonical, list(_native(schema).dependencies.values()))
+        try:
+            form = parsing_canonical_form(schema.canonical, list(_native(schema).dependencies.values()))
+        except (ValueError, RecursionError):
+            # Nested past what the canonical writer's recursion reaches (through references):
+            # such a schema registers, it just cannot be found by fingerprint.
+            return {}
         return {algorithm: fingerprint_of_form(form, algorithm).hex for algorithm in (CRC64, MD5, SHA256)}
 
     def field_names(self, schema: ParsedSchema) -> set[str]:
