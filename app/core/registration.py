@@ -146,10 +146,8 @@ class Registrar:
     def _reply(self, done: Registered, fmt: str | None) -> SubjectVersion:
         """The registered subject-version; the content is in the cache by now (just stored,
         or matched), so no connection is needed unless a `format=` rendering is."""
-        stored = self.resolver.cached_content(done.version.schema_pk)
-        if stored is not None and not fmt:
-            row = done.version
-            return SubjectVersion(done.qs.qualified(), row.version, stored, row.created_at, row.deleted, stored.schema)
+        if not fmt and self.resolver.cached_content(done.version.schema_pk) is not None:
+            return subject_version(self.resolver, None, done.qs, done.version, fmt)
         with self.storage.read() as store:
             return subject_version(self.resolver, store, done.qs, done.version, fmt)
 

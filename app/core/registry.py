@@ -68,6 +68,7 @@ class RegistryService:
         self.settings = settings
         self.authorizer: Authorizer = authorizer or AllowAll()
         self.events = events
+        self._anonymous = Guard(self.authorizer, ANONYMOUS)
         self.resolver = SchemaResolver(self.formats, settings.schema_cache_mb * 1024 * 1024, settings.max_schema_bytes)
         self.checks = CompatibilityChecks(storage, self.resolver, settings)
         self.registrar = Registrar(storage, self.resolver, self.checks, settings)
@@ -77,6 +78,9 @@ class RegistryService:
         self.read_cache = ReadCache(storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache)
 
     def guard(self, principal: Principal) -> Guard:
+        """The anonymous caller's guard is made once: every hot read asks for it."""
+        if principal is ANONYMOUS:
+            return self._anonymous
         return Guard(self.authorizer, principal)
 
     def _emit(self, action: Action, operation: str, subject: str, principal: Principal, **details: Any) -> None:

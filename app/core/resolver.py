@@ -87,9 +87,11 @@ class SchemaResolver:
     def cached_content(self, pk: int) -> StoredSchema | None:
         return self._content.get(pk)
 
-    def content(self, store: Store, pk: int) -> StoredSchema:
+    def content(self, store: Store | None, pk: int) -> StoredSchema:
         cached = self._content.get(pk)
         if cached is None:
+            if store is None:
+                raise StoreError(f"Stored schema row {pk} is not cached")
             loaded = store.load_schemas([pk]).get(pk)
             if loaded is None:
                 raise StoreError(f"Stored schema row {pk} disappeared")

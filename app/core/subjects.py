@@ -88,8 +88,9 @@ def resolve_alias(store: Store, qs: QualifiedSubject) -> tuple[QualifiedSubject,
 
 
 def subject_version(
-    resolver: SchemaResolver, store: Store, qs: QualifiedSubject, row: VersionRow, fmt: str | None
+    resolver: SchemaResolver, store: Store | None, qs: QualifiedSubject, row: VersionRow, fmt: str | None
 ) -> SubjectVersion:
+    """`store` may be None when the content is cached and no `format=` rendering is asked for."""
     stored = resolver.content(store, row.schema_pk)
     return SubjectVersion(
         subject=qs.qualified(),

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, exists, func, insert, select, text, true, tuple_, update
 from sqlalchemy.sql import Executable
 
+from app.core.records import DEFAULT_CONTEXT
 from app.storage.direct import DirectStatement
 from app.storage.listings import HOLDER_COLUMNS, HOLDER_JOIN, SC, C, S, V
 from app.storage.models import IdCounter, SchemaFingerprint, SchemaReferenceRow
@@ -144,7 +145,7 @@ INSERT_FINGERPRINT = insert(FP)
 # Default context only: single-object encoding names a schema without a context.
 SCHEMAS_BY_FINGERPRINT = (
     select(*SCHEMA_KEY_COLUMNS).select_from(FP.join(SC, SC.c.pk == FP.c.schema_pk))
-    .where(FP.c.algorithm == bindparam("algorithm"), FP.c.digest == bindparam("digest"), SC.c.context == ".")
+    .where(FP.c.algorithm == bindparam("algorithm"), FP.c.digest == bindparam("digest"), SC.c.context == DEFAULT_CONTEXT)
     .order_by(SC.c.id)
 )
 ADVISORY_XACT_LOCK = text("SELECT pg_advisory_xact_lock(:k)")

@@ -13,62 +13,18 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterator
 
 import pytest
-from werkzeug.serving import make_server
-
-
-@dataclass
-class CountingMiddleware:
-    """Records (method, path with query) of every request before the app sees it."""
-
-    app: Callable[..., Any]
-    requests: list[tuple[str, str]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        target = environ.get("RAW_URI") or environ.get("REQUEST_URI") or environ.get("PATH_INFO", "")
-        with self.lock:
-            self.requests.append((environ["REQUEST_METHOD"], target))
-        return self.app(environ, start_response)
-
-    def counts(self) -> Counter[tuple[str, str]]:
-        with self.lock:
-            return Counter(self.requests)
-
-    def reset(self) -> None:
-        with self.lock:
-            self.requests.clear()
-
-
-@dataclass
-class CountingRegistry:
-    url: str
-    middleware: CountingMiddleware
-
-    @property
-    def requests(self) -> list[tuple[str, str]]:
-        with self.middleware.lock:
-            return list(self.middleware.requests)
+from support.counting import CountingRegistry, counting_server
 
 
 @pytest.fixture
 def counting_registry(app) -> Iterator[CountingRegistry]:
-    middleware = CountingMiddleware(app.wsgi_app)
-    server = make_server("127.0.0.1", 0, middleware, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="counting-registry",
-                              daemon=True)
-    thread.start()
-    try:
-        yield CountingRegistry(f"http://127.0.0.1:{server.server_port}", middleware)
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
+    with counting_server(app) as registry:
+        yield registry
 
 
 @dataclass

@@ -52,8 +52,11 @@ def _backfill(conn: Any) -> None:
         out: list[str] = []
         for ref in refs:
             subject = ref["subject"]
-            ctx, name = (subject[1:].split(":", 1) if subject.startswith(":") else (context, subject))
-            pk = versions.get((ctx if ctx.startswith(".") or ctx == "." else "." + ctx, name, ref["version"]))
+            ctx, name = context, subject  # an unqualified subject is in the referrer's context
+            if subject.startswith(":") and subject.count(":") >= 2:
+                ctx, name = subject[1:].split(":", 1)
+                ctx = ctx if ctx.startswith(".") else "." + ctx
+            pk = versions.get((ctx, name, ref["version"]))
             if pk is None or pk in seen or pk not in texts:
                 continue
             seen.add(pk)
