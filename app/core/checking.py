@@ -125,7 +125,7 @@ class CompatibilityChecks:
                 history, previous = [], None
             messages = compatibility.check(
                 self.resolver.formats, level, candidate.parsed, history,
-                validate_fields=bool(config.get("validateFields")),
+                validate_fields=bool(config.get("validateFields")), policy=compatibility.policy_of(config),
                 reserved_violations=self.reserved_violations(config, candidate, md, previous),
             )
         return CompatibilityReport(not messages, messages)

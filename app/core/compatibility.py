@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from app.core.resolver import format_refusals
 from app.core.types import CompatibilityLevel
-from app.formats.base import ParsedSchema, SchemaFormat, TopLevelFields
+from app.formats.base import STRICT_POLICY, ParsedSchema, SchemaFormat, TopLevelFields
 
 T = TypeVar("T")
 
@@ -62,6 +62,7 @@ def check(
     *,
     validate_fields: bool = False,
     reserved_violations: Sequence[str] = (),
+    policy: str = STRICT_POLICY,
 ) -> list[str]:
     """Confluent's message list: `reserved_violations` (see `reserved_field_violations`),
     then the problems with the first previous version that fails, then the trailer naming
@@ -69,12 +70,13 @@ def check(
     previous version under BACKWARD and its writer under FORWARD; FULL checks both ways.
 
     `history` is what `versions_to_compare` chose (or the one version the `/versions/{v}`
-    endpoint names), newest first; the first that fails ends the check.
+    endpoint names), newest first; the first that fails ends the check. `policy` is the
+    subject's `compatibilityPolicy`, handed to the format's `can_read`.
     """
     messages = list(reserved_violations)
     if level is not CompatibilityLevel.NONE:
         for previous in history:
-            problems = _compare(formats, level, candidate, previous)
+            problems = _compare(formats, level, candidate, previous, policy)
             if problems:
                 messages += problems
                 messages.append(f"{{oldSchemaVersion: {previous.version}}}")
@@ -85,6 +87,11 @@ def check(
             f"{{validateFields: '{'true' if validate_fields else 'false'}', compatibility: '{level.value}'}}"
         )
     return messages
+
+
+def policy_of(config: Mapping[str, Any]) -> str:
+    """The subject's effective `compatibilityPolicy`; STRICT when none is set."""
+    return config.get("compatibilityPolicy") or STRICT_POLICY
 
 
 def reserved_fields(metadata: Mapping[str, Any] | None) -> set[str]:
@@ -121,7 +128,8 @@ def reserved_field_violations(
 
 
 def _compare(
-    formats: Mapping[str, SchemaFormat], level: CompatibilityLevel, candidate: ParsedSchema, previous: Previous
+    formats: Mapping[str, SchemaFormat], level: CompatibilityLevel, candidate: ParsedSchema, previous: Previous,
+    policy: str,
 ) -> list[str]:
     """One previous version: BACKWARD asks whether `candidate` (reader, "new") can read
     `previous` (writer, "old"); FORWARD whether `previous` (reader) can read `candidate` (writer)."""
@@ -131,7 +139,7 @@ def _compare(
     messages: list[str] = []
     with format_refusals():
         if level.backward:
-            messages += [fmt.describe(i, "new", "old") for i in fmt.can_read(candidate, previous.parsed)]
+            messages += [fmt.describe(i, "new", "old") for i in fmt.can_read(candidate, previous.parsed, policy=policy)]
         if level.forward:
-            messages += [fmt.describe(i, "old", "new") for i in fmt.can_read(previous.parsed, candidate)]
+            messages += [fmt.describe(i, "old", "new") for i in fmt.can_read(previous.parsed, candidate, policy=policy)]
     return messages

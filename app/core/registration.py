@@ -250,7 +250,7 @@ class Registrar:
         history = self.checks.history(store, reg.subject.id, reg.head.latest_live, level, reg.config, reg.metadata)
         messages = compatibility.check(
             self.resolver.formats, level, reg.candidate.parsed, history,
-            validate_fields=bool(reg.config.get("validateFields")),
+            validate_fields=bool(reg.config.get("validateFields")), policy=compatibility.policy_of(reg.config),
             reserved_violations=self.checks.reserved_violations(reg.config, reg.candidate, reg.metadata, reg.latest),
         )
         if messages:

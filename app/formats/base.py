@@ -19,6 +19,12 @@ from typing import Any, Protocol, runtime_checkable
 # type out for it. The only place outside a format module that names one.
 DEFAULT_SCHEMA_TYPE = "AVRO"
 
+# Confluent's `compatibilityPolicy` config values. LENIENT lets a format accept changes its
+# STRICT rules refuse (JSON Schema: closing an open content model); a format without such
+# changes treats both alike.
+STRICT_POLICY = "STRICT"
+LENIENT_POLICY = "LENIENT"
+
 
 class SchemaParseError(Exception):
     """A schema the format refuses. `message` is the whole text a client is shown (the core
@@ -81,8 +87,11 @@ class SchemaFormat(Protocol):
         `SchemaParseError` when the normalized form cannot be built."""
         ...
 
-    def can_read(self, reader: ParsedSchema, writer: ParsedSchema) -> list[Incompatibility]:
+    def can_read(
+        self, reader: ParsedSchema, writer: ParsedSchema, *, policy: str = STRICT_POLICY
+    ) -> list[Incompatibility]:
         """Every reason `reader` cannot decode data written with `writer`; empty when it can.
+        `policy` is the subject's `compatibilityPolicy` (`STRICT_POLICY` or `LENIENT_POLICY`).
         `SchemaParseError` when the pair is too deeply nested to compare."""
         ...
 

@@ -20,7 +20,7 @@ from app.formats.avro.nesting import check_document
 from app.formats.avro.normalize import normalized_text
 from app.formats.avro.parser import Parser
 from app.formats.avro.tags import modify_tags as modify_inline_tags
-from app.formats.base import EntityTags, Incompatibility, ParsedSchema, SchemaParseError
+from app.formats.base import STRICT_POLICY, EntityTags, Incompatibility, ParsedSchema, SchemaParseError
 
 _REFUSAL = "Invalid schema of type AVRO, details: {}"
 
@@ -87,8 +87,11 @@ class AvroFormat:
             text = normalized_text(native.schema, list(native.referenced))
         return self.parse(text, native.dependencies, strict=native.strict)
 
-    def can_read(self, reader: ParsedSchema, writer: ParsedSchema) -> list[Incompatibility]:
-        """Incompatibilities of `reader` (decoding side) with data written with `writer`."""
+    def can_read(
+        self, reader: ParsedSchema, writer: ParsedSchema, *, policy: str = STRICT_POLICY
+    ) -> list[Incompatibility]:
+        """Incompatibilities of `reader` (decoding side) with data written with `writer`.
+        Avro's rules have no lenient variant, so `policy` changes nothing."""
         with _refusals():
             return check(_native(reader).schema, _native(writer).schema)
 

@@ -1,0 +1,1 @@
+"""JSON Schema (`schemaType: "JSON"`) behind the format protocol of `app.formats.base`."""
