@@ -1,0 +1,1 @@
+"""Protobuf (`schemaType: "PROTOBUF"`) behind the format protocol of `app.formats.base`."""

@@ -1,0 +1,23 @@
+"""A parsed Protobuf schema as the format's parts share it: descriptors, not text.
+
+protoc turns the `.proto` text into a `FileDescriptorProto`; the canonical text, the
+`format=serialized` reply and the checker all work from descriptors, so a parsed schema
+carries the schema's own file and every file it imports (transitively, the well-known
+ones included), each under its import name.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
+
+
+@dataclass(frozen=True, eq=False)
+class ProtobufNative:
+    """`file` is the schema's own file (its `name` is the registry's, not the user's);
+    `imports` maps each import name (`google/protobuf/timestamp.proto`, a reference name)
+    to its file, transitive imports included. Treat both as read-only: they are cached."""
+
+    file: FileDescriptorProto
+    imports: Mapping[str, FileDescriptorProto]
