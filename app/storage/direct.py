@@ -74,6 +74,11 @@ class DirectStatement:
         return entry
 
 
+def json_param(document: Any) -> str | None:
+    """A JSON column's parameter: its text, or None for SQL NULL (the columns' `none_as_null`)."""
+    return None if document is None else json.dumps(document)
+
+
 def json_value(value: Any) -> Any:
     """A JSON column as SQLite (text) or psycopg (already decoded) hands it back."""
     if isinstance(value, (str, bytes)):

@@ -46,7 +46,7 @@ from app.core.store import (
 )
 from app.storage.changes import ChangeSignal
 from app.storage import statements as st
-from app.storage.direct import json_value
+from app.storage.direct import json_param, json_value
 from app.storage.engine import database_failure, is_transient, make_engine, transactional
 from app.storage.listings import (
     SC,
@@ -125,8 +125,11 @@ class SqlStore(ListingQueries):
         wanted = sorted({(c, n) for c, n in keys if storable(c, n)})
         if not wanted:
             return {}
-        rows = self.conn.execute(st.SETTINGS_ROWS, {"keys": wanted}).all()
-        return {(r.context, r.name): subject_row(r) for r in rows}
+        params = {}
+        for i, (context, name) in enumerate(wanted):
+            params[f"c{i}"], params[f"n{i}"] = context, name
+        rows = st.settings_rows_direct(len(wanted)).rows(self.conn, params)
+        return {(r[1], r[2]): _direct_subject_row(r) for r in rows}
 
     def lock_subject(self, context: str, name: str) -> LockedSubject:
         """Create the subject row if needed and lock it until the transaction ends."""
@@ -327,20 +330,21 @@ class SqlStore(ListingQueries):
         """Store new content and its reference rows (what `referencedby` queries). Without
         an id, the default context's id is drawn from its sequence in the same statement."""
         if schema.id is None and self.dialect == "postgresql" and schema.context == DEFAULT_CONTEXT:
-            statement, schema_id = st.INSERT_SCHEMA_NEXT_DEFAULT_ID, None
+            statement, schema_id = st.INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT, None
         else:
-            statement, schema_id = st.INSERT_SCHEMA, schema.id if schema.id is not None else self.allocate_id(schema.context)
-        pk, schema_id = self.conn.execute(statement, {
+            statement = st.INSERT_SCHEMA_DIRECT
+            schema_id = schema.id if schema.id is not None else self.allocate_id(schema.context)
+        ((pk, schema_id),) = statement.rows(self.conn, {
             "context": schema.context,
             "schema_id": schema_id,
             "hash": schema.hash,
             "schema_type": schema.schema_type,
             "schema_text": schema.text,
             "text_hash": text_hash(schema.text),
-            "references_doc": [r.reference.to_json() for r in schema.references] or None,
-            "metadata_doc": schema.metadata,
-            "rule_set_doc": schema.rule_set,
-        }).one()
+            "references_doc": json_param([r.reference.to_json() for r in schema.references] or None),
+            "metadata_doc": json_param(schema.metadata),
+            "rule_set_doc": json_param(schema.rule_set),
+        })
         if schema.references:
             self.conn.execute(st.INSERT_REFERENCE, [
                 {

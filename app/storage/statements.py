@@ -7,6 +7,7 @@ come in one variant per dialect. The hottest reads also run on the raw cursor (d
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -55,7 +56,17 @@ CREATE_SUBJECT = PerDialect(lambda ins: ins(S).values(
     context=bindparam("context"), name=bindparam("name"),
 ).on_conflict_do_nothing(index_elements=["context", "name"]).returning(*SUBJECT_COLUMNS))
 CREATE_SUBJECT_DIRECT = DirectStatement(lambda dialect: CREATE_SUBJECT[dialect])
-SETTINGS_ROWS = select(S).where(tuple_(S.c.context, S.c.name).in_(bindparam("keys", expanding=True)))
+
+
+@functools.cache
+def settings_rows_direct(count: int) -> DirectStatement:
+    """`count` subject/context rows by (context, name): parameters c0, n0, c1, n1, ...
+    (config resolution asks for at most three: the global, the context's, the subject's)."""
+    keys = [tuple_(bindparam(f"c{i}"), bindparam(f"n{i}")) for i in range(count)]
+    return DirectStatement(select(*SUBJECT_COLUMNS).where(tuple_(S.c.context, S.c.name).in_(keys)))
+
+
+
 ENSURE_CONTEXT = PerDialect(lambda ins: ins(C).values(
     name=bindparam("context")).on_conflict_do_nothing(index_elements=["name"]))
 
@@ -139,9 +150,12 @@ _SCHEMA_VALUES = dict(
     references_doc=bindparam("references_doc"), metadata_doc=bindparam("metadata_doc"),
     rule_set_doc=bindparam("rule_set_doc"),
 )
-INSERT_SCHEMA = insert(SC).values(id=bindparam("schema_id"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
+# The *_doc parameters are JSON text (or None for SQL NULL): raw-cursor statements.
+INSERT_SCHEMA_DIRECT = DirectStatement(
+    insert(SC).values(id=bindparam("schema_id"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
+)
 # PostgreSQL, default context: the id from the sequence the migration created, in the same round trip.
-INSERT_SCHEMA_NEXT_DEFAULT_ID = (
+INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT = DirectStatement(
     insert(SC).values(id=func.nextval("schema_id_seq"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
 )
 INSERT_REFERENCE = insert(R)
