@@ -1,0 +1,125 @@
+"""The state of one comparison: where in the schema it is, what it found, what it remembers.
+
+Combined schemas are compared pairwise (every original subschema against every update
+subschema), and recursive schemas meet the same pair again and again; so the result of each
+(original, update) node pair is memoized with pointers relative to the pair, and rebased onto
+the pointer where it is reused. A pair met again while it is still being compared is a cycle:
+it is assumed compatible, and `compare` repeats the whole walk, feeding back the pairs found
+incompatible, until that assumption no longer changes the answer (Confluent's fixpoint).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from app.formats.base import SchemaParseError
+
+from .changes import Difference
+from .nodes import Node
+
+# Pairs of nested schemas compared inside one another beyond this are refused (the loader
+# bounds each document's nesting, references can still chain deeper).
+MAX_COMPARE_DEPTH = 100
+
+Pair = tuple[int, int]
+
+
+class Shared:
+    """What every context of one walk shares."""
+
+    def __init__(self, compatible: frozenset[str], seed: dict[Pair, list[Difference]]) -> None:
+        self.compatible = compatible
+        self.seed = seed
+        self.memo: dict[Pair, list[Difference]] = {}
+        self.in_progress: set[Pair] = set()
+        self.optimistic = False
+        self.depth = 0
+        # Keeps the nodes of memoized pairs alive so that their ids stay unique.
+        self.keep: list[tuple[Node, Node]] = []
+
+
+class Context:
+    """A pointer (as a list of segments) and the differences found under it."""
+
+    def __init__(self, shared: Shared, path: list[str] | None = None) -> None:
+        self.shared = shared
+        self.path: list[str] = list(path) if path else []
+        self.differences: list[Difference] = []
+
+    def subcontext(self) -> Context:
+        """A context at the same pointer whose findings the caller may keep or drop."""
+        return Context(self.shared, self.path)
+
+    @contextmanager
+    def at(self, *segments: str) -> Iterator[None]:
+        self.path.extend(segments)
+        try:
+            yield
+        finally:
+            del self.path[len(self.path) - len(segments):]
+
+    def pointer(self) -> str:
+        return "#/" + "/".join(self.path)
+
+    def add(self, change: str, *segments: str) -> None:
+        """Records `change` at the current pointer, or below it at `segments`."""
+        pointer = "#/" + "/".join(self.path + list(segments))
+        self.differences.append(Difference(change, pointer))
+
+    def extend(self, differences: list[Difference]) -> None:
+        self.differences.extend(differences)
+
+    def is_compatible(self) -> bool:
+        compatible = self.shared.compatible
+        return all(d.type in compatible for d in self.differences)
+
+    def compare_memoized(self, original: Node, update: Node, walk: Callable[[Context], None]) -> None:
+        """Runs `walk` on the pair in a fresh context rooted at it (or reuses its result) and
+        adds the differences here, rebased onto the current pointer."""
+        shared = self.shared
+        key = (id(original), id(update))
+        found = shared.memo.get(key)
+        if found is None:
+            if key in shared.in_progress:
+                seeded = shared.seed.get(key)
+                if seeded is None:
+                    shared.optimistic = True
+                    return
+                found = seeded
+            else:
+                found = self._walk_pair(key, original, update, walk)
+        if not found:
+            return
+        if not self.path:
+            self.differences.extend(found)
+            return
+        prefix = self.pointer()
+        for difference in found:
+            relative = difference.pointer
+            pointer = prefix if len(relative) <= 2 else prefix + "/" + relative[2:]
+            self.differences.append(Difference(difference.type, pointer))
+
+    def _walk_pair(self, key: Pair, original: Node, update: Node, walk: Callable[[Context], None]) -> list[Difference]:
+        shared = self.shared
+        if shared.depth >= MAX_COMPARE_DEPTH:
+            raise SchemaParseError(
+                f"The schemas are nested more than {MAX_COMPARE_DEPTH} levels deep to compare")
+        shared.in_progress.add(key)
+        shared.depth += 1
+        try:
+            pair_context = Context(shared)
+            walk(pair_context)
+        finally:
+            shared.depth -= 1
+            shared.in_progress.discard(key)
+        result = pair_context.differences
+        shared.memo[key] = result
+        shared.keep.append((original, update))
+        return result
+
+    def incompatible_pairs(self) -> dict[Pair, list[Difference]]:
+        compatible = self.shared.compatible
+        return {
+            key: found for key, found in self.shared.memo.items()
+            if any(d.type not in compatible for d in found)
+        }
