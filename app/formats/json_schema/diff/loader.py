@@ -160,7 +160,9 @@ class SchemaLoader:
                 node.min_contains = _int_or_none(schema.get("minContains"))
                 node.max_contains = _int_or_none(schema.get("maxContains"))
             node.unsupported = self._unsupported(schema, consumed)
-        node.id = _str_or_none(schema.get(self.id_keyword))
+        if not self.modern:
+            # json-sKema treats `$id` as a base URI only, so 2019-09+ never reports ID_CHANGED.
+            node.id = _str_or_none(schema.get(self.id_keyword))
         node.title = _str_or_none(schema.get("title"))
         node.description = _str_or_none(schema.get("description"))
         if "default" in schema:
@@ -228,7 +230,7 @@ class SchemaLoader:
         kinds = self._typed(schema, resolver, depth, parts, consumed)
         if "array" not in kinds and any(k in schema for k in self.array_keywords):
             parts.append(self._array(schema, resolver, depth, consumed))
-        if "object" not in kinds and any(k in schema for k in self.object_keywords):
+        if "object" not in kinds and any(self._object_keyword(schema, k) for k in self.object_keywords):
             parts.append(self._object(schema, resolver, depth, consumed))
         if "number" not in kinds and any(k in schema for k in NUMBER_KEYWORDS):
             parts.append(self._number(schema, False, consumed))
@@ -237,6 +239,16 @@ class SchemaLoader:
         if self.draft6_or_later and any(k in schema for k in _CONDITIONAL):
             parts.append(ConditionalNode())
         return parts, consumed
+
+    def _object_keyword(self, schema: dict[str, Any], keyword: str) -> bool:
+        """Whether `keyword` makes an object schema. In 2019-09/2020-12 an empty
+        `properties`/`patternProperties` contributes nothing (json-sKema makes one schema per
+        entry), so `{"properties": {}}` stays the empty schema there."""
+        if keyword not in schema:
+            return False
+        if self.modern and keyword in ("properties", "patternProperties"):
+            return schema[keyword] != {}
+        return True
 
     def _typed(
         self, schema: dict[str, Any], resolver: Any, depth: int, parts: list[Node], consumed: set[str]
