@@ -10,7 +10,7 @@ The format calls three functions:
 """
 from __future__ import annotations
 
-from app.formats.base import STRICT_POLICY, Incompatibility, SchemaParseError
+from app.formats.base import STRICT_POLICY, Incompatibility
 from app.formats.json_schema.model import JsonNative
 
 from . import schema_diff
@@ -18,6 +18,7 @@ from .changes import Difference, compatible_changes
 from .context import Context, Shared
 from .loader import SchemaLoader
 from .messages import verbose_entry
+from .refusals import refusal
 
 __all__ = ["Difference", "compare", "describe", "incompatible"]
 
@@ -51,7 +52,7 @@ def compare(original: JsonNative, update: JsonNative, *, policy: str = STRICT_PO
                 return ctx.differences
             seed = found
     except RecursionError:
-        raise SchemaParseError("The schemas are nested too deeply to compare") from None
+        raise refusal("Schema is nested too deeply to process") from None
 
 
 def incompatible(differences: list[Difference], policy: str = STRICT_POLICY) -> list[Incompatibility]:

@@ -9,17 +9,18 @@ incompatible, until that assumption no longer changes the answer (Confluent's fi
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-
-from app.formats.base import SchemaParseError
 
 from .changes import Difference
 from .nodes import Node
 
-# Pairs of nested schemas compared inside one another beyond this are refused (the loader
-# bounds each document's nesting, references can still chain deeper).
-MAX_COMPARE_DEPTH = 100
+# Pairs of schemas compared inside one another beyond this are refused. Twice the nesting
+# the format lets one document have (40 subschemas), so any two documents within that bound
+# compare; only references chaining documents, or two cycles of different lengths, go further.
+# At up to six frames a level this leaves over 400 of Python's 1,000 frames to the caller.
+MAX_COMPARE_DEPTH = 80
+WALK_TOO_DEEP = f"Schema is nested more than {MAX_COMPARE_DEPTH} levels deep, following its references"
 
 Pair = tuple[int, int]
 
@@ -73,23 +74,9 @@ class Context:
         compatible = self.shared.compatible
         return all(d.type in compatible for d in self.differences)
 
-    def compare_memoized(self, original: Node, update: Node, walk: Callable[[Context], None]) -> None:
-        """Runs `walk` on the pair in a fresh context rooted at it (or reuses its result) and
-        adds the differences here, rebased onto the current pointer."""
-        shared = self.shared
-        key = (id(original), id(update))
-        found = shared.memo.get(key)
-        if found is None:
-            if key in shared.in_progress:
-                seeded = shared.seed.get(key)
-                if seeded is None:
-                    shared.optimistic = True
-                    return
-                found = seeded
-            else:
-                found = self._walk_pair(key, original, update, walk)
-        if not found:
-            return
+    def add_rebased(self, found: list[Difference]) -> None:
+        """Adds differences recorded relative to a pair (`#/` is the pair itself) at the
+        current pointer."""
         if not self.path:
             self.differences.extend(found)
             return
@@ -98,24 +85,6 @@ class Context:
             relative = difference.pointer
             pointer = prefix if len(relative) <= 2 else prefix + "/" + relative[2:]
             self.differences.append(Difference(difference.type, pointer))
-
-    def _walk_pair(self, key: Pair, original: Node, update: Node, walk: Callable[[Context], None]) -> list[Difference]:
-        shared = self.shared
-        if shared.depth >= MAX_COMPARE_DEPTH:
-            raise SchemaParseError(
-                f"The schemas are nested more than {MAX_COMPARE_DEPTH} levels deep to compare")
-        shared.in_progress.add(key)
-        shared.depth += 1
-        try:
-            pair_context = Context(shared)
-            walk(pair_context)
-        finally:
-            shared.depth -= 1
-            shared.in_progress.discard(key)
-        result = pair_context.differences
-        shared.memo[key] = result
-        shared.keep.append((original, update))
-        return result
 
     def incompatible_pairs(self) -> dict[Pair, list[Difference]]:
         compatible = self.shared.compatible

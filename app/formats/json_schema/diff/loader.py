@@ -17,9 +17,9 @@ from typing import Any
 
 from referencing.exceptions import Unresolvable
 
-from app.formats.base import SchemaParseError
 from app.formats.json_schema.model import JsonNative
 
+from .refusals import refusal
 from .nodes import (
     ALL_OF,
     ANY_OF,
@@ -41,9 +41,10 @@ from .nodes import (
     TrueNode,
 )
 
-# Nesting beyond this is refused rather than risking the interpreter's recursion limit; far
-# deeper than any schema written by hand or generated from a class hierarchy.
-MAX_DEPTH = 100
+# Subschemas nested beyond this in one document are refused rather than risking the
+# interpreter's recursion limit (four frames a level). The format already refuses documents
+# nested past 40 when they are registered; this bound guards the checker on its own.
+MAX_DEPTH = 64
 
 _MODERN = {"draft2019-09", "draft2020-12"}
 
@@ -109,21 +110,31 @@ class SchemaLoader:
             + (_CONDITIONAL if self.draft6_or_later else ())
         )
         self._cache: dict[int, Node] = {}
+        self._pending: list[RefNode] = []
 
     def root(self) -> Node:
-        return self.load(self.native.document, self.native.resolver(), 0)
+        """The root node, with every reference reachable from it resolved.
+
+        References are resolved here, in a loop, rather than when the comparison first
+        follows one: loading a referenced subtree recurses, and doing it from the bottom of a
+        deep comparison would stack the two recursions.
+        """
+        node = self.load(self.native.document, self.native.resolver(), 0)
+        while self._pending:
+            self._pending.pop().target()
+        return node
 
     def load(self, schema: Any, resolver: Any, depth: int) -> Node:
         """The node for `schema` (a dict or a boolean), found in the document `resolver` is
         positioned in."""
         if depth > MAX_DEPTH:
-            raise SchemaParseError(f"The schema is nested more than {MAX_DEPTH} levels deep")
+            raise refusal(f"Schema is nested more than {MAX_DEPTH} levels deep (subschemas)")
         if schema is True:
             return TrueNode(source=True)
         if schema is False:
             return FalseNode(source=False)
         if not isinstance(schema, dict):
-            raise SchemaParseError(f"A schema must be an object or a boolean, not {value_key(schema)}")
+            raise refusal(f"A schema must be an object or a boolean, not {value_key(schema)}")
         cached = self._cache.get(id(schema))
         if cached is not None:
             return cached
@@ -144,7 +155,7 @@ class SchemaLoader:
     def _load_object(self, schema: dict[str, Any], resolver: Any, depth: int) -> Node:
         if "$ref" in schema and (not self.modern or not self._has_siblings(schema)):
             # Drafts 4-7 ignore every keyword beside `$ref` (annotations still count).
-            node: Node = self._reference(schema, resolver, depth)
+            node: Node = self._reference(schema, resolver)
         else:
             parts, consumed = self._extract(schema, resolver, depth)
             if not parts:
@@ -181,16 +192,18 @@ class SchemaLoader:
             and (k in _UNCOMPARED or k not in self._known)
         }
 
-    def _reference(self, schema: dict[str, Any], resolver: Any, depth: int) -> RefNode:
+    def _reference(self, schema: dict[str, Any], resolver: Any) -> RefNode:
         ref = schema["$ref"]
         if not isinstance(ref, str):
-            raise SchemaParseError(f"$ref must be a string, not {value_key(ref)}")
+            raise refusal(f"$ref must be a string, not {value_key(ref)}")
 
         def resolve() -> Node:
             resolved = self._lookup(resolver, ref)
-            return self.load(resolved.contents, resolved.resolver, depth)
+            return self.load(resolved.contents, resolved.resolver, 0)
 
-        return RefNode(ref=ref, resolve=resolve)
+        node = RefNode(ref=ref, resolve=resolve)
+        self._pending.append(node)
+        return node
 
     def _lookup(self, resolver: Any, ref: str) -> Any:
         try:
@@ -203,7 +216,7 @@ class SchemaLoader:
                     return resolver.lookup(ref.replace("#/$defs/", "#/definitions/", 1))
                 except Unresolvable:
                     pass
-            raise SchemaParseError(f"Unresolved $ref '{ref}'") from None
+            raise refusal(f"Unresolved $ref '{ref}'") from None
 
     def _extract(
         self, schema: dict[str, Any], resolver: Any, depth: int
@@ -212,7 +225,7 @@ class SchemaLoader:
         parts: list[Node] = []
         consumed: set[str] = {"$ref"} if "$ref" in schema else set()
         if "$ref" in schema:
-            parts.append(self._reference(schema, resolver, depth))
+            parts.append(self._reference(schema, resolver))
         if "enum" in schema and isinstance(schema["enum"], list):
             parts.append(EnumNode(values=frozenset(value_key(v) for v in schema["enum"])))
             consumed.add("enum")
@@ -280,7 +293,7 @@ class SchemaLoader:
             return BooleanNode()
         if name == "null":
             return NullNode()
-        raise SchemaParseError(f"unknown type: [{name}]")
+        raise refusal(f"unknown type: [{name}]")
 
     # ------------------------------------------------------------------ the kinds
     def _string(self, schema: dict[str, Any], consumed: set[str]) -> StringNode:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from . import arrays, combined, objects, scalars, values
 from .changes import UNSUPPORTED_KEYWORD_CHANGED
-from .context import Context
+from .context import MAX_COMPARE_DEPTH, WALK_TOO_DEEP, Context
 from .loader import value_key
+from .refusals import refusal
 from .nodes import (
     ALL_OF,
     ANY_OF,
@@ -33,7 +34,12 @@ CONNECT_TYPE = "connect.type"
 
 
 def compare(ctx: Context, original: Node | None, update: Node | None) -> None:
-    """Adds to `ctx` every difference from `original` to `update` (either may be missing)."""
+    """Adds to `ctx` every difference from `original` to `update` (either may be missing).
+
+    The pair's differences are computed once, relative to the pair, and rebased wherever the
+    pair is met again (see `context`); the memo lookup is inlined here rather than behind a
+    callback to keep each level of nesting to a few Python frames.
+    """
     if original is None and update is None:
         return
     if original is None:
@@ -44,7 +50,31 @@ def compare(ctx: Context, original: Node | None, update: Node | None) -> None:
         return
     original = resolved(original)
     update = resolved(update)
-    ctx.compare_memoized(original, update, lambda pair_ctx: _compare_kinds(pair_ctx, original, update))
+    shared = ctx.shared
+    key = (id(original), id(update))
+    found = shared.memo.get(key)
+    if found is None:
+        if key in shared.in_progress:
+            # A cycle: assume compatible, unless an earlier pass found this pair incompatible.
+            found = shared.seed.get(key)
+            if found is None:
+                shared.optimistic = True
+                return
+        else:
+            if shared.depth >= MAX_COMPARE_DEPTH:
+                raise refusal(WALK_TOO_DEEP)
+            shared.in_progress.add(key)
+            shared.depth += 1
+            pair_ctx = Context(shared)
+            try:
+                _compare_kinds(pair_ctx, original, update)
+            finally:
+                shared.depth -= 1
+                shared.in_progress.discard(key)
+            found = shared.memo[key] = pair_ctx.differences
+            shared.keep.append((original, update))
+    if found:
+        ctx.add_rebased(found)
 
 
 def resolved(node: Node) -> Node:
