@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT3, DRAFT4, DRAFT201909, DRAFT202012
 
 from app.formats.json_schema.model import JsonNative
 
@@ -46,8 +47,6 @@ from .nodes import (
 # nested past 40 when they are registered; this bound guards the checker on its own.
 MAX_DEPTH = 64
 
-_MODERN = {"draft2019-09", "draft2020-12"}
-
 STRING_KEYWORDS = ("minLength", "maxLength", "pattern", "format")
 NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 _OBJECT_V4 = ("properties", "required", "minProperties", "maxProperties", "dependencies",
@@ -67,8 +66,9 @@ _ANNOTATIONS = frozenset({
     "contentEncoding", "contentMediaType", "title", "description", "default",
 })
 
-# Keywords whose value Confluent reads but does not compare: compared verbatim (fail closed).
-_UNCOMPARED = frozenset({"format", "propertyNames", "contains", "if", "then", "else"})
+# Keywords of an object or array schema that no rule compares (Confluent reads them and
+# ignores them): left unconsumed, so that they land in `unsupported` and fail closed.
+_UNCOMPARED = frozenset({"propertyNames", "contains"})
 
 
 def is_extension(keyword: str) -> bool:
@@ -92,10 +92,10 @@ class SchemaLoader:
 
     def __init__(self, native: JsonNative) -> None:
         self.native = native
-        self.draft = native.specification.name
-        self.modern = self.draft in _MODERN
-        self.draft4 = self.draft == "draft4"
-        self.draft6_or_later = self.draft not in ("draft3", "draft4")
+        specification = native.specification
+        self.modern = specification in (DRAFT201909, DRAFT202012)
+        self.draft4 = specification in (DRAFT3, DRAFT4)
+        self.draft6_or_later = not self.draft4
         self.id_keyword = "id" if self.draft4 else "$id"
         if self.modern:
             self.object_keywords, self.array_keywords = _OBJECT_MODERN, _ARRAY_MODERN
@@ -103,12 +103,6 @@ class SchemaLoader:
             self.object_keywords, self.array_keywords = _OBJECT_V4, _ARRAY_V4
         else:
             self.object_keywords, self.array_keywords = _OBJECT_V6, _ARRAY_V6
-        self._known = frozenset(
-            STRING_KEYWORDS + NUMBER_KEYWORDS + self.object_keywords + self.array_keywords
-            + _COMBINERS + ("type", "enum", "not", "$ref")
-            + (("const",) if not self.draft4 else ())
-            + (_CONDITIONAL if self.draft6_or_later else ())
-        )
         self._cache: dict[int, Node] = {}
         self._pending: list[RefNode] = []
 
@@ -182,14 +176,14 @@ class SchemaLoader:
         return node
 
     def _has_siblings(self, schema: dict[str, Any]) -> bool:
-        return any(k != "$ref" and k in self._known for k in schema)
+        return any(k != "$ref" and k not in _ANNOTATIONS and not is_extension(k) for k in schema)
 
     def _unsupported(self, schema: dict[str, Any], consumed: set[str]) -> dict[str, Any]:
-        """The keywords no comparison reads: uncompared ones and unknown ones."""
+        """The keywords no comparison reads (unknown ones, and known ones the rules leave
+        alone, such as `format` or draft 4's boolean `exclusiveMaximum`)."""
         return {
             k: v for k, v in schema.items()
             if k not in consumed and k not in _ANNOTATIONS and not is_extension(k)
-            and (k in _UNCOMPARED or k not in self._known)
         }
 
     def _reference(self, schema: dict[str, Any], resolver: Any) -> RefNode:
