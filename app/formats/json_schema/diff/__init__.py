@@ -16,7 +16,7 @@ from app.formats.json_schema.model import JsonNative
 from . import schema_diff
 from .changes import Difference, compatible_changes
 from .context import Context, Shared
-from .loader import SchemaLoader
+from .loader import model_of
 from .messages import verbose_entry
 from .refusals import refusal
 
@@ -40,11 +40,11 @@ def compare(original: JsonNative, update: JsonNative, *, policy: str = STRICT_PO
     """
     accepted = compatible_changes(policy)
     try:
-        original_root = SchemaLoader(original).root()
-        update_root = SchemaLoader(update).root()
+        original_root = model_of(original)
+        update_root = model_of(update)
         seed: dict = {}
         while True:
-            shared = Shared(accepted, seed)
+            shared = Shared(accepted, seed, original.specification == update.specification)
             ctx = Context(shared)
             schema_diff.compare(ctx, original_root, update_root)
             found = ctx.incompatible_pairs()

@@ -9,11 +9,8 @@ incompatible, until that assumption no longer changes the answer (Confluent's fi
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from .changes import Difference
-from .nodes import Node
 
 # Pairs of schemas compared inside one another beyond this are refused. Twice the nesting
 # the format lets one document have (40 subschemas), so any two documents within that bound
@@ -28,15 +25,15 @@ Pair = tuple[int, int]
 class Shared:
     """What every context of one walk shares."""
 
-    def __init__(self, compatible: frozenset[str], seed: dict[Pair, list[Difference]]) -> None:
+    def __init__(self, compatible: frozenset[str], seed: dict[Pair, list[Difference]], same_draft: bool) -> None:
         self.compatible = compatible
+        # Equal JSON is an equal schema only when both sides read it under one draft.
+        self.same_draft = same_draft
         self.seed = seed
         self.memo: dict[Pair, list[Difference]] = {}
         self.in_progress: set[Pair] = set()
         self.optimistic = False
         self.depth = 0
-        # Keeps the nodes of memoized pairs alive so that their ids stay unique.
-        self.keep: list[tuple[Node, Node]] = []
 
 
 class Context:
@@ -51,13 +48,9 @@ class Context:
         """A context at the same pointer whose findings the caller may keep or drop."""
         return Context(self.shared, self.path)
 
-    @contextmanager
-    def at(self, *segments: str) -> Iterator[None]:
-        self.path.extend(segments)
-        try:
-            yield
-        finally:
-            del self.path[len(self.path) - len(segments):]
+    def at(self, *segments: str) -> _Below:
+        """`with ctx.at("properties", name):` moves the pointer down for the block."""
+        return _Below(self.path, segments)
 
     def pointer(self) -> str:
         return "#/" + "/".join(self.path)
@@ -92,3 +85,20 @@ class Context:
             key: found for key, found in self.shared.memo.items()
             if any(d.type not in compatible for d in found)
         }
+
+
+class _Below:
+    """The context manager of `Context.at` (a class, not a generator: it runs once per
+    property of every object compared)."""
+
+    __slots__ = ("path", "segments")
+
+    def __init__(self, path: list[str], segments: tuple[str, ...]) -> None:
+        self.path = path
+        self.segments = segments
+
+    def __enter__(self) -> None:
+        self.path.extend(self.segments)
+
+    def __exit__(self, *exc_info: object) -> None:
+        del self.path[len(self.path) - len(self.segments):]

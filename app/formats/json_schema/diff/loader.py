@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT3, DRAFT4, DRAFT201909, DRAFT202012
@@ -83,6 +84,22 @@ def value_key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+# The model of each parsed schema, built on its first comparison: the registry keeps a parsed
+# schema (and so its JsonNative) cached and compares it again and again, while the model is
+# immutable once built. Weak keys, so a schema dropped from the registry's cache drops its
+# model too.
+_MODELS: WeakKeyDictionary[JsonNative, Node] = WeakKeyDictionary()
+
+
+def model_of(native: JsonNative) -> Node:
+    """The checker's model of `native`, built once (two threads racing may both build it;
+    either result is equal and the last one stays)."""
+    model = _MODELS.get(native)
+    if model is None:
+        model = _MODELS[native] = SchemaLoader(native).root()
+    return model
+
+
 class SchemaLoader:
     """Loads one schema (the original or the update) with its references.
 
@@ -105,6 +122,7 @@ class SchemaLoader:
             self.object_keywords, self.array_keywords = _OBJECT_V6, _ARRAY_V6
         self._cache: dict[int, Node] = {}
         self._pending: list[RefNode] = []
+        self._refs = 0  # references made so far, to tell which subtrees hold one
 
     def root(self) -> Node:
         """The root node, with every reference reachable from it resolved.
@@ -131,8 +149,11 @@ class SchemaLoader:
             raise refusal(f"A schema must be an object or a boolean, not {value_key(schema)}")
         cached = self._cache.get(id(schema))
         if cached is not None:
+            self._refs += cached.has_refs
             return cached
+        refs_before = self._refs
         node = self._load_object(schema, self._enter(schema, resolver), depth + 1)
+        node.has_refs = self._refs != refs_before
         self._cache[id(schema)] = node
         return node
 
@@ -197,6 +218,7 @@ class SchemaLoader:
 
         node = RefNode(ref=ref, resolve=resolve)
         self._pending.append(node)
+        self._refs += 1
         return node
 
     def _lookup(self, resolver: Any, ref: str) -> Any:
@@ -326,7 +348,7 @@ class SchemaLoader:
             node.properties = {name: self.load(sub, resolver, depth) for name, sub in properties.items()}
         required = schema.get("required")
         if isinstance(required, list):
-            node.required = [name for name in required if isinstance(name, str)]
+            node.required = frozenset(name for name in required if isinstance(name, str))
         additional = schema.get("additionalProperties")
         if additional is False:
             node.additional = False

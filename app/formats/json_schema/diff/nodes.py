@@ -29,7 +29,10 @@ class Node:
     """What every schema has: the annotations Confluent compares on any pair of one kind, and
     the keywords it does not compare (`unsupported`, keyword -> JSON value), which we compare
     verbatim so that a change to one fails closed. `source` is the JSON the node came from,
-    for collapsing duplicate subschemas of a combination (None when synthesized)."""
+    for collapsing duplicate subschemas of a combination and for recognizing equal schemas
+(None when synthesized); `has_refs` says whether a `$ref` sits anywhere inside it, in which
+case equal JSON does not mean an equal schema; `source_key` caches the source's exact text
+(see `schema_diff.same_source`)."""
 
     id: str | None = None
     title: str | None = None
@@ -37,6 +40,8 @@ class Node:
     default: Any = NO_DEFAULT
     unsupported: dict[str, Any] = field(default_factory=dict)
     source: Any = None
+    has_refs: bool = False
+    source_key: str | None = None
 
     @property
     def has_default(self) -> bool:
@@ -95,7 +100,7 @@ class ObjectNode(Node):
     2019-09+ `unevaluatedProperties` schema (None when absent)."""
 
     properties: dict[str, Node] = field(default_factory=dict)
-    required: list[str] = field(default_factory=list)
+    required: frozenset[str] = frozenset()
     additional: bool = True
     additional_schema: Node | None = None
     pattern_properties: list[tuple[str, Node]] = field(default_factory=list)

@@ -51,6 +51,8 @@ def compare(ctx: Context, original: Node | None, update: Node | None) -> None:
     original = resolved(original)
     update = resolved(update)
     shared = ctx.shared
+    if shared.same_draft and same_source(original, update):
+        return  # the same schema, written the same way: nothing to report
     key = (id(original), id(update))
     found = shared.memo.get(key)
     if found is None:
@@ -72,9 +74,26 @@ def compare(ctx: Context, original: Node | None, update: Node | None) -> None:
                 shared.depth -= 1
                 shared.in_progress.discard(key)
             found = shared.memo[key] = pair_ctx.differences
-            shared.keep.append((original, update))
     if found:
         ctx.add_rebased(found)
+
+
+def same_source(original: Node, update: Node) -> bool:
+    """Whether both nodes come from equal JSON with no `$ref` inside (which could point to
+    different places): then they are equal schemas and the walk below them can be skipped.
+
+    Python's `==` is the quick test, but it holds `1 == 1.0 == True`; a pair it finds equal
+    is confirmed on the exact texts, computed once per node and kept with the model."""
+    if (original.source is None or original.has_refs or update.has_refs
+            or original.source != update.source):
+        return False
+    return _key(original) == _key(update)
+
+
+def _key(node: Node) -> str:
+    if node.source_key is None:
+        node.source_key = value_key(node.source)
+    return node.source_key
 
 
 def resolved(node: Node) -> Node:
