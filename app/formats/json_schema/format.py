@@ -17,7 +17,7 @@ from typing import Any
 from referencing import Resource
 from referencing.exceptions import Unresolvable
 
-from app.formats.base import STRICT_POLICY, Incompatibility, ParsedSchema, SchemaParseError
+from app.formats.base import LENIENT_POLICY, STRICT_POLICY, Incompatibility, ParsedSchema, SchemaParseError
 from app.formats.json_schema.drafts import draft_of
 from app.formats.json_schema.errors import InvalidJsonSchema
 from app.formats.json_schema.json_text import dumps, loads, sorted_keys
@@ -115,8 +115,9 @@ class JsonSchemaFormat:
         changes. The checker is imported here, so parsing and reading never load it."""
         from app.formats.json_schema.diff import compare, incompatible
 
+        rules = LENIENT_POLICY if policy == LENIENT_POLICY else STRICT_POLICY  # LOGICAL checks as STRICT
         with _refusals():
-            return incompatible(compare(_native(writer), _native(reader)), policy)
+            return incompatible(compare(_native(writer), _native(reader)), rules)
 
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
         from app.formats.json_schema.diff import describe
