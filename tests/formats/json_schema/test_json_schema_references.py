@@ -109,7 +109,8 @@ LOCAL = {
     "escaped-pointer": {"definitions": {"a/b": {"type": "string"}, "c~d": {"type": "number"}},
                         "anyOf": [{"$ref": "#/definitions/a~1b"}, {"$ref": "#/definitions/c~0d"}]},
     "nested-id": {"$id": "https://example.com/root.json", "definitions": {
-        "inner": {"$id": "inner.json", "definitions": {"x": {"type": "string"}}, "$ref": "#/definitions/x"}},
+        "inner": {"$id": "inner.json", "definitions": {"x": {"type": "string"}},
+                  "properties": {"y": {"$ref": "#/definitions/x"}}}},
         "properties": {"a": {"$ref": "inner.json"}}},
     "dynamic-2020-12": {"$schema": DRAFT_2020, "$dynamicAnchor": "node", "type": "object",
                         "properties": {"child": {"$dynamicRef": "#node"}}},
