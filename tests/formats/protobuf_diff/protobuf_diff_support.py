@@ -20,6 +20,7 @@ from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor_pb2 import FileDescriptorSet
 from grpc_tools import protoc
 
+from app.formats.protobuf.diff import compare
 from app.formats.protobuf.model import ProtobufNative
 
 SCHEMA_NAME = "schema.proto"
@@ -42,10 +43,28 @@ def _confluent_descriptor_set() -> bytes:
 
 
 def compile_native(text: str, dependencies: Mapping[str, str] | None = None) -> ProtobufNative:
-    """`text` compiled as the schema, `dependencies` (import name -> .proto text) beside it."""
+    """`text` compiled as the schema, `dependencies` (import name -> .proto text) beside it.
+    Compiled once per distinct input: natives are immutable, like the registry's."""
+    return _compiled(text, tuple(sorted((dependencies or {}).items())))
+
+
+def differences(
+    writer: str,
+    reader: str,
+    writer_dependencies: Mapping[str, str] | None = None,
+    reader_dependencies: Mapping[str, str] | None = None,
+) -> list[str]:
+    """What the checker reports for `reader` reading `writer`'s data (a BACKWARD check of
+    `reader` as the new schema), each difference as `TYPE #/location`, in its order."""
+    found = compare(compile_native(writer, writer_dependencies), compile_native(reader, reader_dependencies))
+    return [f"{d.type} {d.location}" for d in found]
+
+
+@lru_cache(maxsize=512)
+def _compiled(text: str, dependencies: tuple[tuple[str, str], ...]) -> ProtobufNative:
     with tempfile.TemporaryDirectory(prefix="protodiff-") as directory:
         root = Path(directory)
-        for name, dependency in {**(dependencies or {}), SCHEMA_NAME: text}.items():
+        for name, dependency in {**dict(dependencies), SCHEMA_NAME: text}.items():
             path = root / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(dependency, encoding="utf-8")

@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from protobuf_diff_support import compile_native
+from .protobuf_diff_support import compile_native
 
 from app.formats.protobuf.diff import compare, describe, incompatible
 

@@ -142,6 +142,8 @@ def _compare_fields(walk: Walk, original: MessageView, update: MessageView) -> N
         else:
             if original_oneof is not None and update_oneof is None:
                 walk.add(c.ONEOF_FIELD_MOVED_TO_TOP_LEVEL, tag)
+            if fields.plainly_unchanged(walk, original_field, update_field):
+                continue
             # Reported where the field now is: inside its oneof, or at the top level.
             location = (update_oneof, tag) if update_oneof is not None else (tag,)
             with walk.at(*location):

@@ -60,6 +60,25 @@ def compare_field(walk: Walk, original: FieldView, update: FieldView) -> None:
     _compare_typed(walk, original, update, original.label, update.label)
 
 
+def plainly_unchanged(walk: Walk, original: FieldView, update: FieldView) -> bool:
+    """True when two fields are written alike and their type cannot hide a change: a scalar,
+    or an enum or message of the schema's own file (compared where it is declared). Most
+    fields of a new version are; this spares them the full comparison."""
+    if original != update:
+        return False
+    if original.scalar is not None:
+        return True
+    original_info = _info(walk.original, original)
+    update_info = _info(walk.update, update)
+    return (
+        original_info is not None
+        and update_info is not None
+        and original_info.own
+        and update_info.own
+        and original_info.map_key is None
+    )
+
+
 def _compare_typed(
     walk: Walk, original: FieldView, update: FieldView, original_label: str | None, update_label: str | None
 ) -> None:

@@ -19,12 +19,14 @@ differently; names that collide that much do not occur in real schemas.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from functools import lru_cache
 from math import ceil
 
 _MASK = 0xFFFFFFFF
 _DEFAULT_SLOTS = 16
 
 
+@lru_cache(maxsize=4096)
 def _string_hash(text: str) -> int:
     h = 0
     encoded = text.encode("utf-16-le", "surrogatepass")
@@ -75,5 +77,7 @@ def union_order(original: Iterable[str | int], update: Iterable[str | int]) -> l
     """Iteration order of `new HashSet<>(originalMap.keySet())` after `addAll(updateMap.keySet())`,
     both maps being `new HashMap<>()` filled in the given orders."""
     first = hash_map_keys(original)
+    if not first:
+        return hash_map_keys(update)
     start = _slots_at_least(ceil(max(len(first), 12) / 0.75))
     return _iterate(_unique([*first, *hash_map_keys(update)]), start)
