@@ -62,8 +62,9 @@ def compare_field(walk: Walk, original: FieldView, update: FieldView) -> None:
 
 def plainly_unchanged(walk: Walk, original: FieldView, update: FieldView) -> bool:
     """True when two fields are written alike and their type cannot hide a change: a scalar,
-    or an enum or message of the schema's own file (compared where it is declared). Most
-    fields of a new version are; this spares them the full comparison."""
+    an enum on both sides (any enum is a varint), or a message of the schema's own file on
+    both sides (compared where it is declared). Most fields of a new version are; this spares
+    them the full comparison."""
     if original != update:
         return False
     if original.scalar is not None:
@@ -75,7 +76,13 @@ def plainly_unchanged(walk: Walk, original: FieldView, update: FieldView) -> boo
         and update_info is not None
         and original_info.own
         and update_info.own
-        and original_info.map_key is None
+        and original_info.message is not None
+        and update_info.message is not None
+    ) or (
+        original_info is not None
+        and update_info is not None
+        and original_info.enum is not None
+        and update_info.enum is not None
     )
 
 
