@@ -30,7 +30,8 @@ ERROR_TYPE = re.compile(r"errorType:[\"']([A-Z_]+)")
 
 
 def _runner(shared_dir: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location("confluent_corpus_runner", shared_dir / "conformance" / "corpus_runner.py")
+    path = shared_dir / "conformance" / "corpus_runner.py"
+    spec = importlib.util.spec_from_file_location("confluent_corpus_runner", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

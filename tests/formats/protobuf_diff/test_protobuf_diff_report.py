@@ -44,14 +44,16 @@ DESCRIBED = [
     ("PACKAGE_CHANGED", "#/",
      "The package at '#/' in the new schema does not match the package in the old schema"),
     ("MESSAGE_REMOVED", "#/B", "The new schema is missing a MESSAGE type at path '#/B' in the old schema"),
-    ("FIELD_KIND_CHANGED", "#/A/1", "The type of a field at path '#/A/1' in the new schema does not match the old schema"),
+    ("FIELD_KIND_CHANGED", "#/A/1",
+     "The type of a field at path '#/A/1' in the new schema does not match the old schema"),
     ("FIELD_SCALAR_KIND_CHANGED", "#/A/1",
      "The kind of a SCALAR field at path '#/A/1' in the new schema does not match its kind in the old schema"),
     ("FIELD_NAMED_TYPE_CHANGED", "#/A/1",
      "The type of a MESSAGE field at path '#/A/1' in the new schema does not match its type in the old schema"),
     ("FIELD_NUMERIC_LABEL_CHANGED", "#/A/1",
      "The label for a NUMERIC field at path '#/A/1' in the new schema does not match its label in the old schema"),
-    ("REQUIRED_FIELD_ADDED", "#/A/2", "A required field  at path '#/A/2' in the new schema is missing in the old schema"),
+    ("REQUIRED_FIELD_ADDED", "#/A/2",
+     "A required field  at path '#/A/2' in the new schema is missing in the old schema"),
     ("REQUIRED_FIELD_REMOVED", "#/A/2",
      "The new schema is missing a required field at path: '#/A/2' in the old schema"),
     ("ONEOF_FIELD_REMOVED", "#/A/o/2", "The new schema is missing a oneof field at path '#/A/o/2' in the old schema"),
@@ -86,7 +88,8 @@ def test_describe_puts_the_caller_labels_where_reader_and_writer_go() -> None:
 
 
 def test_a_compatible_change_is_described_without_a_sentence() -> None:
-    assert describe(Incompatibility("ENUM_ADDED", "#/E", ""), "new", "old") == '{errorType:"ENUM_ADDED", description:""}'
+    entry = describe(Incompatibility("ENUM_ADDED", "#/E", ""), "new", "old")
+    assert entry == '{errorType:"ENUM_ADDED", description:""}'
 
 
 def test_incompatibility_message_names_the_sides_neutrally() -> None:

@@ -25,7 +25,9 @@ def _pairs(shared_dir: Path) -> list[tuple[str, dict[str, str], str, dict[str, s
         pairs += [(p.values[0], {}, p.values[1], {}) for p in module.CASES]
     pairs += [(p.values[0], p.values[1], p.values[2], p.values[3]) for p in test_rules_protobuf_imports.CASES]
     for case in _cases(shared_dir):
-        deps = {side: {d["name"]: d["schema"] for d in case["deps"] if d["side"] == side} for side in ("original", "update")}
+        deps = {
+            side: {d["name"]: d["schema"] for d in case["deps"] if d["side"] == side} for side in ("original", "update")
+        }
         pairs.append((case["history"][0]["schema"], deps["original"], case["new"]["schema"], deps["update"]))
     return pairs
 

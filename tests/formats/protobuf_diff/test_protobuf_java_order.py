@@ -67,7 +67,8 @@ def test_hash_map_keys_keep_insertion_order_within_a_bucket() -> None:
 
 def _random_sets(rng: random.Random) -> tuple[list, list]:
     if rng.random() < 0.3:
-        pool = [rng.randint(-5, 70000) if rng.random() < 0.2 else rng.randint(0, 200) for _ in range(rng.randint(0, 80))]
+        size = rng.randint(0, 80)
+        pool = [rng.randint(-5, 70000) if rng.random() < 0.2 else rng.randint(0, 200) for _ in range(size)]
         cut = rng.randint(0, len(pool))
         return list(dict.fromkeys(pool[:cut])), list(dict.fromkeys(pool[cut:]))
 

@@ -102,7 +102,8 @@ CASES = [
                  ["FIELD_KIND_CHANGED #/A/1", "MESSAGE_REMOVED #/A/MEntry"],
                  id="a hand-written entry list read as a map"),
     # named types
-    pytest.param(one_field(P3, "B x = 1;", "message B {} message C {}"), one_field(P3, "C x = 1;", "message B {} message C {}"),
+    pytest.param(one_field(P3, "B x = 1;", "message B {} message C {}"),
+                 one_field(P3, "C x = 1;", "message B {} message C {}"),
                  ["FIELD_NAMED_TYPE_CHANGED #/A/1"], id="reader reads a field as another message"),
     pytest.param(P3 + "message A { In x = 1; message In {} } message B { message In {} }",
                  P3 + "message A { B.In x = 1; message In {} } message B { message In {} }",

@@ -58,7 +58,8 @@ CASES = [
                  id="oneofs are reported in Java string order (capitals first)"),
     pytest.param(message("optional int32 a = 1;"), message("int32 a = 1;"),
                  [], id="proto3 optional is no oneof, whatever the descriptor says"),
-    pytest.param(message("optional int32 a = 1; optional int32 b = 2;"), message("oneof o { int32 a = 1; int32 b = 2; }"),
+    pytest.param(message("optional int32 a = 1; optional int32 b = 2;"),
+                 message("oneof o { int32 a = 1; int32 b = 2; }"),
                  ["MULTIPLE_FIELDS_MOVED_TO_ONEOF #/M/o", "ONEOF_ADDED #/M/o"],
                  id="proto3 optional fields count as top-level fields"),
 ]

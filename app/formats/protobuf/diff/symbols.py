@@ -210,8 +210,8 @@ class _Builder:
             pending.extend((nested, f"{full_name}.{nested.name}") for nested in message.nested_type)
         built: dict[str, MessageView] = {}
         for message, full_name in reversed(order):
-            if message.options.map_entry:
-                key, value = (self._field(f, full_name, syntax, True, False) for f in message.field[:2])
+            if _is_map_entry(message):
+                key, value = (self._field(f, full_name, syntax, True, False) for f in message.field)
                 types[full_name] = info(full_name, map_key=key, map_value=value)
                 continue
             view = self._message(message, full_name, syntax, built, enum_view)
@@ -243,7 +243,7 @@ class _Builder:
             if descriptor.type == descriptor.TYPE_GROUP:
                 continue
             in_oneof = descriptor.HasField("oneof_index") and descriptor.oneof_index in real_oneofs
-            is_map = self._is_map_entry(self._resolve(descriptor.type_name, full_name))
+            is_map = self._names_map_entry(self._resolve(descriptor.type_name, full_name))
             fields[descriptor.number] = self._field(descriptor, full_name, syntax, in_oneof, is_map)
             if in_oneof:
                 oneof_of[descriptor.number] = message.oneof_decl[descriptor.oneof_index].name
@@ -266,7 +266,10 @@ class _Builder:
 
     def _field(self, descriptor: FieldDescriptorProto, scope: str, syntax: str, in_oneof: bool,
                is_map: bool) -> FieldView:
-        scalar = _SCALARS.get(descriptor.type)
+        # A client's descriptor may name a type without saying whether it is a message or
+        # an enum; `type` then reads as its default (double), so it only counts when set.
+        named = bool(descriptor.type_name) and not descriptor.HasField("type")
+        scalar = None if named else _SCALARS.get(descriptor.type)
         type_name = None
         if scalar is None:
             type_name = self._resolve(descriptor.type_name, scope) or descriptor.type_name.lstrip(".")
@@ -293,11 +296,17 @@ class _Builder:
             parts.pop()
         return name if name in self._raw else None
 
-    def _is_map_entry(self, full_name: str | None) -> bool:
+    def _names_map_entry(self, full_name: str | None) -> bool:
         if full_name is None:
             return False
         element = self._raw[full_name][0]
-        return isinstance(element, DescriptorProto) and element.options.map_entry
+        return isinstance(element, DescriptorProto) and _is_map_entry(element)
+
+
+def _is_map_entry(message: DescriptorProto) -> bool:
+    """A map's entry as protoc generates it (a descriptor sent by a client is taken for one
+    only when it has the key and the value, so that a malformed one stays a plain message)."""
+    return message.options.map_entry and [f.number for f in message.field] == [1, 2]
 
 
 def _written_label(descriptor: FieldDescriptorProto, syntax: str, unlabelled: bool) -> str | None:
@@ -306,10 +315,8 @@ def _written_label(descriptor: FieldDescriptorProto, syntax: str, unlabelled: bo
         return None
     if descriptor.label == descriptor.LABEL_REPEATED:
         return REPEATED
-    if descriptor.label == descriptor.LABEL_REQUIRED:
-        return REQUIRED
+    if syntax == "proto2":
+        return REQUIRED if descriptor.label == descriptor.LABEL_REQUIRED else OPTIONAL
     if syntax == "proto3":
         return OPTIONAL if descriptor.proto3_optional else None
-    if syntax == "proto2":
-        return OPTIONAL
-    return None
+    return None  # editions write presence as a feature, not a label
