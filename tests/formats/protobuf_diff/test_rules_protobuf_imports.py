@@ -9,7 +9,7 @@ from typing import TypeVar
 import pytest
 
 from app.formats.base import SchemaParseError
-from app.formats.protobuf.diff import MAX_COMPARE_DEPTH, compare
+from app.formats.protobuf.diff import MAX_COMPARE_DEPTH, MAX_COMPARED_MESSAGES, compare
 from app.formats.protobuf.model import ProtobufNative
 
 from .protobuf_diff_support import compile_native, differences
@@ -114,4 +114,35 @@ def test_an_import_chain_as_deep_as_the_bound_compares_with_a_web_stack_beneath(
 def test_an_import_chain_past_the_bound_is_refused_not_crashed() -> None:
     writer, reader = _chain_pair(MAX_COMPARE_DEPTH + 5)
     with pytest.raises(SchemaParseError, match="nest more than"):
+        compare(writer, reader)
+
+
+def _diamonds(levels: int, last_type: str) -> str:
+    """An import whose messages each use the next one twice, `levels` deep."""
+    links = " ".join(f"message T{i} {{ T{i + 1} a = 1; T{i + 1} b = 2; }}" for i in range(levels))
+    return P3 + f"{links} message T{levels} {{ {last_type} v = 1; }}"
+
+
+def _diamond_pair(levels: int) -> tuple[ProtobufNative, ProtobufNative]:
+    root = P3 + 'import "dag.proto"; message Root { T0 first = 1; }'
+    return (compile_native(root, {"dag.proto": _diamonds(levels, "int32")}),
+            compile_native(root, {"dag.proto": _diamonds(levels, "string")}))
+
+
+def test_a_change_reached_by_many_paths_is_reported_once_per_path() -> None:
+    """As Confluent: every field into a changed import is followed anew, so a change deep in
+    shared types is found once for each path that leads to it."""
+    writer, reader = _diamond_pair(8)
+    found = [f"{d.type} {d.location}" for d in compare(writer, reader)]
+    assert found.count("FIELD_SCALAR_KIND_CHANGED #/T8/1") == 2**8
+    assert found.count("FIELD_NAMED_TYPE_CHANGED #/T7/1") == 2**7
+    assert found[-1] == "FIELD_NAMED_TYPE_CHANGED #/Root/1"
+
+
+def test_an_exponential_pair_is_refused_once_past_the_budget() -> None:
+    levels = 1
+    while 2**levels <= MAX_COMPARED_MESSAGES:
+        levels += 1
+    writer, reader = _diamond_pair(levels)
+    with pytest.raises(SchemaParseError, match="too intricate"):
         compare(writer, reader)

@@ -16,7 +16,7 @@ from app.formats.protobuf.diff.changes import COMPATIBLE_CHANGES, Difference
 from app.formats.protobuf.diff.elements import compare_level
 from app.formats.protobuf.diff.report import describe, incompatible
 from app.formats.protobuf.diff.symbols import view_of
-from app.formats.protobuf.diff.walk import MAX_COMPARE_DEPTH, Walk
+from app.formats.protobuf.diff.walk import MAX_COMPARE_DEPTH, MAX_COMPARED_MESSAGES, Walk
 from app.formats.protobuf.model import ProtobufNative
 
 
@@ -32,4 +32,12 @@ def compare(original: ProtobufNative, update: ProtobufNative) -> list[Difference
     return walk.differences
 
 
-__all__ = ["COMPATIBLE_CHANGES", "MAX_COMPARE_DEPTH", "Difference", "compare", "describe", "incompatible"]
+__all__ = [
+    "COMPATIBLE_CHANGES",
+    "MAX_COMPARED_MESSAGES",
+    "MAX_COMPARE_DEPTH",
+    "Difference",
+    "compare",
+    "describe",
+    "incompatible",
+]
