@@ -5,9 +5,11 @@ from collections.abc import Mapping
 
 from app.formats.avro import AvroFormat
 from app.formats.base import Incompatibility, ParsedSchema, SchemaFormat, SchemaParseError
+from app.formats.protobuf import ProtobufFormat
 
 FORMATS: Mapping[str, SchemaFormat] = {
     "AVRO": AvroFormat(),
+    "PROTOBUF": ProtobufFormat(),
 }
 
 
