@@ -172,9 +172,6 @@ class Printer:
         out.add(header or f"message {message.name} {{")
         out.depth += 1
         start = len(out.lines)
-        entries = {m.name: m for m in message.nested_type if m.options.map_entry}
-        groups = self._inline_group_types(message.nested_type, (*message.field, *message.extension))
-        nested_by_name = {m.name: m for m in message.nested_type}
 
         def section() -> None:
             if len(out.lines) > start:
@@ -185,9 +182,6 @@ class Printer:
         if message.reserved_range or message.reserved_name:
             section()
             self._reserved(message.reserved_range, message.reserved_name, exclusive_end=True)
-        if message.field:
-            section()
-            self._members(message, full, entries, nested_by_name)
         if message.extension_range:
             section()
             for r in message.extension_range:
@@ -195,11 +189,11 @@ class Printer:
                 span = str(r.start) if r.end - 1 == r.start else f"{r.start} to {end}"
                 pairs = self._option_values(r.options, f"{full}.x") if r.HasField("options") else []
                 out.add(f"extensions {span}{self._inline(pairs)};")
-        shown = [m for m in message.nested_type if m.name not in entries and m.name not in groups]
-        if shown or message.enum_type:
+        if message.field or message.nested_type:
             section()
-            for nested in shown:
-                self._message(nested, full)
+            self._members(message, full)
+        if message.enum_type:
+            section()
             for enum in message.enum_type:
                 self._enum(enum, full)
         if message.extension and not self.ignore_extensions:
@@ -210,31 +204,66 @@ class Printer:
             out.lines.pop()
         out.add("}")
 
-    def _members(self, message: DescriptorProto, full: str, entries: dict, nested: dict) -> None:
+    def _units(self, message: DescriptorProto) -> list[tuple[int | None, list[FieldDescriptorProto]]]:
+        """Fields as printed: single fields and whole oneofs (index, members), in declaration
+        order, or sorted by number (fields first, then oneofs) when normalizing."""
         real_oneofs = {
-            i for i, _ in enumerate(message.oneof_decl)
-            if any(f.HasField("oneof_index") and f.oneof_index == i and not f.proto3_optional for f in message.field)
+            f.oneof_index for f in message.field if f.HasField("oneof_index") and not f.proto3_optional
         }
 
-        def in_oneof(f: FieldDescriptorProto) -> bool:
-            return f.HasField("oneof_index") and f.oneof_index in real_oneofs
+        def oneof_of(f: FieldDescriptorProto) -> int | None:
+            return f.oneof_index if f.HasField("oneof_index") and f.oneof_index in real_oneofs else None
 
-        if self.normalize:
-            plain = sorted((f for f in message.field if not in_oneof(f)), key=lambda f: f.number)
-            for field in plain:
-                self._field(field, full, entries, nested)
-            members = {i: sorted((f for f in message.field if in_oneof(f) and f.oneof_index == i), key=lambda f: f.number) for i in real_oneofs}
-            for index in sorted(real_oneofs, key=lambda i: members[i][0].number):
-                self._oneof(message, index, members[index], full, entries, nested)
-            return
-        done: set[int] = set()
+        members: dict[int, list[FieldDescriptorProto]] = {}
+        units: list[tuple[int | None, list[FieldDescriptorProto]]] = []
         for field in message.field:
-            if not in_oneof(field):
-                self._field(field, full, entries, nested)
-            elif field.oneof_index not in done:
-                done.add(field.oneof_index)
-                members = [f for f in message.field if in_oneof(f) and f.oneof_index == field.oneof_index]
-                self._oneof(message, field.oneof_index, members, full, entries, nested)
+            index = oneof_of(field)
+            if index is None:
+                units.append((None, [field]))
+            elif index in members:
+                members[index].append(field)
+            else:
+                members[index] = [field]
+                units.append((index, members[index]))
+        if self.normalize:
+            plain = sorted((u for u in units if u[0] is None), key=lambda u: u[1][0].number)
+            oneofs = [(i, sorted(fs, key=lambda f: f.number)) for i, fs in units if i is not None]
+            units = plain + sorted(oneofs, key=lambda u: u[1][0].number)
+        return units
+
+    def _members(self, message: DescriptorProto, full: str) -> None:
+        """Fields, oneofs and nested messages. A map field or a proto2 group creates its
+        nested type where the field is declared, and the order of nested types is what
+        message indexes count, so nested messages are printed between the fields exactly
+        where that order needs them; the rest come after the fields."""
+        out = self.out
+        entries = {m.name: m for m in message.nested_type if m.options.map_entry}
+        groups = self._inline_group_types(message.nested_type, message.field)
+        nested = list(message.nested_type)
+        by_name = {m.name: m for m in nested}
+        position = 0
+
+        def nested_up_to(name: str | None) -> None:
+            nonlocal position
+            names = [m.name for m in nested[position:]]
+            stop = position + names.index(name) if name in names else (len(nested) if name is None else position)
+            for m in nested[position:stop]:
+                if m.name not in entries and m.name not in groups:
+                    out.blank()
+                    self._message(m, full)
+                    out.blank()
+            position = stop + 1 if name is not None and stop < len(nested) else stop
+
+        for index, fields in self._units(message):
+            for field in fields:
+                tied = field.type_name.rsplit(".", 1)[-1]
+                if tied in entries or tied in groups:
+                    nested_up_to(tied)
+            if index is None:
+                self._field(fields[0], full, entries, by_name)
+            else:
+                self._oneof(message, index, fields, full, entries, by_name)
+        nested_up_to(None)
 
     def _oneof(self, message: DescriptorProto, index: int, fields: list, full: str, entries: dict, nested: dict) -> None:
         oneof = message.oneof_decl[index]
