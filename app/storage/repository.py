@@ -44,7 +44,7 @@ from app.core.store import (
     SubjectVersionRow,
     VersionRow,
 )
-from app.storage.changes import CHANNEL, ChangeSignal
+from app.storage.changes import ChangeSignal
 from app.storage import statements as st
 from app.storage.direct import json_value
 from app.storage.engine import database_failure, is_transient, make_engine, transactional
@@ -60,7 +60,6 @@ from app.storage.listings import (
 from app.storage.models import IdCounter, SchemaReferenceRow
 
 R = SchemaReferenceRow.__table__
-_NOTIFY = text(f"NOTIFY {CHANNEL}")
 _DEFAULT_NEXTVAL = text("SELECT nextval('schema_id_seq')")
 IDC = IdCounter.__table__
 
@@ -421,15 +420,14 @@ class Repository:
     def write(self) -> Iterator[SqlStore]:
         """One transaction; concurrency failures surface as WriteConflict for the caller to retry,
         failures of the database itself as 50001/50002. Other processes learn of the commit
-        through the change signal (changes.py)."""
+        through the change signal (changes.py): on this host at once, on others through the
+        NOTIFY that PostgreSQL's triggers send at commit (migration 0004)."""
         try:
             with self.engine.connect() as conn:
                 transactional(conn)
                 with conn.begin():
                     try:
                         yield SqlStore(conn)
-                        if conn.dialect.name == "postgresql":
-                            conn.execute(_NOTIFY)  # delivered on commit, dropped on rollback
                     except self._dbapi.Error as exc:
                         self._drop_if_disconnected(conn, exc)
                         raise
