@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 
 from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
@@ -102,16 +105,57 @@ def _same_schema(a: ProtobufNative, b: ProtobufNative) -> bool:
     return _without_options(a.file) == _without_options(b.file) and render(a, qualify=True) == render(b, qualify=True)
 
 
+class _RecentParses:
+    """The last parses by content. A client re-registering or looking up the same schema
+    (serializers do, once per process and subject) sends the same text each time, and a
+    compile-print-compile round costs milliseconds for a large file. Parsed schemas are
+    immutable, so sharing them is safe."""
+
+    def __init__(self, capacity: int = 128) -> None:
+        self._entries: OrderedDict[bytes, ParsedSchema] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(text: str, dependencies: Mapping[str, str], strict: bool) -> bytes:
+        digest = hashlib.sha256(b"strict" if strict else b"stored")
+        for part in (text, *(x for item in sorted(dependencies.items()) for x in item)):
+            encoded = part.encode("utf-8", "surrogatepass")
+            digest.update(len(encoded).to_bytes(8, "big") + encoded)
+        return digest.digest()
+
+    def get(self, key: bytes) -> ParsedSchema | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: bytes, parsed: ParsedSchema) -> ParsedSchema:
+        with self._lock:
+            self._entries[key] = parsed
+            if len(self._entries) > self._capacity:
+                self._entries.popitem(last=False)
+        return parsed
+
+
 class ProtobufFormat:
     schema_type = SCHEMA_TYPE
 
+    def __init__(self) -> None:
+        self._recent = _RecentParses()
+
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
-        """protoc is as strict as it gets either way, so `strict` changes nothing."""
+        """protoc is as strict as it gets either way. `strict=False` marks a stored text,
+        which may be a normalized one: that is its own canonical text too."""
+        key = self._recent.key(text, dependencies, strict)
+        found = self._recent.get(key)
+        return found if found is not None else self._recent.put(key, self._parse(text, dependencies, strict))
+
+    def _parse(self, text: str, dependencies: Mapping[str, str], strict: bool) -> ParsedSchema:
         native = self._compile(text, dependencies)
         printed = render(native)
-        if printed == text:
-            return ParsedSchema(SCHEMA_TYPE, text, native)
-        if render(native, normalize=True) == text:  # a stored normalized text
+        if printed == text or (not strict and render(native, normalize=True) == text):
             return ParsedSchema(SCHEMA_TYPE, text, native)
         return self._checked(printed, native, dependencies)
 
@@ -127,7 +171,8 @@ class ProtobufFormat:
     def _checked(self, printed: str, native: ProtobufNative, dependencies: Mapping[str, str]) -> ParsedSchema:
         """The printed text, once it compiles back to the schema; short type names that
         would not are written fully qualified instead."""
-        for text in (printed, render(native, qualify=True)):
+        for qualify in (False, True):
+            text = render(native, qualify=True) if qualify else printed
             again = compile_text(text, dependencies)
             again = ProtobufNative(again.file, again.imports, native.dependencies)
             if _same_schema(native, again):

@@ -154,3 +154,31 @@ def test_top_level_fields_are_the_first_messages() -> None:
     parsed = FORMAT.parse('syntax = "proto3";\nmessage A {\n  int32 a = 1;\n  oneof o {\n    string b = 2;\n  }\n}\nmessage Z {\n  int32 z = 1;\n}\n', {})
     assert FORMAT.field_names(parsed) == {"a", "b"}
     assert FORMAT.field_names(FORMAT.parse('syntax = "proto3";\nenum E {\n  X = 0;\n}\n', {})) == set()
+
+
+GOOGLE_TYPES = ["calendar_period", "color", "date", "datetime", "dayofweek", "decimal", "expr", "fraction", "interval",
+                "latlng", "money", "month", "phone_number", "postal_address", "quaternion", "timeofday"]
+
+
+@pytest.mark.parametrize("name", GOOGLE_TYPES)
+def test_every_google_type_confluent_knows_imports_without_reference(name: str) -> None:
+    parsed = FORMAT.parse(f'syntax = "proto3";\nimport "google/type/{name}.proto";\nmessage A {{\n  int32 a = 1;\n}}\n', {})
+    assert parsed.native.imports[f"google/type/{name}.proto"].package == "google.type"
+
+
+def test_the_well_known_files_ship_as_package_data() -> None:
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["app.formats.protobuf"]
+    package = root / "app" / "formats" / "protobuf"
+    files = [p.relative_to(package).as_posix() for p in (package / "well_known").rglob("*.proto")]
+    assert len(files) == len(GOOGLE_TYPES) + 2
+    assert all(any(fnmatch.fnmatch(f, pattern) and f.count("/") == pattern.count("/") for pattern in patterns) for f in files)
+
+
+def test_the_same_text_is_compiled_once() -> None:
+    assert FORMAT.parse(PROTO3, {}) is FORMAT.parse(PROTO3, {})
+    assert FORMAT.parse(PROTO3, {}) is not FORMAT.parse(PROTO3, {"unused.proto": PROTO3})
