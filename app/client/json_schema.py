@@ -17,7 +17,8 @@ names (draft 7 when absent), over a `referencing` registry that holds every sche
 references, transitively, under the reference names its references list gives, so a
 `$ref: "customer.json"` finds the subject version registered as `customer.json`. Referenced
 schemas come from the registry client (whose caches make that one request per version);
-remote `$ref`s are never fetched from the network.
+remote `$ref`s are never fetched from the network. `format` is an annotation only (not
+asserted), as in confluent-kafka, so a record is valid here exactly when it is valid there.
 """
 from __future__ import annotations
 
