@@ -42,11 +42,13 @@ ORDER = json.dumps({
 
 
 def event_version(n: int) -> str:
-    """Version n (1..3) of an open Event schema: each adds an optional property."""
+    """Version n (1..3) of a closed Event schema: each adds an optional property, which a closed
+    content model allows under BACKWARD (an open one would not: old data may hold anything there)."""
     properties: dict[str, Any] = {"name": {"type": "string"}}
     extra = [("count", {"type": "integer"}), ("tags", {"type": "array", "items": {"type": "string"}})]
     properties.update(extra[: n - 1])
-    return json.dumps({"title": "Event", "type": "object", "properties": properties, "required": ["name"]})
+    return json.dumps({"title": "Event", "type": "object", "properties": properties, "required": ["name"],
+                       "additionalProperties": False})
 
 
 def event_record(n: int, i: int) -> dict[str, Any]:
