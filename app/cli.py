@@ -40,16 +40,18 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     """Settings from REGISTRY_* variables, overridden by the flags given on the command line."""
     overrides = {
         name: getattr(args, name)
-        for name in ("host", "port", "workers", "threads", "database_url", "access_log")
+        for name in ("host", "port", "workers", "threads", "database_url", "access_log", "access_log_format")
         if getattr(args, name, None) is not None
     }
     return Settings.from_env().with_overrides(**overrides)
 
 
 def cmd_serve(settings: Settings) -> int:
-    from app.serving import RegistryServer, prepare_database
+    from app.serving import RegistryServer, prepare_database, prepare_metrics_dir
 
     prepare_database(settings)
+    if settings.metrics:
+        prepare_metrics_dir()
     RegistryServer(settings.with_overrides(auto_migrate=False)).run()
     return 0
 
@@ -101,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
     serve.add_argument("--access-log", nargs="?", const="-", metavar="PATH",
                        help="log every request to PATH, or to stdout without one (REGISTRY_ACCESS_LOG)")
+    serve.add_argument("--access-log-format", choices=("text", "json"),
+                       help="text (gunicorn's lines) or json (one object per request) (REGISTRY_ACCESS_LOG_FORMAT)")
     serve.set_defaults(handler=cmd_serve)
 
     db = commands.add_parser("db", help="database schema migrations").add_subparsers(dest="db_command", required=True)

@@ -11,7 +11,11 @@ across fork would be shared by processes.
 """
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
@@ -23,6 +27,10 @@ from app.settings import Settings
 KEEPALIVE_SECONDS = 75
 # gthread (HTTP keep-alive) with error pages in Confluent's JSON instead of gunicorn's HTML.
 WORKER_CLASS = "app.gunicorn_worker.JsonErrorWorker"
+JSON_ACCESS_LOGGER = "app.access_log.JsonAccessLogger"
+METRICS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
+# The metrics directory this master created itself (removed again when it exits).
+_created_metrics_dir: str | None = None
 
 
 def gunicorn_options(settings: Settings) -> dict[str, Any]:
@@ -52,7 +60,44 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         # gunicorn 27+ opens a control socket at one fixed path per user, which several
         # instances on one host (or a test run next to a dev server) would fight over.
         "control_socket_disable": True,
+        **({"logger_class": JSON_ACCESS_LOGGER} if settings.access_log_format == "json" else {}),
+        "child_exit": worker_exited,
+        "on_exit": server_exited,
     }
+
+
+def prepare_metrics_dir() -> None:
+    """The master's step before forking when metrics are on: one directory where every
+    worker's prometheus-client values live (multiprocess mode, app/metrics.py), empty at
+    start so that a previous run's counts do not reappear. An operator's
+    PROMETHEUS_MULTIPROC_DIR is used (and emptied of metric files); otherwise a private
+    temporary directory is made and removed when the master exits. Workers inherit the
+    variable, which must be set before they import prometheus_client."""
+    global _created_metrics_dir
+    configured = os.environ.get(METRICS_DIR_ENV)
+    if configured:
+        path = Path(configured)
+        path.mkdir(parents=True, exist_ok=True)
+        for stale in path.glob("*.db"):
+            stale.unlink(missing_ok=True)
+        return
+    _created_metrics_dir = tempfile.mkdtemp(prefix="sqlregistry-metrics-")
+    os.environ[METRICS_DIR_ENV] = _created_metrics_dir
+
+
+def worker_exited(server: Any, worker: Any) -> None:
+    """gunicorn's child_exit hook (in the master): a dead worker's gauges (connections in
+    use) must stop counting; its counters and histograms stay, so totals never go down."""
+    if os.environ.get(METRICS_DIR_ENV):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
+def server_exited(server: Any) -> None:
+    """gunicorn's on_exit hook: remove the metrics directory `prepare_metrics_dir` made."""
+    if _created_metrics_dir is not None:
+        shutil.rmtree(_created_metrics_dir, ignore_errors=True)
 
 
 def prepare_database(settings: Settings) -> None:

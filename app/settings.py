@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 
 _TRUE = {"1", "true", "yes", "on"}
+ACCESS_LOG_FORMATS = ("text", "json")
 _FALSE = {"0", "false", "no", "off"}
 
 
@@ -52,6 +53,11 @@ class Settings:
     log_level: str = "info"
     # Access log: empty for none, `-` for stdout, else a file path (`true`/`false` also work).
     access_log: str = ""
+    # `text`: gunicorn's combined-style lines; `json`: one JSON object per request with
+    # method, route template, status, ms and subject (app/access_log.py).
+    access_log_format: str = "text"
+    # `GET /metrics` (Prometheus text) and the counting behind it.
+    metrics: bool = True
     # Peers whose X-Forwarded-* headers are trusted (a load balancer's addresses; `*` for any).
     forwarded_allow_ips: str = "127.0.0.1,::1"
 
@@ -63,6 +69,11 @@ class Settings:
             if value < low or (high is not None and value > high):
                 bound = f"between {low} and {high}" if high is not None else f"at least {low}"
                 raise ValueError(f"REGISTRY_{name.upper()} (--{name}): must be {bound}, got {value}")
+        if self.access_log_format not in ACCESS_LOG_FORMATS:
+            raise ValueError(
+                f"REGISTRY_ACCESS_LOG_FORMAT: must be one of {', '.join(ACCESS_LOG_FORMATS)}, "
+                f"got {self.access_log_format!r}"
+            )
 
     @property
     def access_log_target(self) -> str | None:

@@ -9,14 +9,18 @@ gthread with Confluent-JSON error pages (app/gunicorn_worker.py), 30 s timeouts,
 shutdown on SIGTERM, not preloaded.
 
 The master migrates the database once before forking (REGISTRY_AUTO_MIGRATE), then tells the
-workers (through the environment they inherit) not to try again.
+workers (through the environment they inherit) not to try again. It also prepares the
+directory the workers share their Prometheus metrics through (PROMETHEUS_MULTIPROC_DIR, a
+private temporary one unless set; see app/metrics.py); the `child_exit` and `on_exit` hooks
+that tidy it come with the other options. REGISTRY_ACCESS_LOG_FORMAT=json makes the access
+log one JSON object per request (app/access_log.py).
 """
 from __future__ import annotations
 
 import os
 import sys
 
-from app.serving import gunicorn_options, prepare_database
+from app.serving import gunicorn_options, prepare_database, prepare_metrics_dir
 from app.settings import Settings
 
 _settings = Settings.from_env()
@@ -35,3 +39,5 @@ def on_starting(server: object) -> None:
             raise
         sys.exit(f"sqlregistry: error: {message}")
     os.environ["REGISTRY_AUTO_MIGRATE"] = "false"
+    if _settings.metrics:
+        prepare_metrics_dir()

@@ -56,10 +56,18 @@ class AllowAll:
         return list(subjects)
 
 
+COMMITTED = "committed"
+# A registration refused, or a compatibility check answered "no", because the schema is
+# incompatible with the subject's history: nothing was written, but an audit trail and the
+# metrics want to know (a producer stuck on an incompatible schema is an incident).
+INCOMPATIBLE = "incompatible"
+
+
 @dataclass(frozen=True)
 class WriteEvent:
-    """What a committed write changed, for the audit trail and metrics. `versions` and
-    `schema_id` are set where the write has them (registration, deletes)."""
+    """What a committed write changed (`outcome` COMMITTED), or a write refused as
+    INCOMPATIBLE, for the audit trail and metrics. `versions` and `schema_id` are set where
+    the write has them (registration, deletes)."""
 
     action: Action
     operation: str
@@ -67,6 +75,7 @@ class WriteEvent:
     principal: Principal
     versions: tuple[int, ...] = ()
     schema_id: int | None = None
+    outcome: str = COMMITTED
 
 
 EventSink = Callable[[WriteEvent], None]

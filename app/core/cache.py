@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
@@ -20,13 +20,41 @@ T = TypeVar("T")
 ENTRY_OVERHEAD = 400
 
 
+class CacheStats(Protocol):
+    """Told about every lookup, so an operator can see whether a cache budget is too small
+    (metrics count them; the core itself never reads the counts)."""
+
+    def hit(self) -> None: ...
+    def miss(self) -> None: ...
+
+
+class NoStats:
+    """The default: lookups are not counted."""
+
+    def hit(self) -> None:
+        return None
+
+    def miss(self) -> None:
+        return None
+
+
+NO_STATS = NoStats()
+CacheStatsFactory = Callable[[str], CacheStats]
+
+
+def no_cache_stats(name: str) -> CacheStats:
+    """The default factory: one shared no-op for every named cache."""
+    return NO_STATS
+
+
 class LruCache(Generic[K, T]):
     """Least recently used entries go first once the estimated total passes `max_bytes`.
     `weigh` estimates one entry's bytes (its payload; the fixed overhead is added here)."""
 
-    def __init__(self, max_bytes: int, weigh: Callable[[T], int]):
+    def __init__(self, max_bytes: int, weigh: Callable[[T], int], stats: CacheStats = NO_STATS):
         self._max = max(1, max_bytes)
         self._weigh = weigh
+        self._stats = stats
         self._data: OrderedDict[K, tuple[T, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
@@ -36,7 +64,9 @@ class LruCache(Generic[K, T]):
         # lock is free, so hot readers never queue behind each other.
         entry = self._data.get(key)
         if entry is None:
+            self._stats.miss()
             return None
+        self._stats.hit()
         if self._lock.acquire(blocking=False):
             try:
                 if key in self._data:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple, TypeVar
 
-from app.core.cache import LruCache
+from app.core.cache import NO_STATS, CacheStats, LruCache
 from app.core.store import Storage
 
 T = TypeVar("T")
@@ -25,18 +25,23 @@ class _Entry(NamedTuple):
 
 
 class ReadCache:
-    def __init__(self, storage: Storage, max_bytes: int, enabled: bool = True):
+    def __init__(self, storage: Storage, max_bytes: int, enabled: bool = True, stats: CacheStats = NO_STATS):
         self._storage = storage
         self._enabled = enabled
+        # A reply kept under an old token is a miss, so this counts here, not in the LruCache.
+        self._stats = stats
         self._entries: LruCache[Hashable, _Entry] = LruCache(max_bytes, lambda e: e.weight)
 
     def get(self, key: Hashable, load: Callable[[], T], weigh: Callable[[T], int]) -> T:
         token = self._storage.change_token() if self._enabled else None
         if token is None:
+            self._stats.miss()
             return load()
         hit = self._entries.get(key)
         if hit is not None and hit.token == token:
+            self._stats.hit()
             return hit.value  # type: ignore[no-any-return]
+        self._stats.miss()
         value = load()
         self._entries.put(key, _Entry(token, value, weigh(value)))
         return value

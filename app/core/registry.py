@@ -14,10 +14,23 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from app.core.access import ANONYMOUS, Action, AllowAll, Authorizer, EventSink, Guard, Principal, WriteEvent, no_events
+from app.core.access import (
+    ANONYMOUS,
+    INCOMPATIBLE,
+    Action,
+    AllowAll,
+    Authorizer,
+    EventSink,
+    Guard,
+    Principal,
+    WriteEvent,
+    no_events,
+)
+from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.checking import CompatibilityChecks
 from app.core.errors import (
     ContextNotEmpty,
+    IncompatibleSchema,
     ReferenceExists,
     SchemaNotFound,
     SchemaVersionNotSoftDeleted,
@@ -61,7 +74,10 @@ class RegistryService:
         *,
         authorizer: Authorizer | None = None,
         events: EventSink = no_events,
+        cache_stats: CacheStatsFactory = no_cache_stats,
     ):
+        """`cache_stats` names each in-process cache ("reply", "content", "parsed",
+        "formatted") and gets what counts its hits and misses."""
         self.storage = storage
         # The service's own mapping (not the module-level registry), shared with the resolver,
         # so one service's formats can be swapped or instrumented without touching another's;
@@ -73,13 +89,17 @@ class RegistryService:
         self.authorizer: Authorizer = authorizer or AllowAll()
         self.events = events
         self._anonymous = Guard(self.authorizer, ANONYMOUS)
-        self.resolver = SchemaResolver(self.formats, settings.schema_cache_mb * 1024 * 1024, settings.max_schema_bytes)
+        self.resolver = SchemaResolver(
+            self.formats, settings.schema_cache_mb * 1024 * 1024, settings.max_schema_bytes, cache_stats
+        )
         self.checks = CompatibilityChecks(storage, self.resolver, settings)
         self.registrar = Registrar(storage, self.resolver, self.checks, settings)
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
-        self.read_cache = ReadCache(storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache)
+        self.read_cache = ReadCache(
+            storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
+        )
 
     def guard(self, principal: Principal) -> Guard:
         """The anonymous caller's guard is made once: every hot read asks for it."""
@@ -207,7 +227,11 @@ class RegistryService:
         self, subject: str, request: SchemaRequest, normalize: bool = False, force: bool = False,
         fmt: str | None = None, *, principal: Principal = ANONYMOUS,
     ) -> SubjectVersion:
-        done = self.registrar.register(subject, request, normalize, force, fmt, guard=self.guard(principal))
+        try:
+            done = self.registrar.register(subject, request, normalize, force, fmt, guard=self.guard(principal))
+        except IncompatibleSchema:
+            self._emit(Action.WRITE, "register", subject, principal, outcome=INCOMPATIBLE)
+            raise
         self._emit(Action.WRITE, "register", done.subject, principal, versions=(done.version,), schema_id=done.id)
         return done
 
@@ -330,8 +354,12 @@ class RegistryService:
         self, subject: str, version: str | None, request: SchemaRequest, normalize: bool = False,
         verbose: bool = False, *, principal: Principal = ANONYMOUS,
     ) -> CompatibilityReport:
-        """`version=None` runs registration's check against the live history (POST .../versions)."""
-        return self.checks.check(subject, version, request, normalize, verbose, self.guard(principal))
+        """`version=None` runs registration's check against the live history (POST .../versions).
+        An incompatible answer is reported to `events` (a refused write in the making)."""
+        report = self.checks.check(subject, version, request, normalize, verbose, self.guard(principal))
+        if not report.is_compatible:
+            self._emit(Action.READ, "check_compatibility", subject, principal, outcome=INCOMPATIBLE)
+        return report
 
     # ---------------------------------------------------------------- config and mode
     # Config documents use the PUT keys (`compatibility`, `normalize`, `alias`, ...).
@@ -399,6 +427,13 @@ class RegistryService:
                 raise ContextNotEmpty.for_context(name)
             store.delete_context(name)
         self._emit(Action.DELETE, "delete_context", scope, principal)
+
+    def check_ready(self) -> None:
+        """What a load balancer's readiness probe asks: one indexed read (the global settings
+        row) through storage. Raises storage's 50001/50002 when the database cannot answer;
+        never served from a cache."""
+        with self.storage.read() as store:
+            store.subject(DEFAULT_CONTEXT, "")
 
     def cluster_id(self) -> str:
         return self.settings.cluster_id

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.access import OPEN, Action, Guard
-from app.core.cache import LruCache
+from app.core.cache import CacheStatsFactory, LruCache, no_cache_stats
 from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError
 from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
@@ -65,13 +65,16 @@ def format_refusals() -> Iterator[None]:
 
 
 class SchemaResolver:
-    def __init__(self, formats: Mapping[str, SchemaFormat], cache_bytes: int, max_schema_bytes: int):
+    def __init__(
+        self, formats: Mapping[str, SchemaFormat], cache_bytes: int, max_schema_bytes: int,
+        cache_stats: CacheStatsFactory = no_cache_stats,
+    ):
         self.formats = formats
         self.max_schema_bytes = max_schema_bytes
         # Parsed models weigh most: half of the budget for them, a quarter each for content and renderings.
-        self._content: LruCache[int, StoredSchema] = LruCache(cache_bytes // 4, _content_bytes)
-        self._parsed: LruCache[int, ParsedSchema] = LruCache(cache_bytes // 2, _parsed_bytes)
-        self._formatted: LruCache[tuple[int, str], str] = LruCache(cache_bytes // 4, len)
+        self._content: LruCache[int, StoredSchema] = LruCache(cache_bytes // 4, _content_bytes, cache_stats("content"))
+        self._parsed: LruCache[int, ParsedSchema] = LruCache(cache_bytes // 2, _parsed_bytes, cache_stats("parsed"))
+        self._formatted: LruCache[tuple[int, str], str] = LruCache(cache_bytes // 4, len, cache_stats("formatted"))
 
     def format(self, schema_type: str) -> SchemaFormat:
         """The service's format for an exact (case-sensitive) `schemaType`, as Confluent's
@@ -108,10 +111,10 @@ class SchemaResolver:
 
     def contents(self, store: Store, pks: Sequence[int]) -> list[StoredSchema]:
         """Content for many rows, loading every cache miss in one query."""
-        missing = [pk for pk in pks if self._content.get(pk) is None]
-        for pk, stored in store.load_schemas(missing).items():
-            self._content.put(pk, stored)
-        return [self.content(store, pk) for pk in pks]
+        found = {pk: cached for pk in pks if (cached := self._content.get(pk)) is not None}
+        for pk, stored in store.load_schemas([pk for pk in pks if pk not in found]).items():
+            found[pk] = self._content.put(pk, stored)
+        return [found[pk] if pk in found else self.content(store, pk) for pk in pks]
 
     def remember(self, stored: StoredSchema, parsed: ParsedSchema) -> None:
         """Seed the caches with a schema just committed (its text is `parsed.canonical`)."""
