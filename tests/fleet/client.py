@@ -1,0 +1,61 @@
+"""A JSON-over-HTTP client for the fleet tests: one keep-alive session per thread, retries
+left to the caller (the tests decide what a retry may do)."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import requests
+
+V1_JSON = "application/vnd.schemaregistry.v1+json"
+_local = threading.local()
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any
+    seconds: float
+
+    @property
+    def error_code(self) -> int | None:
+        return self.body.get("error_code") if isinstance(self.body, dict) else None
+
+
+def call(base: str, method: str, path: str, body: Any = None, timeout: float = 30.0) -> Reply:
+    session = getattr(_local, "session", None)
+    if session is None:
+        session = _local.session = requests.Session()
+    started = time.monotonic()
+    try:
+        response = session.request(method, base + path, data=None if body is None else json.dumps(body),
+                                    headers={"Content-Type": V1_JSON}, timeout=timeout)
+    except requests.ConnectionError:
+        _local.session = None
+        return Reply(0, None, time.monotonic() - started)
+    try:
+        payload = response.json()
+    except ValueError:
+        payload = response.text
+    return Reply(response.status_code, payload, time.monotonic() - started)
+
+
+def record(name: str, *extra: str) -> str:
+    """An Avro record; each extra optional field keeps every two of them BACKWARD-compatible."""
+    fields = [{"name": "id", "type": "long"}] + [{"name": f, "type": ["null", "string"], "default": None} for f in extra]
+    return json.dumps({"type": "record", "name": name, "fields": fields})
+
+
+def register(base: str, subject: str, schema: str, attempts: int = 20) -> Reply:
+    """Register, retrying what a client library retries (no answer, 502/503/504, 5xx store
+    errors): registering the same schema again is idempotent."""
+    reply = Reply(0, None, 0.0)
+    for _ in range(attempts):
+        reply = call(base, "POST", f"/subjects/{subject}/versions", {"schema": schema})
+        if reply.status == 200 or 400 <= reply.status < 500:
+            return reply
+        time.sleep(0.1)
+    return reply
