@@ -7,7 +7,8 @@ Two measurements, printed as figures only:
    own name for the optional 11th field), to show the cost does not grow with the length.
 2. Over HTTP against `sqlregistry serve` (gunicorn, the default workers): 8 writer threads
    on keep-alive connections register (a) new schemas into distinct subjects and (b) new
-   versions into one subject, for a fixed time; registrations per second.
+   versions into one subject, and (c) re-register one existing schema, for a fixed time;
+   registrations per second.
 
     python bench/registrations.py [--seconds 10] [--writers 8] [--no-postgres] [--skip-length]
 """
@@ -137,13 +138,16 @@ def http_figures(label: str, database_url: str, workdir: Path, writers: int, sec
         for kind, body_for in (
             ("to distinct subjects", lambda w, n: (f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0))),
             ("into one subject", lambda w, n: (f"one-{run}", schema("One", 0, f"t{w}_{n}"))),
+            # After the first request, each is a re-registration answered with the existing
+            # version (the issue's target: at least half of read_path.py's read figure).
+            ("again (existing schema)", lambda w, n: (f"again-{run}", schema("Again", 0))),
         ):
             before = cpu_seconds(registry), cpu_seconds(database)
             rate = throughput(server.url, writers, seconds, body_for)
             registrations = rate * seconds
             app_ms = (cpu_seconds(registry) - before[0]) / registrations * 1000
             db_ms = (cpu_seconds(database) - before[1]) / registrations * 1000
-            print(f"{label:<9} {writers} writers, {workers} workers: {rate:6.0f} registrations/s {kind:<21} "
+            print(f"{label:<9} {writers} writers, {workers} workers: {rate:6.0f} registrations/s {kind:<23} "
                   f"(CPU per registration: registry {app_ms:.2f} ms, PostgreSQL {db_ms:.2f} ms)")
     finally:
         server.stop()
