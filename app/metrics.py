@@ -173,11 +173,12 @@ class PoolMetrics:
     def closed(self) -> None:
         POOL_OPEN.dec()
 
+    # Every request that reads the database checks a connection out and in: batched.
     def checked_out(self) -> None:
-        POOL_CHECKED_OUT.inc()
+        BATCH.add(POOL_CHECKED_OUT, 1.0)
 
     def checked_in(self) -> None:
-        POOL_CHECKED_OUT.dec()
+        BATCH.add(POOL_CHECKED_OUT, -1.0)
 
     def invalidated(self) -> None:
         POOL_INVALIDATED.inc()
