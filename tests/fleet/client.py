@@ -59,3 +59,9 @@ def register(base: str, subject: str, schema: str, attempts: int = 20) -> Reply:
             return reply
         time.sleep(0.1)
     return reply
+
+
+def metric(base: str, prefix: str) -> float:
+    """The sum of an instance's /metrics samples whose line starts with `prefix`."""
+    text = requests.get(base + "/metrics", timeout=10).text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(prefix))

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from client import call, record, register
+from client import call, metric, record, register
 from sqlalchemy import create_engine, text
 from support.fleet import Fleet, NginxUnavailable, start_fleet
 from support.invariants import broken_invariants
@@ -48,6 +48,10 @@ def rows(database_url: str, sql: str, **params: object) -> list[tuple]:
         engine.dispose()
 
 
+def registrations_counted(fleet: Fleet) -> float:
+    return sum(metric(server.url, "sqlregistry_registrations_total ") for server in fleet.instances)
+
+
 VERSIONS_SQL = """
     SELECT v.version, s.id FROM subject_versions v
     JOIN subjects sub ON sub.id = v.subject_id JOIN schemas s ON s.pk = v.schema_pk
@@ -64,6 +68,7 @@ def test_three_instances_started_at_once_on_an_empty_database_all_serve(fleet: F
 def test_16_writers_of_25_schemas_each_into_one_subject_get_versions_1_to_400(fleet: Fleet) -> None:
     subject = "fleet-many-writers"
     start = threading.Barrier(16)
+    counted_before = registrations_counted(fleet)
 
     def writer(w: int) -> list[tuple[int, int]]:
         start.wait()
@@ -83,6 +88,11 @@ def test_16_writers_of_25_schemas_each_into_one_subject_get_versions_1_to_400(fl
     assert len(set(ids)) == 400 and ids == sorted(ids)
     assert sorted(acknowledged) == ids
     assert call(fleet.url, "GET", f"/subjects/{subject}/versions").body == list(range(1, 401))
+    # Every worker of every instance hands its counts to /metrics within a second or so.
+    deadline = time.monotonic() + 5
+    while registrations_counted(fleet) - counted_before < 400 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert registrations_counted(fleet) - counted_before == 400
 
 
 def test_one_new_schema_registered_by_16_clients_at_once_gets_one_version_and_one_id(fleet: Fleet) -> None:

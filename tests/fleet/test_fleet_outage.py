@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from client import Reply, call, record
+from client import Reply, call, metric, record
 from support.fleet import Fleet, NginxUnavailable, start_fleet
 from support.invariants import broken_invariants
 from support.postgres import PostgresCluster, PostgresUnavailable, start_cluster
@@ -80,7 +80,10 @@ def test_postgres_restart_under_load_gives_fast_errors_then_resumes(outage_fleet
     try:
         time.sleep(1.0)
         cluster.stop_server("fast")
-        time.sleep(2.0)
+        time.sleep(1.0)
+        probes = [(call(server.url, "GET", "/health/live"), call(server.url, "GET", "/health/ready"))
+                  for server in fleet.instances]
+        time.sleep(1.0)
         during = len(outcomes)
         cluster.start_server()
         back = time.monotonic()
@@ -98,6 +101,11 @@ def test_postgres_restart_under_load_gives_fast_errors_then_resumes(outage_fleet
             t.join()
 
     assert resumed is not None, f"no registration succeeded within {RESUME_S}s of PostgreSQL's return"
+    for live, ready in probes:  # a balancer would take instances out, an orchestrator restart none
+        assert (live.status, live.body) == (200, {"status": "UP"})
+        assert ready.status == 503 and ready.body["status"] == "DOWN" and ready.error_code in (50001, 50002)
+    errors = sum(metric(server.url, "sqlregistry_db_errors_total{") for server in fleet.instances)
+    assert errors > 0  # the outage shows in /metrics
     failures = [(kind, r) for kind, r in outcomes if r.status != 200]
     assert failures, "the outage was not observed"
     for kind, reply in failures:
