@@ -12,10 +12,9 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
-from client import call, metric, record, register
+from fleet_client import call, metric, record, register
 from sqlalchemy import create_engine, text
 from support.fleet import Fleet, NginxUnavailable, start_fleet
 from support.invariants import broken_invariants

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from client import Reply, call, metric, record
+from fleet_client import Reply, call, metric, record
 from support.fleet import Fleet, NginxUnavailable, start_fleet
 from support.invariants import broken_invariants
 from support.postgres import PostgresCluster, PostgresUnavailable, start_cluster

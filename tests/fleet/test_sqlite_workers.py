@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from client import call, record
+from fleet_client import call, record
 from sqlalchemy import create_engine, text
 from support.live import start_server
 
@@ -34,14 +34,17 @@ def test_concurrent_writers_through_four_workers_never_see_a_locked_database(tmp
     try:
         with ThreadPoolExecutor(16) as pool:
             replies = [r for result in pool.map(writer, range(16)) for r in result]
-        journal = create_engine(url).connect().execute(text("PRAGMA journal_mode")).scalar()
     finally:
         server.stop()
-    failures = [r for r in replies if r[0] != 200]
-    assert failures == []
-    assert journal == "wal"
+    assert [r for r in replies if r[0] != 200] == []
     assert "locked" not in server.log_tail(100_000)
-    versions = create_engine(url).connect().execute(text(
-        "SELECT count(*), max(v.version) FROM subject_versions v JOIN subjects s ON s.id = v.subject_id "
-        "WHERE s.name = 'sqlite-shared'")).one()
-    assert tuple(versions) == (120, 120)
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+            shared = conn.execute(text(
+                "SELECT count(*), max(v.version) FROM subject_versions v JOIN subjects s ON s.id = v.subject_id "
+                "WHERE s.name = 'sqlite-shared'")).one()
+    finally:
+        engine.dispose()
+    assert tuple(shared) == (120, 120)

@@ -11,6 +11,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -147,8 +148,6 @@ class Fleet:
 
 
 def _serve_command(database_url: str, port: int, workers: int) -> list[str]:
-    import sys
-
     return [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
             "--workers", str(workers), "--database-url", database_url]
 
