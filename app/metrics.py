@@ -91,6 +91,7 @@ class _Batch:
     def __init__(self, seconds: float = 1.0):
         self._pending: dict[Any, float] = {}
         self._lock = threading.Lock()
+        self._flushing = threading.Lock()
         self._seconds = seconds
         self._running = False
         os.register_at_fork(after_in_child=self._forked)
@@ -113,10 +114,12 @@ class _Batch:
             self._start()
 
     def flush(self) -> None:
-        with self._lock:
-            pending, self._pending = self._pending, {}
-        for value, amount in pending.items():
-            value.inc(amount)
+        # One flush at a time, so a scrape's flush waits for the thread's to be applied.
+        with self._flushing:
+            with self._lock:
+                pending, self._pending = self._pending, {}
+            for value, amount in pending.items():
+                value.inc(amount)
 
     def _start(self) -> None:
         with self._lock:
@@ -134,6 +137,7 @@ class _Batch:
     def _forked(self) -> None:
         """A forked child has no flushing thread and must not count its parent's increments."""
         self._lock = threading.Lock()
+        self._flushing = threading.Lock()
         self._pending = {}
         self._running = False
 

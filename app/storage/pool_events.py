@@ -14,6 +14,11 @@ from sqlalchemy import Engine, event
 from sqlalchemy.engine import ExceptionContext
 
 
+# Marks a pool entry as checked out in this listener's eyes (`record_info` survives
+# invalidation, so a connection found dead while checked out still comes back once).
+_OUT = "sqlregistry_checked_out"
+
+
 class PoolObserver(Protocol):
     def connected(self) -> None: ...
     def closed(self) -> None: ...
@@ -38,11 +43,16 @@ def watch_pool(engine: Engine, observer: PoolObserver) -> None:
     def close_detached(_dbapi_conn: Any) -> None:
         observer.closed()
 
-    def checkout(_dbapi_conn: Any, _record: Any, _proxy: Any) -> None:
+    def checkout(_dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        record.record_info[_OUT] = True
         observer.checked_out()
 
-    def checkin(_dbapi_conn: Any, _record: Any) -> None:
-        observer.checked_in()
+    def checkin(_dbapi_conn: Any, record: Any) -> None:
+        # SQLAlchemy also reports a check-in for a checkout that failed before this
+        # listener ran (engine.py refused a dead connection and no new one could be
+        # opened): only connections this listener saw leave count as coming back.
+        if record.record_info.pop(_OUT, False):
+            observer.checked_in()
 
     def invalidate(_dbapi_conn: Any, _record: Any, _exc: BaseException | None) -> None:
         observer.invalidated()
@@ -54,8 +64,8 @@ def watch_pool(engine: Engine, observer: PoolObserver) -> None:
         else:
             observer.failed("disconnect" if context.is_disconnect else "statement")
 
-    # `checkout` is listened to after engine.py's dead-connection check, and a checkout that
-    # check refuses is retried by the pool with another connection, so in-use never drifts.
+    # `checkout` is listened to after engine.py's dead-connection check: a checkout that
+    # check refuses is retried by the pool with another connection before this one runs.
     for name, listener in (
         ("connect", connect), ("close", close), ("close_detached", close_detached),
         ("checkout", checkout), ("checkin", checkin), ("invalidate", invalidate),
