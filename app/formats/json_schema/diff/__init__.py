@@ -46,7 +46,7 @@ def compare(original: JsonNative, update: JsonNative, *, policy: str = STRICT_PO
         while True:
             shared = Shared(accepted, seed, original.specification == update.specification)
             ctx = Context(shared)
-            schema_diff.compare(ctx, original_root, update_root)
+            schema_diff.walk(ctx, original_root, update_root)
             found = ctx.incompatible_pairs()
             if not shared.optimistic or found.keys() == seed.keys():
                 return ctx.differences
