@@ -263,8 +263,12 @@ class SchemaLoader:
         keys = schema.keys()
         if "array" not in kinds and keys & self.array_keywords:
             parts.append(self._array(schema, resolver, depth, consumed))
-        if "object" not in kinds and self._makes_object(schema, keys & self.object_keywords):
-            parts.append(self._object(schema, resolver, depth, consumed))
+        if "object" not in kinds:
+            present = keys & self.object_keywords
+            if self._makes_object(schema, present):
+                parts.append(self._object(schema, resolver, depth, consumed))
+            else:
+                consumed |= present  # empty `properties` of 2019-09+: no constraint at all
         if "number" not in kinds and keys & NUMBER_KEYWORDS:
             parts.append(self._number(schema, False, consumed))
         if "string" not in kinds and keys & STRING_KEYWORDS:
