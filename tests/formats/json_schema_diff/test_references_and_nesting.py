@@ -46,6 +46,12 @@ RULES = [
          writer=modern({"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 5}),
          reader=modern({"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 4}),
          changes=["COMBINED_TYPE_SUBSCHEMAS_CHANGED #/"], compatible=False),
+    Rule("a chain of references is followed to its end (Confluent stops after one step)",
+         writer={"$ref": "#/definitions/a", "definitions": {"a": {"$ref": "#/definitions/b"},
+                                                            "b": {"type": "string", "maxLength": 3}}},
+         reader={"$ref": "#/definitions/a", "definitions": {"a": {"$ref": "#/definitions/b"},
+                                                            "b": {"type": "string", "maxLength": 2}}},
+         changes=["MAX_LENGTH_DECREASED #/maxLength"], compatible=False),
     Rule("a reader whose referenced subject changed a property type refuses the writer's values",
          writer={"properties": {"c": {"$ref": "customer.json"}}},
          reader={"properties": {"c": {"$ref": "customer.json"}}},
@@ -196,3 +202,10 @@ def _stack_depth() -> int:
         depth += 1
         frame = frame.f_back
     return depth
+
+
+def test_a_reference_that_only_points_back_to_itself_is_refused() -> None:
+    writer = build_native({"$ref": "#/definitions/a", "definitions": {"a": {"$ref": "#/definitions/a"}}}, {})
+    with pytest.raises(SchemaParseError) as raised:
+        compare(writer, build_native({}, {}))
+    assert raised.value.message == "Invalid schema of type JSON, details: Circular $ref '#/definitions/a'"

@@ -121,9 +121,22 @@ def _key(node: Node) -> str:
 
 
 def resolved(node: Node) -> Node:
-    """The schema a reference points to (one step, as Confluent looks through one level;
-    a reference to a reference is compared through the hub again)."""
-    return node.target() if isinstance(node, RefNode) else node
+    """The schema a reference points to, through any chain of references.
+
+    Confluent looks through one reference only, so that two references to references are
+    compared as two bare references (nothing inside them is compared); following the whole
+    chain compares what they point to instead. A chain that comes back on itself points to
+    no schema at all and is refused.
+    """
+    if not isinstance(node, RefNode):
+        return node
+    seen: set[int] = set()
+    while isinstance(node, RefNode):
+        if id(node) in seen:
+            raise refusal(f"Circular $ref '{node.ref}'")
+        seen.add(id(node))
+        node = node.target()
+    return node
 
 
 def same_kind(a: Node, b: Node) -> bool:
