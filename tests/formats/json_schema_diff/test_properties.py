@@ -41,8 +41,8 @@ def _extend(children: st.SearchStrategy[Any], modern: bool) -> st.SearchStrategy
         array = {"items": st.one_of(children, st.lists(children, max_size=3)),
                  "additionalItems": st.one_of(st.booleans(), children)}
     return st.one_of(
-        st.fixed_dictionaries({"type": st.just("object"), "properties": st.dictionaries(st.sampled_from(NAMES), children,
-                                                                                        max_size=3)},
+        st.fixed_dictionaries({"type": st.just("object"),
+                               "properties": st.dictionaries(st.sampled_from(NAMES), children, max_size=3)},
                               optional={"required": st.lists(st.sampled_from(NAMES), max_size=2, unique=True),
                                         "additionalProperties": st.one_of(st.booleans(), children),
                                         "patternProperties": st.dictionaries(st.just("^a"), children, max_size=1),

@@ -19,7 +19,8 @@ def compare_arrays(ctx: Context, original: ArrayNode, update: ArrayNode) -> Step
         yield Compare(ctx, original.all_items, update.all_items)
     yield from _compare_positional(ctx, original, update)
     yield from _compare_additional(ctx, original, update)
-    yield from compare_unevaluated(ctx, "unevaluatedItems", "UNEVALUATED_ITEMS", original.unevaluated, update.unevaluated)
+    yield from compare_unevaluated(
+        ctx, "unevaluatedItems", "UNEVALUATED_ITEMS", original.unevaluated, update.unevaluated)
     _compare_counts(ctx, original, update)
 
 

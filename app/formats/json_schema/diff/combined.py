@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from .changes import Difference
 from .context import Compare, Context, Steps
-from .loader import value_key
 from .nodes import ALL_OF, ANY_OF, ONE_OF, CombinedNode, Node
 
 
@@ -63,7 +62,7 @@ def _distinct(members: list[Node]) -> list[Node]:
         if member.source is None:
             kept.append(member)
             continue
-        key = value_key(member.source)
+        key = member.source_text()
         if key not in seen:
             seen.add(key)
             kept.append(member)

@@ -12,7 +12,6 @@ is a finite graph the comparison can walk with cycle detection.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -41,6 +40,7 @@ from .nodes import (
     RefNode,
     StringNode,
     TrueNode,
+    value_key,
 )
 
 # Subschemas nested beyond this in one document are refused rather than risking the
@@ -81,12 +81,6 @@ def is_extension(keyword: str) -> bool:
     """Vendor annotations (`connect.type`, `confluent:tags`, `x-...`): Kafka Connect and the
     registry's own tooling change them freely between versions, and they constrain no data."""
     return "." in keyword or ":" in keyword or keyword.startswith("x-")
-
-
-def value_key(value: Any) -> str:
-    """A comparison key for a JSON value (enum and const members): equal JSON gives equal keys,
-    while `1`, `1.0` and `true` stay distinct, as they are to Confluent's comparison."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 # The model of each parsed schema, built on its first comparison: the registry keeps a parsed

@@ -11,9 +11,17 @@ hence `eq=False` everywhere.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+def value_key(value: Any) -> str:
+    """A comparison key for a JSON value (enum and const members, whole schemas): equal JSON
+    gives equal keys, while `1`, `1.0` and `true` stay distinct, as they are to Confluent's
+    comparison (Python's `==` would make them equal)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
 
 # A default that is absent, distinct from a default of JSON null.
 NO_DEFAULT: Any = object()
@@ -46,6 +54,13 @@ case equal JSON does not mean an equal schema; `source_key` caches the source's 
     @property
     def has_default(self) -> bool:
         return self.default is not NO_DEFAULT
+
+    def source_text(self) -> str:
+        """The source's exact JSON text, computed once (the model is kept per parsed schema,
+        so a schema compared again and again serializes each of its subschemas once)."""
+        if self.source_key is None:
+            self.source_key = value_key(self.source)
+        return self.source_key
 
 
 @dataclass(eq=False, slots=True)
@@ -132,7 +147,7 @@ class ArrayNode(Node):
 
 @dataclass(eq=False, slots=True)
 class EnumNode(Node):
-    """`values` holds a comparison key per allowed value (see `loader.value_key`)."""
+    """`values` holds a comparison key per allowed value (see `value_key`)."""
 
     values: frozenset[str] = frozenset()
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from . import arrays, combined, objects, scalars, values
 from .changes import UNSUPPORTED_KEYWORD_CHANGED
 from .context import MAX_COMPARE_DEPTH, WALK_TOO_DEEP, Compare, Context, Steps
-from .loader import value_key
 from .nodes import (
     ALL_OF,
     ANY_OF,
@@ -33,6 +32,7 @@ from .nodes import (
     ObjectNode,
     RefNode,
     StringNode,
+    value_key,
 )
 from .refusals import refusal
 
@@ -111,13 +111,7 @@ def same_source(original: Node, update: Node) -> bool:
     if (original.source is None or original.has_refs or update.has_refs
             or original.source != update.source):
         return False
-    return _key(original) == _key(update)
-
-
-def _key(node: Node) -> str:
-    if node.source_key is None:
-        node.source_key = value_key(node.source)
-    return node.source_key
+    return original.source_text() == update.source_text()
 
 
 def resolved(node: Node) -> Node:
