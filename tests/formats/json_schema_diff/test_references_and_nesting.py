@@ -4,9 +4,11 @@ walk with a `SchemaParseError`, never a RecursionError."""
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import sys
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,7 +19,7 @@ from json_schema_rules import Rule, check_rule, modern
 from app.formats.base import SchemaParseError
 from app.formats.json_schema.diff import compare, incompatible, schema_diff
 from app.formats.json_schema.diff.context import MAX_COMPARE_DEPTH
-from app.formats.json_schema.diff.loader import MAX_DEPTH
+from app.formats.json_schema.diff.loader import MAX_DEPTH, model_of
 from app.formats.json_schema.model import build_native
 
 T = TypeVar("T")
@@ -209,3 +211,15 @@ def test_a_reference_that_only_points_back_to_itself_is_refused() -> None:
     with pytest.raises(SchemaParseError) as raised:
         compare(writer, build_native({}, {}))
     assert raised.value.message == "Invalid schema of type JSON, details: Circular $ref '#/definitions/a'"
+
+
+def test_a_model_is_built_once_and_goes_with_its_schema() -> None:
+    """The checker keeps its model of each parsed schema for the next check, but must not keep
+    the schema alive itself (the registry's cache decides how long a parsed schema lives)."""
+    native = build_native({"properties": {"c": {"$ref": "#/definitions/c"}}, "definitions": {"c": CUSTOMER}}, {})
+    assert model_of(native) is model_of(native)
+    compare(native, native)
+    gone = weakref.ref(native)
+    del native
+    gc.collect()
+    assert gone() is None

@@ -190,4 +190,7 @@ class RefNode(Node):
         if self._target is None:
             assert self.resolve is not None
             self._target = self.resolve()
+            # The resolver holds the loader, and so the parsed schema the model is cached
+            # for: dropping it lets the model go when the schema does.
+            self.resolve = None
         return self._target
