@@ -380,7 +380,8 @@ class SchemaLoader:
         )
         items = schema.get("items")
         if self.modern:
-            prefix = schema.get("prefixItems")
+            # 2019-09 still spells positional items as an `items` array; 2020-12 as prefixItems.
+            prefix = schema.get("prefixItems", items if isinstance(items, list) else None)
             if isinstance(prefix, list):
                 node.item_schemas = [self.load(s, resolver, depth) for s in prefix]
             if items is False:
