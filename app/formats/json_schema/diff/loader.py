@@ -65,11 +65,14 @@ _STRING_CLAIMS = frozenset({"minLength", "maxLength", "pattern"})
 _NUMBER_CLAIMS = frozenset({"minimum", "maximum", "multipleOf"})
 _EXCLUSIVE_BOUNDS = frozenset({"exclusiveMinimum", "exclusiveMaximum"})
 
-# Keywords that carry no constraint on data: ignored, as Confluent ignores them.
+# Keywords that carry no constraint on data: ignored, as Confluent ignores them. Besides the
+# specification's annotations, the code-generation hints of jsonschema2pojo, which Confluent's
+# Java serializers read (`javaType` is in its documentation's examples).
 _ANNOTATIONS = frozenset({
     "$schema", "$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$comment",
     "$vocabulary", "definitions", "$defs", "examples", "deprecated", "readOnly", "writeOnly",
     "contentEncoding", "contentMediaType", "title", "description", "default",
+    "javaType", "javaName", "javaInterfaces", "javaEnumNames", "existingJavaType",
 })
 
 # Keywords of an object or array schema that no rule compares (Confluent reads them and
