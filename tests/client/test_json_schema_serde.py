@@ -89,7 +89,8 @@ VALIDATION_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case, schema, good, bad, keyword, path", VALIDATION_CASES, ids=[c[0] for c in VALIDATION_CASES])
+@pytest.mark.parametrize("case, schema, good, bad, keyword, path", VALIDATION_CASES,
+                         ids=[case[0] for case in VALIDATION_CASES])
 def test_records_are_validated_by_the_draft_their_schema_names(case, schema, good, bad, keyword, path):
     source = InMemoryResolver([json_schema(schema)])
     deserialize = JsonDeserializer(source)
