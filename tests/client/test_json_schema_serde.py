@@ -262,6 +262,18 @@ def test_writer_choices_and_record_naming(ours, unique_subject):
     assert JsonSerializer(ours, EVENT_V1, topic=topic, subject_name_strategy=record_name).subject == "Event"
 
 
+def test_a_reader_version_holds_records_of_newer_writers_to_its_own_rules(ours, unique_subject):
+    subject = unique_subject()
+    old = JsonSerializer(ours, EVENT_V1, subject=subject)({"name": "a"})
+    new = JsonSerializer(ours, EVENT_V2, subject=subject)
+    reader_v1 = JsonDeserializer(RegistryClient(ours.urls), reader=ReaderVersion(subject, 1))
+    assert reader_v1(old) == {"name": "a"}
+    assert reader_v1(new({"name": "b"})) == {"name": "b"}
+    with pytest.raises(RecordInvalid, match="the reader's JSON schema: Additional properties are not allowed"):
+        reader_v1(new({"name": "c", "count": 3}))  # v1 is closed: it has no `count`
+    assert JsonDeserializer(ours, reader=ReaderVersion(subject))(new({"name": "c", "count": 3}))["count"] == 3
+
+
 def test_using_the_latest_version_of_an_avro_subject_is_refused(ours, unique_subject):
     subject = unique_subject()
     ours.register(subject, USER_V1)
