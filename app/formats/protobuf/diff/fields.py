@@ -19,7 +19,7 @@ import that changed) the two messages are compared here, their findings located 
 type's local name; if any of them fails a check, the field itself is
 FIELD_NAMED_TYPE_CHANGED too.
 
-Every side is `original` = writer, `update` = reader.
+Throughout, `original` is the writer's schema and `update` the reader's.
 """
 from __future__ import annotations
 
