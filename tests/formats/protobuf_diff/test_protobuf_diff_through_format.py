@@ -38,3 +38,46 @@ def test_verbose_entries_through_the_format() -> None:
         "{errorType:\"FIELD_KIND_CHANGED\", description:\"The type of a field at path '#/A/1' in the new schema "
         "does not match the old schema\"}"
     ]
+
+
+RICH = """syntax = "proto3";
+package shop.orders.v1;
+
+import "google/protobuf/timestamp.proto";
+import "google/type/money.proto";
+
+enum Channel { CHANNEL_UNSPECIFIED = 0; WEB = 1; STORE = 2; }
+
+message Order {
+  string id = 1;
+  google.protobuf.Timestamp placed_at = 2;
+  repeated Line lines = 3;
+  map<string, string> labels = 4;
+  optional string coupon = 5;
+  Channel channel = 6;
+  oneof payment { Card card = 7; string voucher = 8; }
+  google.type.Money total = 9;
+  map<int32, Line> by_position = 10;
+  reserved 20 to 25;
+
+  message Line {
+    string sku = 1;
+    uint32 quantity = 2;
+    enum Kind { option allow_alias = true; GOOD = 0; PRODUCT = 0; SERVICE = 1; }
+    Kind kind = 3;
+  }
+}
+
+message Card { string last4 = 1; int32 expiry_month = 2; int32 expiry_year = 3; }
+"""
+
+
+def test_a_schema_sent_as_a_serialized_descriptor_compares_equal_to_its_text() -> None:
+    """confluent-kafka sends base64 `FileDescriptorProto`s; the same schema sent as text and as
+    a descriptor must show no difference at all, either way round."""
+    as_text = FORMAT.parse(RICH, {})
+    serialized = FORMAT.formatted(as_text, "serialized")
+    assert serialized is not None
+    as_descriptor = FORMAT.parse(serialized, {})
+    assert compare(as_text.native, as_descriptor.native) == []
+    assert compare(as_descriptor.native, as_text.native) == []
