@@ -154,7 +154,7 @@ def _compare_message_types(
         return
     if original_info.own and update_info.own:
         return  # compared where they are declared
-    if not original_info.own and not update_info.own and _same_file(original_info, update_info):
+    if not original_info.own and not update_info.own and walk.same_file(original_info.file, update_info.file):
         return  # one and the same import on both sides: nothing can differ
     assert original_info.message is not None and update_info.message is not None
     branch = walk.branch(original_info.local_name)
@@ -162,7 +162,3 @@ def _compare_message_types(
     walk.differences.extend(branch.differences)
     if not all(difference.compatible for difference in branch.differences):
         walk.add(c.FIELD_NAMED_TYPE_CHANGED)
-
-
-def _same_file(original: TypeInfo, update: TypeInfo) -> bool:
-    return original.file is update.file or original.file == update.file
