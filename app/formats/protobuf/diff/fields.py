@@ -34,23 +34,17 @@ MESSAGE = "MESSAGE"
 
 GENERAL_NUMBER = "GENERAL_NUMBER"
 STRING_OR_BYTES = "STRING_OR_BYTES"
-_SCALAR_GROUPS = {
-    "int32": GENERAL_NUMBER,
-    "int64": GENERAL_NUMBER,
-    "uint32": GENERAL_NUMBER,
-    "uint64": GENERAL_NUMBER,
-    "bool": GENERAL_NUMBER,
-    "sint32": "SIGNED_NUMBER",
-    "sint64": "SIGNED_NUMBER",
-    "string": STRING_OR_BYTES,
-    "bytes": STRING_OR_BYTES,
-    "fixed32": "FIXED32",
-    "sfixed32": "FIXED32",
-    "fixed64": "FIXED64",
-    "sfixed64": "FIXED64",
-    "float": "FLOAT",
-    "double": "DOUBLE",
+# Confluent's groups (its ScalarKind names); every enum is a GENERAL_NUMBER too.
+_GROUPS = {
+    GENERAL_NUMBER: ("int32", "int64", "uint32", "uint64", "bool"),
+    "SIGNED_NUMBER": ("sint32", "sint64"),
+    STRING_OR_BYTES: ("string", "bytes"),
+    "FIXED32": ("fixed32", "sfixed32"),
+    "FIXED64": ("fixed64", "sfixed64"),
+    "FLOAT": ("float",),
+    "DOUBLE": ("double",),
 }
+_SCALAR_GROUPS = {scalar: group for group, scalars in _GROUPS.items() for scalar in scalars}
 
 
 def compare_field(walk: Walk, original: FieldView, update: FieldView) -> None:
