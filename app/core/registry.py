@@ -11,7 +11,7 @@ Writes are one transaction each, and each committed write is reported to the `ev
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from app.core.access import ANONYMOUS, Action, AllowAll, Authorizer, EventSink, Guard, Principal, WriteEvent, no_events
@@ -45,6 +45,7 @@ from app.core.subjects import (
 )
 from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
+from app.formats import LazyFormats
 from app.formats.base import SchemaFormat
 from app.settings import Settings
 
@@ -63,8 +64,11 @@ class RegistryService:
     ):
         self.storage = storage
         # The service's own mapping (not the module-level registry), shared with the resolver,
-        # so one service's formats can be swapped or instrumented without touching another's.
-        self.formats: dict[str, SchemaFormat] = dict(formats)
+        # so one service's formats can be swapped or instrumented without touching another's;
+        # a lazy map stays lazy (`copy`), so no format is imported before it is used.
+        self.formats: MutableMapping[str, SchemaFormat] = (
+            formats.copy() if isinstance(formats, LazyFormats) else dict(formats)
+        )
         self.settings = settings
         self.authorizer: Authorizer = authorizer or AllowAll()
         self.events = events

@@ -18,7 +18,7 @@ from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
 from app.core.store import ResolvedReference, Store, VersionRow
 from app.core.types import QualifiedSubject, SchemaReference
-from app.formats.base import ParsedSchema, SchemaFormat, SchemaParseError
+from app.formats.base import Fingerprints, ParsedSchema, SchemaFormat, SchemaParseError
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,14 @@ class SchemaResolver:
         except KeyError:
             supported = ", ".join(self.formats)
             raise InvalidSchema(f"Invalid schema type {schema_type}; this server supports {supported}") from None
+
+    def fingerprint_digits(self) -> dict[str, int]:
+        """Every fingerprint algorithm some format computes, with its digest's hex length."""
+        digits: dict[str, int] = {}
+        for fmt in self.formats.values():
+            if isinstance(fmt, Fingerprints):
+                digits.update(fmt.fingerprint_digits)
+        return digits
 
     # ------------------------------------------------------------------ stored schemas
     def cached_content(self, pk: int) -> StoredSchema | None:

@@ -18,7 +18,6 @@ from app.core.subjects import alias_of, alias_target, page, subject_version
 from app.core.types import DEFAULT_CONTEXT, WILDCARD_CONTEXT, QualifiedSubject
 
 SCHEMAS_MAX_LIMIT = 1000
-FINGERPRINT_HEX_DIGITS = {"crc64": 16, "md5": 32, "sha256": 64}
 
 
 class ListedSchema(NamedTuple):
@@ -81,9 +80,10 @@ class SchemaReads:
         """GET /schemas/fingerprints/{hex} (a sqlregistry extension): the smallest default-context
         id whose schema has this fingerprint; 42202 for a malformed one, 40403 for none."""
         algorithm = algorithm.lower()
-        size = FINGERPRINT_HEX_DIGITS.get(algorithm)
+        digits = self.resolver.fingerprint_digits()
+        size = digits.get(algorithm)
         if size is None:
-            raise InvalidFingerprint(f"Unknown fingerprint algorithm {algorithm}; use crc64, md5 or sha256")
+            raise InvalidFingerprint(f"Unknown fingerprint algorithm {algorithm}; use {', '.join(sorted(digits))}")
         digest = digest.lower()
         if len(digest) != size or any(c not in "0123456789abcdef" for c in digest):
             raise InvalidFingerprint(f"A {algorithm} fingerprint is {size} hexadecimal digits")

@@ -113,7 +113,12 @@ class SchemaFormat(Protocol):
 @runtime_checkable
 class Fingerprints(Protocol):
     """Optional: digests a reader can name a schema by, algorithm -> lowercase hex (Avro: the
-    Parsing Canonical Form's crc64, md5 and sha256, for single-object encoding)."""
+    Parsing Canonical Form's crc64, md5 and sha256, for single-object encoding).
+
+    `fingerprint_digits` names each algorithm the format computes and how many hexadecimal
+    digits its digest has, so the core can refuse a malformed lookup without a query."""
+
+    fingerprint_digits: Mapping[str, int]
 
     def fingerprints(self, schema: ParsedSchema) -> dict[str, str]: ...
 

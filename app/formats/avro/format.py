@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from app.client.canonical import parsing_canonical_form
-from app.client.fingerprint import CRC64, MD5, SHA256, fingerprint_of_form
+from app.client.fingerprint import CRC64, DIGEST_SIZES, MD5, SHA256, fingerprint_of_form
 from app.formats.avro.canonical import to_json
 from app.formats.avro.compatibility import UNEXPECTED_EXCEPTION, check
 from app.formats.avro.errors import InvalidAvro
@@ -70,6 +70,7 @@ def _refusals() -> Iterator[None]:
 
 class AvroFormat:
     schema_type = "AVRO"
+    fingerprint_digits = {algorithm: 2 * size for algorithm, size in DIGEST_SIZES.items()}
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
         parser = Parser(strict)

@@ -1,5 +1,5 @@
-"""schema_fingerprints: each Avro schema's Parsing Canonical Form fingerprints (crc64, md5,
-sha256), indexed, for `GET /schemas/fingerprints/{hex}`; filled for schemas stored before
+"""schema_fingerprints: each schema's fingerprints (Avro: its Parsing Canonical Form's crc64,
+md5 and sha256), indexed, for `GET /schemas/fingerprints/{hex}`; filled for schemas stored before
 
 Revision ID: 0003
 Revises: 0002
@@ -33,23 +33,24 @@ def upgrade() -> None:
 
 
 def _backfill(conn: Any) -> None:
-    """Fingerprint every stored Avro schema, its references' texts resolved through the
-    subject versions they name (transitively), as registration does."""
-    from app.client.canonical import parsing_canonical_form
-    from app.client.fingerprint import CRC64, MD5, SHA256, fingerprint_of_form
+    """Fingerprint every stored schema whose format computes fingerprints, parsed with its
+    references' texts resolved through the subject versions they name (transitively), as
+    registration does. The formats compute them, so the digests are the ones registration stores."""
+    from app.formats import FORMATS
+    from app.formats.base import Fingerprints, SchemaParseError
 
-    rows = conn.execute(sa.text(
-        "SELECT pk, context, schema_text, references_doc FROM schemas WHERE schema_type = 'AVRO'"
-    )).all()
-    texts = {pk: (context, text, _refs(doc)) for pk, context, text, doc in rows}
+    fingerprinting = {name: fmt for name, fmt in FORMATS.items() if isinstance(fmt, Fingerprints)}
+    rows = conn.execute(sa.text("SELECT pk, context, schema_type, schema_text, references_doc FROM schemas")).all()
+    stored = {pk: (context, schema_type, text, _refs(doc)) for pk, context, schema_type, text, doc in rows}
     versions = {
         (context, name, version): pk for context, name, version, pk in conn.execute(sa.text(
             "SELECT s.context, s.name, v.version, v.schema_pk FROM subject_versions v JOIN subjects s ON s.id = v.subject_id"
         ))
     }
 
-    def referenced(context: str, refs: list[dict[str, Any]], seen: set[int]) -> list[str]:
-        out: list[str] = []
+    def dependencies(context: str, refs: list[dict[str, Any]], seen: set[int]) -> dict[str, str]:
+        """Reference name -> text, each schema after the ones it depends on."""
+        out: dict[str, str] = {}
         for ref in refs:
             subject = ref["subject"]
             ctx, name = context, subject  # an unqualified subject is in the referrer's context
@@ -57,21 +58,25 @@ def _backfill(conn: Any) -> None:
                 ctx, name = subject[1:].split(":", 1)
                 ctx = ctx if ctx.startswith(".") else "." + ctx
             pk = versions.get((ctx, name, ref["version"]))
-            if pk is None or pk in seen or pk not in texts:
+            if pk is None or pk in seen or pk not in stored:
                 continue
             seen.add(pk)
-            inner_ctx, inner_text, inner_refs = texts[pk]
-            out += referenced(inner_ctx, inner_refs, seen) + [inner_text]
+            inner_ctx, _, inner_text, inner_refs = stored[pk]
+            out.update(dependencies(inner_ctx, inner_refs, seen))
+            out[ref["name"]] = inner_text
         return out
 
     table = sa.table("schema_fingerprints", sa.column("schema_pk"), sa.column("algorithm"), sa.column("digest"))
     batch = []
-    for pk, (context, text, refs) in texts.items():
+    for pk, (context, schema_type, text, refs) in stored.items():
+        fmt = fingerprinting.get(schema_type)
+        if fmt is None:
+            continue
         try:
-            form = parsing_canonical_form(text, referenced(context, refs, {pk}))
-        except ValueError:
-            continue  # a text the canonical form cannot read gets no fingerprint
-        batch += [{"schema_pk": pk, "algorithm": a, "digest": fingerprint_of_form(form, a).hex} for a in (CRC64, MD5, SHA256)]
+            parsed = fmt.parse(text, dependencies(context, refs, {pk}), strict=False)
+        except SchemaParseError:
+            continue  # a text its format no longer reads gets no fingerprint
+        batch += [{"schema_pk": pk, "algorithm": a, "digest": d} for a, d in fmt.fingerprints(parsed).items()]
         if len(batch) >= 3000:
             conn.execute(table.insert(), batch)
             batch = []
