@@ -44,15 +44,17 @@ Steps = Generator[Compare, None, T]
 class Shared:
     """What every context of one walk shares."""
 
-    def __init__(self, compatible: frozenset[str], seed: dict[Pair, list[Difference]], same_draft: bool) -> None:
+    def __init__(
+        self, compatible: frozenset[str], seed: dict[Pair, list[Difference]], same_draft: bool
+    ) -> None:
         self.compatible = compatible
         # Equal JSON is an equal schema only when both sides read it under one draft.
         self.same_draft = same_draft
         self.seed = seed
         self.memo: dict[Pair, list[Difference]] = {}
         self.in_progress: set[Pair] = set()
+        # Whether a cycle was assumed compatible during the walk (the fixpoint needs another pass).
         self.optimistic = False
-        self.depth = 0
 
 
 class Context:
