@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from json_schema_rules import Rule, check_rule, modern
 
 from app.formats.base import SchemaParseError
 from app.formats.json_schema.diff import compare, incompatible, schema_diff
 from app.formats.json_schema.diff.context import MAX_COMPARE_DEPTH
 from app.formats.json_schema.diff.loader import MAX_DEPTH, model_of
 from app.formats.json_schema.model import build_native
+
+from .json_schema_rules import Rule, check_rule, modern
 
 T = TypeVar("T")
 CUSTOMER = {"type": "object", "properties": {"name": {"type": "string"}}}

@@ -3,7 +3,8 @@ contains bounds, and the 2020-12 spellings (prefixItems, items, unevaluatedItems
 from __future__ import annotations
 
 import pytest
-from json_schema_rules import Rule, check_rule, modern
+
+from .json_schema_rules import Rule, check_rule, modern
 
 STR = {"type": "string"}
 NUM = {"type": "number"}

@@ -4,7 +4,8 @@ which constrain no data, stay free to change."""
 from __future__ import annotations
 
 import pytest
-from json_schema_rules import Rule, check_rule, modern
+
+from .json_schema_rules import Rule, check_rule, modern
 
 CHANGED = "UNSUPPORTED_KEYWORD_CHANGED"
 
