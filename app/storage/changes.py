@@ -8,7 +8,8 @@ Two signals make up the token:
   that cached a reply under the old bytes sees new ones on its next request, so gunicorn's
   workers (and SQLite, which is single-host by nature) read their own and each other's
   writes at once.
-* Across hosts (PostgreSQL fleets), each write transaction sends `NOTIFY`; one listener
+* Across hosts (PostgreSQL fleets), triggers send `NOTIFY` when a write commits (migration
+  0004, so writes made outside the registry count too); one listener
   thread per process counts notifications. Another instance sees a write once its
   notification arrives (milliseconds), like a follower of Confluent's registry reading
   the Kafka log. While the listener is not connected the token is None and callers must
