@@ -118,7 +118,7 @@ class JsonSchemaFormat:
 
         rules = LENIENT_POLICY if policy == LENIENT_POLICY else STRICT_POLICY  # LOGICAL checks as STRICT
         with _refusals():
-            return incompatible(compare(_native(writer), _native(reader)), rules)
+            return incompatible(compare(_native(writer), _native(reader), policy=rules), rules)
 
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
         from app.formats.json_schema.diff import describe
