@@ -16,6 +16,7 @@ from app.formats.base import Incompatibility, ParsedSchema, SchemaFormat, Schema
 _PROVIDERS: dict[str, tuple[str, str]] = {
     "AVRO": ("app.formats.avro", "AvroFormat"),
     "JSON": ("app.formats.json_schema", "JsonSchemaFormat"),
+    "PROTOBUF": ("app.formats.protobuf", "ProtobufFormat"),
 }
 
 

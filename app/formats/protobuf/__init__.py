@@ -1,1 +1,12 @@
-"""Protobuf (`schemaType: "PROTOBUF"`) behind the format protocol of `app.formats.base`."""
+"""Protobuf (`schemaType: "PROTOBUF"`) behind the format protocol of `app.formats.base`.
+
+`format` holds the `SchemaFormat` the registry uses; beside it: `compiler` (protoc, in
+process), `printer` with `names` and `options` (descriptors back to canonical `.proto` text),
+`model` (what a parsed schema carries) and `well_known/` (the imports that need no reference).
+The compatibility checker lives in `diff`.
+"""
+from __future__ import annotations
+
+from app.formats.protobuf.format import ProtobufFormat
+
+__all__ = ["ProtobufFormat"]

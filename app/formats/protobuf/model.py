@@ -8,7 +8,7 @@ ones included), each under its import name.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
 
@@ -17,7 +17,10 @@ from google.protobuf.descriptor_pb2 import FileDescriptorProto
 class ProtobufNative:
     """`file` is the schema's own file (its `name` is the registry's, not the user's);
     `imports` maps each import name (`google/protobuf/timestamp.proto`, a reference name)
-    to its file, transitive imports included. Treat both as read-only: they are cached."""
+    to its file, transitive imports included. Treat both as read-only: they are cached.
+    `dependencies` are the reference texts it was compiled with (reference name -> text), so
+    that a derived form (normalized) can be compiled in the same context."""
 
     file: FileDescriptorProto
     imports: Mapping[str, FileDescriptorProto]
+    dependencies: Mapping[str, str] = field(default_factory=dict)

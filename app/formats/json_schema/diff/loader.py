@@ -201,10 +201,12 @@ class SchemaLoader:
 
     def _unsupported(self, schema: dict[str, Any], consumed: set[str]) -> dict[str, Any]:
         """The keywords no comparison reads (unknown ones, and known ones the rules leave
-        alone, such as `format` or draft 4's boolean `exclusiveMaximum`)."""
+        alone, such as `format` or draft 4's boolean `exclusiveMaximum`). An empty modern
+        `properties` reads as nothing at all (`_object_keyword`), so it is not one of them."""
         return {
             k: v for k, v in schema.items()
             if k not in consumed and k not in _ANNOTATIONS and not is_extension(k)
+            and not (self.modern and k in ("properties", "patternProperties") and v == {})
         }
 
     def _reference(self, schema: dict[str, Any], resolver: Any) -> RefNode:

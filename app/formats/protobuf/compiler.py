@@ -1,0 +1,140 @@
+"""`.proto` text to descriptors with the real protoc, in process.
+
+grpcio-tools links protoc into `grpc_tools._protoc_compiler`. Its `get_protos` entry point
+imports a file from disk, reports every error with file, line and column as data (not on
+stderr), and returns the Python code generated for the file and each file it imports; that code
+embeds each file's serialized `FileDescriptorProto`, which is what we keep. So protoc decides
+what a valid schema is (duplicate names, undefined types, missing imports, editions), and
+we never write a parser of our own.
+
+Each call gets a private directory (on tmpfs when there is one) holding the schema and the
+texts of its references, each under its reference name; the well-known imports come from
+grpc_tools' bundled `google/protobuf/*.proto` and our `well_known/` folder, searched after the
+references so that a reference of the same name wins, as in Confluent's provider.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+import grpc_tools
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
+from grpc_tools import _protoc_compiler
+
+from app.formats.base import SchemaParseError
+from app.formats.protobuf.model import ProtobufNative
+
+REFUSAL = "Invalid schema of type PROTOBUF, details: {}"
+
+# The file name protoc sees for the schema itself (it shows in error messages). A reference
+# of the same name moves the schema to the next free `schema_<n>.proto`.
+SCHEMA_FILE = "schema.proto"
+
+_INCLUDES = (
+    str(Path(__file__).with_name("well_known")),
+    os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"),
+)
+_SCRATCH_ROOT = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+
+# `DESCRIPTOR = ...AddSerializedFile(b'...')` in the generated module: one bytes literal.
+_SERIALIZED = re.compile(rb"AddSerializedFile\((b'(?:[^'\\]|\\.)*')\)")
+
+# protoc's Importer is not documented as safe to run concurrently; a call takes about 0.2 ms.
+_PROTOC_LOCK = threading.Lock()
+
+
+class _DescriptorCache:
+    """Generated module code -> its `FileDescriptorProto`. Evaluating the bytes literal of a
+    big file (descriptor.proto: 2 ms) dominates a call, and the well-known files come back
+    byte-identical every time, so their descriptors are decoded once."""
+
+    def __init__(self, capacity: int = 256) -> None:
+        self._entries: OrderedDict[bytes, FileDescriptorProto] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    def descriptor(self, code: bytes) -> FileDescriptorProto:
+        with self._lock:
+            found = self._entries.get(code)
+            if found is not None:
+                self._entries.move_to_end(code)
+                return found
+        match = _SERIALIZED.search(code)
+        if match is None:
+            raise SchemaParseError(REFUSAL.format("protoc produced no descriptor"))
+        file = FileDescriptorProto.FromString(ast.literal_eval(match.group(1).decode("latin-1")))
+        with self._lock:
+            self._entries[code] = file
+            if len(self._entries) > self._capacity:
+                self._entries.popitem(last=False)
+        return file
+
+
+_DESCRIPTORS = _DescriptorCache()
+
+
+def schema_file_name(dependencies: Mapping[str, str]) -> str:
+    name, n = SCHEMA_FILE, 0
+    while name in dependencies:
+        n += 1
+        name = f"schema_{n}.proto"
+    return name
+
+
+def _writable(name: str) -> bool:
+    """A reference name protoc could import: a relative path without `.`/`..` parts.
+    Others cannot be imported by any schema, so they are simply not written."""
+    if not name or name.startswith("/") or "\\" in name or "\0" in name:
+        return False
+    parts = PurePosixPath(name).parts
+    return all(part not in (".", "..") for part in parts) and "//" not in name
+
+
+def compile_text(text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
+    """Compile `text` with its references (reference name -> `.proto` text).
+
+    `SchemaParseError` carries protoc's messages, one per line, as protoc's command line
+    prints them (`schema.proto:3:27: "Nope" is not defined.`).
+    """
+    main = schema_file_name(dependencies)
+    scratch = tempfile.mkdtemp(prefix="sqlregistry-proto-", dir=_SCRATCH_ROOT)
+    try:
+        root = Path(scratch)
+        for name, dep_text in dependencies.items():
+            if _writable(name):
+                path = root / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(dep_text, encoding="utf-8")
+        (root / main).write_text(text, encoding="utf-8")
+        include = [scratch.encode(), *(p.encode() for p in _INCLUDES)]
+        try:
+            with _PROTOC_LOCK:
+                generated = _protoc_compiler.get_protos(main.encode(), include)
+        except _protoc_compiler.ProtocErrors as exc:
+            raise SchemaParseError(REFUSAL.format(_error_text(exc))) from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    files = [_DESCRIPTORS.descriptor(code) for _, code in generated]
+    # Topological order, the schema's own file last.
+    *imported, own = files
+    return ProtobufNative(own, {f.name: f for f in imported})
+
+
+def _error_text(exc: _protoc_compiler.ProtocErrors) -> str:
+    """protoc's command-line wording: 1-based line and column (the binding reports 0-based)."""
+    lines = []
+    for error in exc.errors():
+        filename = error.filename.decode("utf-8", "replace")
+        message = error.message.decode("utf-8", "replace")
+        if error.line >= 0:
+            lines.append(f"{filename}:{error.line + 1}:{error.column + 1}: {message}")
+        else:
+            lines.append(f"{filename}: {message}")
+    return "\n".join(lines) or "protoc refused the schema"

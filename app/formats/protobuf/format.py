@@ -1,0 +1,219 @@
+"""`ProtobufFormat`, the Protobuf `SchemaFormat`, put together from the modules beside it.
+
+A schema is compiled by protoc (`compiler`), printed back as canonical text (`printer`), and
+that text is what the registry stores and hashes. The printed text is compiled once more and
+must give the same descriptor, so what is stored always means exactly what was sent; a stored
+text (already canonical) compiles once. Input may also be a base64 `FileDescriptorProto`, as
+confluent-kafka's Python serializer sends: it is printed as text and then takes the same road.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+
+from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
+from google.protobuf.message import DecodeError
+
+from app.formats.base import STRICT_POLICY, Incompatibility, ParsedSchema, SchemaParseError
+from app.formats.protobuf.compiler import REFUSAL, compile_text
+from app.formats.protobuf.model import ProtobufNative
+from app.formats.protobuf.printer import default_json_name, render
+
+SCHEMA_TYPE = "PROTOBUF"
+SERIALIZED = "serialized"
+IGNORE_EXTENSIONS = "ignore_extensions"
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/\s]+={0,2}\s*")
+
+
+def _native(schema: ParsedSchema) -> ProtobufNative:
+    return schema.native
+
+
+def decode_descriptor(text: str) -> FileDescriptorProto | None:
+    """`text` as a base64 `FileDescriptorProto`, or None when it is not one."""
+    if not _BASE64.fullmatch(text):
+        return None
+    try:
+        file = FileDescriptorProto.FromString(base64.b64decode("".join(text.split()), validate=True))
+    except (binascii.Error, DecodeError, ValueError):
+        return None
+    return file if file.ByteSize() else None
+
+
+def _imports_for(file: FileDescriptorProto, dependencies: Mapping[str, str]) -> ProtobufNative:
+    """The imports a sent descriptor names, compiled, so that its type and option names can be
+    printed (a stand-in file that only imports them)."""
+    stub = 'syntax = "proto3";\n' + "".join(f'import "{name}";\n' for name in file.dependency)
+    compiled = compile_text(stub, dependencies)
+    return ProtobufNative(file, compiled.imports, dependencies)
+
+
+def _without_options(file: FileDescriptorProto) -> FileDescriptorProto:
+    """A copy without options, and without json names protoc would derive anyway: what is
+    left must be equal byte for byte; options are compared through their printed form."""
+    copy = FileDescriptorProto()
+    copy.CopyFrom(file)
+    copy.ClearField("options")
+
+    def message(m: DescriptorProto) -> None:
+        m.ClearField("options")
+        for f in (*m.field, *m.extension):
+            _clear_field(f)
+        for o in m.oneof_decl:
+            o.ClearField("options")
+        for r in m.extension_range:
+            r.ClearField("options")
+        for n in m.nested_type:
+            message(n)
+        for e in m.enum_type:
+            _clear_enum(e)
+
+    for m in copy.message_type:
+        message(m)
+    for e in copy.enum_type:
+        _clear_enum(e)
+    for f in copy.extension:
+        _clear_field(f)
+    for s in copy.service:
+        s.ClearField("options")
+        for method in s.method:
+            method.ClearField("options")
+    return copy
+
+
+def _clear_field(field) -> None:
+    field.ClearField("options")
+    if field.json_name == default_json_name(field.name):
+        field.ClearField("json_name")
+
+
+def _clear_enum(enum) -> None:
+    enum.ClearField("options")
+    for value in enum.value:
+        value.ClearField("options")
+
+
+def _same_schema(a: ProtobufNative, b: ProtobufNative) -> bool:
+    if a.file == b.file:
+        return True
+    return _without_options(a.file) == _without_options(b.file) and render(a, qualify=True) == render(b, qualify=True)
+
+
+class _RecentParses:
+    """The last parses by content. A client re-registering or looking up the same schema
+    (serializers do, once per process and subject) sends the same text each time, and a
+    compile-print-compile round costs milliseconds for a large file. Parsed schemas are
+    immutable, so sharing them is safe."""
+
+    def __init__(self, capacity: int = 128) -> None:
+        self._entries: OrderedDict[bytes, ParsedSchema] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(text: str, dependencies: Mapping[str, str], strict: bool) -> bytes:
+        digest = hashlib.sha256(b"strict" if strict else b"stored")
+        for part in (text, *(x for item in sorted(dependencies.items()) for x in item)):
+            encoded = part.encode("utf-8", "surrogatepass")
+            digest.update(len(encoded).to_bytes(8, "big") + encoded)
+        return digest.digest()
+
+    def get(self, key: bytes) -> ParsedSchema | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: bytes, parsed: ParsedSchema) -> ParsedSchema:
+        with self._lock:
+            self._entries[key] = parsed
+            if len(self._entries) > self._capacity:
+                self._entries.popitem(last=False)
+        return parsed
+
+
+class ProtobufFormat:
+    schema_type = SCHEMA_TYPE
+
+    def __init__(self) -> None:
+        self._recent = _RecentParses()
+
+    def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
+        """protoc is as strict as it gets either way. `strict=False` marks a stored text,
+        which may be a normalized one: that is its own canonical text too."""
+        key = self._recent.key(text, dependencies, strict)
+        found = self._recent.get(key)
+        return found if found is not None else self._recent.put(key, self._parse(text, dependencies, strict))
+
+    def _parse(self, text: str, dependencies: Mapping[str, str], strict: bool) -> ParsedSchema:
+        native = self._compile(text, dependencies)
+        printed = render(native)
+        if printed == text or (not strict and render(native, normalize=True) == text):
+            return ParsedSchema(SCHEMA_TYPE, text, native)
+        return self._checked(printed, native, dependencies)
+
+    def _compile(self, text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
+        deps = dict(dependencies)
+        sent = decode_descriptor(text)  # a .proto text is never valid base64 of a descriptor
+        if sent is None:
+            compiled = compile_text(text, deps)
+        else:
+            compiled = compile_text(render(_imports_for(sent, deps), qualify=True), deps)
+        return ProtobufNative(compiled.file, compiled.imports, deps)
+
+    def _checked(self, printed: str, native: ProtobufNative, dependencies: Mapping[str, str]) -> ParsedSchema:
+        """The printed text, once it compiles back to the schema; short type names that
+        would not are written fully qualified instead."""
+        for qualify in (False, True):
+            text = render(native, qualify=True) if qualify else printed
+            again = compile_text(text, dependencies)
+            again = ProtobufNative(again.file, again.imports, native.dependencies)
+            if _same_schema(native, again):
+                return ParsedSchema(SCHEMA_TYPE, text, again)
+        raise SchemaParseError(REFUSAL.format("the schema cannot be printed as text that compiles to the same descriptor"))
+
+    def normalize(self, schema: ParsedSchema) -> ParsedSchema:
+        """Confluent stores the normalized text itself; it compiles like any other."""
+        native = _native(schema)
+        text = render(native, normalize=True)
+        compiled = compile_text(text, native.dependencies)
+        return ParsedSchema(SCHEMA_TYPE, text, ProtobufNative(compiled.file, compiled.imports, native.dependencies))
+
+    def can_read(
+        self, reader: ParsedSchema, writer: ParsedSchema, *, policy: str = STRICT_POLICY
+    ) -> list[Incompatibility]:
+        """Confluent's SchemaDiff.compare(previous, new) with the writer as the previous
+        schema and the reader as the new one; Protobuf has no lenient rules, so `policy`
+        changes nothing."""
+        from app.formats.protobuf.diff import compare, incompatible
+
+        return incompatible(compare(_native(writer), _native(reader)))
+
+    def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+        from app.formats.protobuf.diff import describe
+
+        return describe(incompatibility, reader_label, writer_label)
+
+    def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
+        """`serialized`: the compiled `FileDescriptorProto` in base64, which confluent-kafka's
+        Protobuf deserializer loads into its descriptor pool; `ignore_extensions`: the text
+        without custom options and `extend` blocks."""
+        value = fmt.lower()
+        if value == SERIALIZED:
+            return base64.b64encode(_native(schema).file.SerializeToString()).decode("ascii")
+        if value == IGNORE_EXTENSIONS:
+            return render(_native(schema), ignore_extensions=True)
+        return None
+
+    def field_names(self, schema: ParsedSchema) -> set[str]:
+        """The first message's field names (`TopLevelFields`): the message Confluent names
+        the schema after and checks reserved fields against."""
+        messages = _native(schema).file.message_type
+        return {f.name for f in messages[0].field} if messages else set()
