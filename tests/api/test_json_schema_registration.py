@@ -205,3 +205,10 @@ def test_under_gunicorn_deep_json_schemas_register_compare_or_are_42201(
                                 {"schema": json.dumps(too_deep), "schemaType": JSON})
     assert (status, refused["error_code"]) == (422, 42201)
     assert refused["message"].endswith(f"Schema is nested more than {MAX_SCHEMA_DEPTH} levels deep (subschemas)")
+
+
+def test_a_subject_config_normalize_sorts_json_keys_without_the_query(api: Api) -> None:
+    api.set_config("sorted", normalize=True)
+    assert api.registered("sorted", PERSON, schemaType=JSON)["schema"] == PERSON_SORTED
+    again = api.registered("sorted", PERSON_REORDERED, schemaType=JSON, params={"normalize": "false"})
+    assert again["version"] == 1
