@@ -212,3 +212,17 @@ def test_a_subject_config_normalize_sorts_json_keys_without_the_query(api: Api) 
     assert api.registered("sorted", PERSON, schemaType=JSON)["schema"] == PERSON_SORTED
     again = api.registered("sorted", PERSON_REORDERED, schemaType=JSON, params={"normalize": "false"})
     assert again["version"] == 1
+
+
+def test_import_mode_stores_a_schema_the_metaschema_refuses_and_reads_it_back(api: Api) -> None:
+    """IMPORT copies another registry's schemas as they are (Confluent skips validation there),
+    and a stored schema is read again without the metaschema check."""
+    lax = '{"type":"object","properties":{"age":{"minimum":"zero"}}}'
+    assert api.register("s", lax, schemaType=JSON).error_code == 42201
+    api.set_mode("IMPORT")
+    imported = api.registered("s", lax, schemaType=JSON, id=100, version=1)
+    api.set_mode("READWRITE")
+    assert imported["schema"] == lax
+    assert api.get("/schemas/ids/100", format="anything").json["schema"] == lax
+    check = api.post("/compatibility/subjects/s/versions/latest", {"schema": PERSON, "schemaType": JSON})
+    assert check.status == 200, check
