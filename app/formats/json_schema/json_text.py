@@ -18,6 +18,7 @@ import json
 import math
 import re
 from decimal import Decimal
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from app.formats.json_schema.errors import InvalidJsonSchema
@@ -28,6 +29,9 @@ MAX_DOCUMENT_DEPTH = 200
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
+# What Python's C escaper writes differently from Jackson: control characters other than the
+# short escapes (lower-case hex there) and unpaired surrogates (raw there).
+_SPECIAL = re.compile("[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]")
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 _ESCAPES = {code: f"\\u{code:04X}" for code in range(0x20)}
 _ESCAPES.update({ord(ch): text for ch, text in _SHORT_ESCAPES.items()})
@@ -82,6 +86,8 @@ def loads(text: str) -> Any:
 
 
 def quote(text: str) -> str:
+    if _SPECIAL.search(text) is None:
+        return encode_basestring(text)  # the C escaper agrees with Jackson on everything else
     return '"' + text.translate(_ESCAPES) + '"'
 
 
@@ -95,32 +101,40 @@ def _number(value: float) -> str:
     return quote("NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity")
 
 
+def _write(value: Any, out: list[str]) -> None:
+    """Append `value`'s text to `out`; one frame per level of nesting."""
+    if isinstance(value, str):
+        out.append(quote(value))
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key, item in value.items():
+            out.append(quote(key) + ":" if first else "," + quote(key) + ":")
+            first = False
+            _write(item, out)
+        out.append("}")
+    elif isinstance(value, list):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _write(item, out)
+        out.append("]")
+    elif value is None or value is True or value is False:
+        out.append("null" if value is None else "true" if value else "false")
+    elif isinstance(value, int):
+        out.append(str(value))
+    elif isinstance(value, float):
+        out.append(_number(value))
+    else:
+        raise TypeError(f"not a JSON value: {value!r}")
+
+
 def dumps(value: Any) -> str:
     """Compact JSON of a parsed document, keys in their order, as Jackson prints it."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        return quote(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _number(value)
-    # loops rather than generator expressions: one frame per level of nesting
-    if isinstance(value, list):
-        items = []
-        for item in value:
-            items.append(dumps(item))
-        return "[" + ",".join(items) + "]"
-    if isinstance(value, dict):
-        members = []
-        for key, item in value.items():
-            members.append(quote(key) + ":" + dumps(item))
-        return "{" + ",".join(members) + "}"
-    raise TypeError(f"not a JSON value: {value!r}")
+    out: list[str] = []
+    _write(value, out)
+    return "".join(out)
 
 
 def _utf16(key: str) -> bytes:
