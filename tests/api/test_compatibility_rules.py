@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.formats import FORMATS
+
 from api_client import Api
 from api_samples import BASE, BASE_NAME, INVALID, OUTER, RECORD_INT, RECORD_V1, RECORD_V2
 
@@ -58,11 +60,11 @@ def test_missing_reference_is_an_invalid_schema(api: Api) -> None:
     )
 
 
-@pytest.mark.parametrize("schema_type", ["JSON", "avro", "PROTOBUF"])
+@pytest.mark.parametrize("schema_type", ["XML", "avro", "protobuf"])
 def test_unknown_schema_type_is_42201(api: Api, schema_type: str) -> None:
     api.registered("s", RECORD_V1)
     body = {"schema": RECORD_V1, "schemaType": schema_type}
-    message = f"Invalid schema type {schema_type}; this server supports AVRO"
+    message = f"Invalid schema type {schema_type}; this server supports {', '.join(FORMATS)}"
     assert api.post("/compatibility/subjects/s/versions/latest", body).json == {"error_code": 42201, "message": message}
     assert api.post("/compatibility/subjects/s/versions", body, verbose="true").json == {
         "is_compatible": False, "messages": [message]
