@@ -7,13 +7,21 @@ single-object encoding.
 
 Importing this package must never import Flask, SQLAlchemy or the server's packages
 (`app.api`, `app.core`, `app.storage`): producers and consumers install the client alone.
-A test pins this.
+A test pins this. The JSON Schema serializers load `jsonschema` (some 50 ms of imports), so
+they are imported on first use: `from app.client import JsonSerializer` works as usual, and an
+Avro-only producer never pays for them.
 """
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from app.client.avro import AvroDeserializer, AvroSerializer
 from app.client.canonical import parsing_canonical_form
 from app.client.errors import (
     IncompatibleSchema,
     InvalidSchema,
+    RecordInvalid,
     RegistryClientError,
     RegistryRequestError,
     RegistryServerError,
@@ -31,10 +39,27 @@ from app.client.registry_client import RegistryClient
 from app.client.resolver import InMemoryResolver, SchemaSource
 from app.client.serde import AutoRegister, LookupOnly, PinnedVersion, ReaderVersion, UseLatest
 
+if TYPE_CHECKING:
+    from app.client.json_schema import JsonDeserializer, JsonSerializer
+
+_ON_FIRST_USE = {"JsonSerializer": "app.client.json_schema", "JsonDeserializer": "app.client.json_schema"}
+
+
+def __getattr__(name: str) -> Any:
+    """Imports the JSON Schema serializers when first asked for (PEP 562)."""
+    module = _ON_FIRST_USE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "AutoRegister", "AvroDeserializer", "AvroSerializer", "CONFLUENT", "CompatibilityResult", "Config",
-    "ConfluentFraming", "Fingerprint", "InMemoryResolver", "IncompatibleSchema", "InvalidSchema", "LookupOnly",
-    "PinnedVersion", "ReaderVersion", "RegisteredSchema", "RegistryClient", "RegistryClientError",
+    "ConfluentFraming", "Fingerprint", "InMemoryResolver", "IncompatibleSchema", "InvalidSchema",
+    "JsonDeserializer", "JsonSerializer", "LookupOnly", "PinnedVersion", "ReaderVersion", "RecordInvalid",
+    "RegisteredSchema", "RegistryClient", "RegistryClientError",
     "RegistryRequestError", "RegistryServerError", "RegistryUnavailable", "SINGLE_OBJECT", "Schema",
     "SchemaNotFound", "SchemaReference", "SchemaSource", "SerializationError", "SingleObjectFraming",
     "SubjectNotFound", "UseLatest", "VersionNotFound", "parsing_canonical_form", "record_name",

@@ -23,6 +23,7 @@ from fastavro import parse_schema, schemaless_reader, schemaless_writer
 
 from app.client.errors import SerializationError
 from app.client.fingerprint import Fingerprint, fingerprint_of_form
+from app.client.framing import WriterKey
 from app.client.records import AVRO, RegisteredSchema, Schema
 from app.client.registry_client import RegistryClient
 from app.client.resolver import SchemaSource, canonical_form_of, referenced_schemas
@@ -136,7 +137,7 @@ class AvroDeserializer(RegistryDeserializer[AvroDecoder]):
         self._header_size = self.framing.header_size
         self._parsed_reader = parse_avro(source, self.reader) if self.reader is not None else None
 
-    def compile(self, writer: Schema) -> AvroDecoder:
+    def compile(self, writer: Schema, key: WriterKey) -> AvroDecoder:
         parsed_writer = parse_avro(self.source, writer)
         if self._parsed_reader is None or self._parsed_reader == parsed_writer:
             return AvroDecoder(parsed_writer, None)

@@ -80,6 +80,21 @@ class SerializationError(Exception):
     """A record could not be framed or encoded, or bytes could not be decoded."""
 
 
+class RecordInvalid(SerializationError):
+    """A record broke its schema's rules (JSON Schema validation), on the way out or in.
+
+    `path` is the JSON pointer of the offending value in the record (`""`: the record itself),
+    `keyword` the rule it broke (`required`, `maximum`, ...) and `schema_path` the pointer to
+    that rule in the schema, so a producer can log what to fix without parsing the message.
+    """
+
+    def __init__(self, message: str, *, path: str, keyword: str, schema_path: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.keyword = keyword
+        self.schema_path = schema_path
+
+
 _BY_CODE: dict[int, type[RegistryRequestError]] = {
     cls.error_code: cls  # type: ignore[misc]
     for cls in (SubjectNotFound, VersionNotFound, SchemaNotFound, IncompatibleSchema, InvalidSchema,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 AVRO = "AVRO"
+JSON = "JSON"
 
 
 @dataclass(frozen=True)

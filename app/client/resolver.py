@@ -28,26 +28,36 @@ class SchemaSource(Protocol):
         """A numbered version of a subject (how references are resolved)."""
 
 
-def referenced_schemas(source: SchemaSource, schema: Schema) -> list[Schema]:
-    """Every schema `schema` depends on, transitively, dependencies before their dependents,
-    each once: the order parsers and the canonical form need them in."""
-    ordered: list[Schema] = []
-    seen: set[tuple[str, int]] = set()
+def resolve_references(source: SchemaSource, schema: Schema) -> list[tuple[SchemaReference, Schema]]:
+    """Every reference edge below `schema`, transitively, with the schema it names: dependencies
+    before their dependents, each (subject, version) fetched once but every name it is known by
+    kept (JSON Schema resolves `$ref`s by those names; Avro only needs each schema once)."""
+    edges: list[tuple[SchemaReference, Schema]] = []
+    fetched: dict[tuple[str, int], Schema] = {}
 
     def visit(references: Sequence[SchemaReference], trail: tuple[tuple[str, int], ...]) -> None:
         for reference in references:
             key = (reference.subject, reference.version)
             if key in trail:
                 raise ValueError(f"circular schema references through {reference.subject} v{reference.version}")
-            if key in seen:
-                continue
-            found = source.get_version(reference.subject, reference.version).schema
-            visit(found.references, trail + (key,))
-            seen.add(key)
-            ordered.append(found)
+            found = fetched.get(key)
+            if found is None:
+                found = source.get_version(reference.subject, reference.version).schema
+                visit(found.references, trail + (key,))
+                fetched[key] = found
+            edges.append((reference, found))
 
     visit(schema.references, ())
-    return ordered
+    return edges
+
+
+def referenced_schemas(source: SchemaSource, schema: Schema) -> list[Schema]:
+    """Every schema `schema` depends on, transitively, dependencies before their dependents,
+    each once: the order parsers and the canonical form need them in."""
+    ordered: dict[tuple[str, int], Schema] = {}
+    for reference, found in resolve_references(source, schema):
+        ordered.setdefault((reference.subject, reference.version), found)
+    return list(ordered.values())
 
 
 def canonical_form_of(source: SchemaSource, schema: Schema) -> str:

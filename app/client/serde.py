@@ -187,9 +187,10 @@ class RegistryDeserializer(Generic[Compiled]):
         self.reader = reader
         self._decoders: dict[bytes, Compiled] = {}
 
-    def compile(self, writer: Schema) -> Compiled:
+    def compile(self, writer: Schema, key: WriterKey) -> Compiled:
         """The format's decoder for data written with `writer`, shaped as `self.reader` (None:
-        as written)."""
+        as written). `key` is what the header named it by (an id or a fingerprint), for the
+        formats whose decoders report it in their errors."""
         raise NotImplementedError
 
     def _decoder_for(self, data: bytes) -> Compiled:
@@ -197,7 +198,7 @@ class RegistryDeserializer(Generic[Compiled]):
         header = bytes(data[: self.framing.header_size])
         key: WriterKey = self.framing.writer_key(header)
         writer = self.framing.find_writer(key, self.source, self.subject)
-        return self._decoders.setdefault(header, self.compile(writer))
+        return self._decoders.setdefault(header, self.compile(writer, key))
 
     def writer_key(self, data: bytes) -> WriterKey:
         """The id (or fingerprint) in a record's header, for callers that group by writer."""

@@ -26,10 +26,14 @@ from app.core.errors import (
 from app.core.metadata import normalize_metadata, normalize_rule_set
 from app.core.subjects import check_writable, validate_subject
 from app.core.types import CompatibilityLevel, Mode, QualifiedSubject
+from app.formats.base import LENIENT_POLICY, STRICT_POLICY
 from app.settings import Settings
 from app.core.store import Storage, Store, VersionRow
 
 _BOOLEAN_KEYS = ("normalize", "validateFields", "validateRules", "validateNewSchemas")
+# Confluent's `CompatibilityPolicy` names, read case-insensitively; LOGICAL adds checks of its own
+# on top of STRICT, which formats treat as STRICT.
+_POLICIES = (STRICT_POLICY, LENIENT_POLICY, "LOGICAL")
 _STRING_KEYS = ("alias", "compatibilityGroup", "aliasForDeks", "compatibilityPolicy")
 
 
@@ -162,7 +166,8 @@ class SubjectSettings:
 
 def _validated_changes(changes: dict[str, Any]) -> dict[str, Any]:
     """Type-check a ConfigUpdateRequest (a mismatch is a 400, as Jackson gives) and validate
-    its level (42203) and rule sets (42210) before anything is stored."""
+    its level (42203) and rule sets (42210) before anything is stored; a policy is spelled as
+    Confluent stores it."""
     out = dict(changes)
     level = out.get("compatibility")
     if level is not None:
@@ -173,6 +178,11 @@ def _validated_changes(changes: dict[str, Any]) -> dict[str, Any]:
     for key in _STRING_KEYS:
         if out.get(key) is not None and not isinstance(out[key], str):
             raise BadRequest(f"{key} must be a string")
+    policy = out.get("compatibilityPolicy")
+    if policy is not None:
+        # Confluent's `CompatibilityPolicy.forName`: a name it does not know becomes null, so the
+        # update clears the stored policy instead of failing.
+        out["compatibilityPolicy"] = policy.upper() if policy.upper() in _POLICIES else None
     for key in ("defaultMetadata", "overrideMetadata"):
         if out.get(key) is not None:
             out[key] = normalize_metadata(out[key])

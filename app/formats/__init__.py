@@ -15,6 +15,7 @@ from app.formats.base import Incompatibility, ParsedSchema, SchemaFormat, Schema
 # schemaType -> (module, class) of its SchemaFormat.
 _PROVIDERS: dict[str, tuple[str, str]] = {
     "AVRO": ("app.formats.avro", "AvroFormat"),
+    "JSON": ("app.formats.json_schema", "JsonSchemaFormat"),
     "PROTOBUF": ("app.formats.protobuf", "ProtobufFormat"),
 }
 

@@ -110,13 +110,14 @@ def redacted_url(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-def is_transient(exc: DBAPIError) -> bool:
-    """A failure another attempt of the same transaction may not meet (a lost race).
+def is_transient(exc: Exception) -> bool:
+    """A failure another attempt of the same transaction may not meet (a lost race). `exc` is
+    SQLAlchemy's wrapper or the driver's own exception (raw-cursor statements, direct.py).
 
     A busy SQLite file is not one of them: SQLite has already waited its whole lock timeout
     before saying so, and waiting that long again would hold the client for minutes.
     """
-    orig = exc.orig
+    orig = getattr(exc, "orig", exc)
     code = getattr(orig, "sqlite_errorcode", None)
     if code is not None:
         return code == _SQLITE_BUSY_SNAPSHOT

@@ -46,7 +46,7 @@ from app.core.store import (
 )
 from app.storage.changes import ChangeSignal
 from app.storage import statements as st
-from app.storage.direct import json_value
+from app.storage.direct import json_param, json_value
 from app.storage.engine import database_failure, is_transient, make_engine, transactional
 from app.storage.listings import (
     SC,
@@ -100,6 +100,12 @@ def _version_row(row: Any) -> VersionRow:
     return VersionRow(version, schema_pk, schema_id, digest, bool(deleted), created_at)
 
 
+def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
+    """A raw-cursor row of `statements.SUBJECT_COLUMNS`."""
+    sid, context, name, config, mode = row
+    return SubjectRow(sid, context, name, json_value(config), mode)
+
+
 class SqlStore(ListingQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
@@ -119,16 +125,19 @@ class SqlStore(ListingQueries):
         wanted = sorted({(c, n) for c, n in keys if storable(c, n)})
         if not wanted:
             return {}
-        rows = self.conn.execute(st.SETTINGS_ROWS, {"keys": wanted}).all()
-        return {(r.context, r.name): subject_row(r) for r in rows}
+        params = {}
+        for i, (context, name) in enumerate(wanted):
+            params[f"c{i}"], params[f"n{i}"] = context, name
+        rows = st.settings_rows_direct(len(wanted)).rows(self.conn, params)
+        return {(r[1], r[2]): _direct_subject_row(r) for r in rows}
 
     def lock_subject(self, context: str, name: str) -> LockedSubject:
         """Create the subject row if needed and lock it until the transaction ends."""
         params = {"context": context, "name": name}
-        created = self.conn.execute(st.CREATE_SUBJECT[self.dialect], params).first()
-        if created is not None:
-            return LockedSubject(subject_row(created), True)
-        return LockedSubject(subject_row(self.conn.execute(st.SELECT_SUBJECT_FOR_UPDATE[self.dialect], params).one()), False)
+        created = st.CREATE_SUBJECT_DIRECT.rows(self.conn, params)
+        if created:
+            return LockedSubject(_direct_subject_row(created[0]), True)
+        return LockedSubject(_direct_subject_row(st.SELECT_SUBJECT_FOR_UPDATE_DIRECT.rows(self.conn, params)[0]), False)
 
     def set_subject_settings(self, context: str, name: str, **values: Any) -> None:
         """Set `config` and/or `mode` on a subject/context row, creating the row if needed."""
@@ -203,7 +212,7 @@ class SqlStore(ListingQueries):
     def insert_version(self, subject_id: int, version: int, schema_pk: int) -> int:
         ts = now_ms()
         params = {"subject_id": subject_id, "version": version, "schema_pk": schema_pk, "created_at": ts}
-        self.conn.execute(st.INSERT_VERSION, params)
+        st.INSERT_VERSION_DIRECT.rows(self.conn, params)
         return ts
 
     def soft_delete(self, subject_id: int, versions: list[int]) -> None:
@@ -258,7 +267,7 @@ class SqlStore(ListingQueries):
         if context is None:
             rows = self.conn.execute(st.SCHEMAS_BY_HASH, {"digest": digest})
         else:
-            rows = self.conn.execute(st.SCHEMAS_BY_HASH_IN_CONTEXT, {"digest": digest, "context": context})
+            rows = st.SCHEMAS_BY_HASH_IN_CONTEXT_DIRECT.rows(self.conn, {"digest": digest, "context": context})
         return [SchemaKeyRow(*r) for r in rows]
 
     def schema_pk_for_id(self, context: str, schema_id: int) -> int | None:
@@ -284,7 +293,7 @@ class SqlStore(ListingQueries):
         concurrent first registrations of one schema cannot mint two ids."""
         if self.dialect == "postgresql":
             key = int.from_bytes(bytes.fromhex(digest[:16]), "big", signed=True)
-            self.conn.execute(st.ADVISORY_XACT_LOCK, {"k": key})
+            st.ADVISORY_XACT_LOCK_DIRECT.rows(self.conn, {"k": key})
 
     def allocate_id(self, context: str) -> int:
         """The next id of a context. Each context counts its own ids, as in the reference;
@@ -321,20 +330,21 @@ class SqlStore(ListingQueries):
         """Store new content and its reference rows (what `referencedby` queries). Without
         an id, the default context's id is drawn from its sequence in the same statement."""
         if schema.id is None and self.dialect == "postgresql" and schema.context == DEFAULT_CONTEXT:
-            statement, schema_id = st.INSERT_SCHEMA_NEXT_DEFAULT_ID, None
+            statement, schema_id = st.INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT, None
         else:
-            statement, schema_id = st.INSERT_SCHEMA, schema.id if schema.id is not None else self.allocate_id(schema.context)
-        pk, schema_id = self.conn.execute(statement, {
+            statement = st.INSERT_SCHEMA_DIRECT
+            schema_id = schema.id if schema.id is not None else self.allocate_id(schema.context)
+        ((pk, schema_id),) = statement.rows(self.conn, {
             "context": schema.context,
             "schema_id": schema_id,
             "hash": schema.hash,
             "schema_type": schema.schema_type,
             "schema_text": schema.text,
             "text_hash": text_hash(schema.text),
-            "references_doc": [r.reference.to_json() for r in schema.references] or None,
-            "metadata_doc": schema.metadata,
-            "rule_set_doc": schema.rule_set,
-        }).one()
+            "references_doc": json_param([r.reference.to_json() for r in schema.references] or None),
+            "metadata_doc": json_param(schema.metadata),
+            "rule_set_doc": json_param(schema.rule_set),
+        })
         if schema.references:
             self.conn.execute(st.INSERT_REFERENCE, [
                 {
@@ -348,7 +358,7 @@ class SqlStore(ListingQueries):
                 for i, r in enumerate(schema.references)
             ])
         if schema.fingerprints:
-            self.conn.execute(st.INSERT_FINGERPRINT, [
+            st.INSERT_FINGERPRINT_DIRECT.execute_many(self.conn, [
                 {"schema_pk": pk, "algorithm": algorithm, "digest": digest}
                 for algorithm, digest in sorted(schema.fingerprints.items())
             ])
@@ -432,11 +442,11 @@ class Repository:
                         self._drop_if_disconnected(conn, exc)
                         raise
             self.changes.committed()
-        except IntegrityError as exc:
-            raise WriteConflict(str(exc.orig)) from exc
+        except (IntegrityError, self._dbapi.IntegrityError) as exc:
+            raise WriteConflict(str(getattr(exc, "orig", exc))) from exc
         except (DBAPIError, PoolTimeout, self._dbapi.Error) as exc:
-            if isinstance(exc, DBAPIError) and is_transient(exc):
-                raise WriteConflict(str(exc.orig)) from exc
+            if not isinstance(exc, PoolTimeout) and is_transient(exc):
+                raise WriteConflict(str(getattr(exc, "orig", exc))) from exc
             failure = database_failure(exc, self._dbapi)
             if failure is None:
                 raise

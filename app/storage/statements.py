@@ -7,6 +7,7 @@ come in one variant per dialect. The hottest reads also run on the raw cursor (d
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -43,15 +44,29 @@ class PerDialect:
 # ------------------------------------------------------------------ subjects
 BY_SUBJECT = (S.c.context == bindparam("context"), S.c.name == bindparam("name"))
 SELECT_SUBJECT = select(S).where(*BY_SUBJECT)
-SELECT_SUBJECT_FOR_UPDATE = {
-    "postgresql": SELECT_SUBJECT.with_for_update(),
-    "sqlite": SELECT_SUBJECT,  # SQLite's write transaction already holds the database lock
-}
+# Raw-cursor rows of these two are SUBJECT_COLUMNS in this order (see `direct_subject_row`).
+SUBJECT_COLUMNS = (S.c.id, S.c.context, S.c.name, S.c.config, S.c.mode)
+SELECT_SUBJECT_FOR_UPDATE_DIRECT = DirectStatement(
+    # SQLite's write transaction already holds the database lock.
+    lambda dialect: select(*SUBJECT_COLUMNS).where(*BY_SUBJECT).with_for_update()
+    if dialect == "postgresql" else select(*SUBJECT_COLUMNS).where(*BY_SUBJECT)
+)
 # Returns the row only when this statement created it (and so holds its lock already).
 CREATE_SUBJECT = PerDialect(lambda ins: ins(S).values(
     context=bindparam("context"), name=bindparam("name"),
-).on_conflict_do_nothing(index_elements=["context", "name"]).returning(*S.c))
-SETTINGS_ROWS = select(S).where(tuple_(S.c.context, S.c.name).in_(bindparam("keys", expanding=True)))
+).on_conflict_do_nothing(index_elements=["context", "name"]).returning(*SUBJECT_COLUMNS))
+CREATE_SUBJECT_DIRECT = DirectStatement(lambda dialect: CREATE_SUBJECT[dialect])
+
+
+@functools.cache
+def settings_rows_direct(count: int) -> DirectStatement:
+    """`count` subject/context rows by (context, name): parameters c0, n0, c1, n1, ...
+    (config resolution asks for at most three: the global, the context's, the subject's)."""
+    keys = [tuple_(bindparam(f"c{i}"), bindparam(f"n{i}")) for i in range(count)]
+    return DirectStatement(select(*SUBJECT_COLUMNS).where(tuple_(S.c.context, S.c.name).in_(keys)))
+
+
+
 ENSURE_CONTEXT = PerDialect(lambda ins: ins(C).values(
     name=bindparam("context")).on_conflict_do_nothing(index_elements=["name"]))
 
@@ -100,10 +115,10 @@ VERSIONS_WITH_TEXT = SELECT_VERSIONS.where(
 )
 VERSIONS_OF_SCHEMA = SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
 HAS_VERSION = select(exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version")))
-INSERT_VERSION = insert(V).values(
+INSERT_VERSION_DIRECT = DirectStatement(insert(V).values(
     subject_id=bindparam("subject_id"), version=bindparam("version"), schema_pk=bindparam("schema_pk"),
     deleted=False, created_at=bindparam("created_at"),
-)
+))
 
 # ------------------------------------------------------------------ schemas and holders
 SELECT_HOLDERS = (
@@ -122,7 +137,7 @@ HOLDERS_WITH_HINT_DIRECT = DirectStatement(
 SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
 SCHEMA_KEY_COLUMNS = (SC.c.pk, SC.c.context, SC.c.id)
 SCHEMAS_BY_HASH = select(*SCHEMA_KEY_COLUMNS).where(SC.c.hash == bindparam("digest")).order_by(SC.c.context, SC.c.id)
-SCHEMAS_BY_HASH_IN_CONTEXT = (
+SCHEMAS_BY_HASH_IN_CONTEXT_DIRECT = DirectStatement(
     select(*SCHEMA_KEY_COLUMNS)
     .where(SC.c.hash == bindparam("digest"), SC.c.context == bindparam("context"))
     .order_by(SC.c.id)
@@ -135,20 +150,25 @@ _SCHEMA_VALUES = dict(
     references_doc=bindparam("references_doc"), metadata_doc=bindparam("metadata_doc"),
     rule_set_doc=bindparam("rule_set_doc"),
 )
-INSERT_SCHEMA = insert(SC).values(id=bindparam("schema_id"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
+# The *_doc parameters are JSON text (or None for SQL NULL): raw-cursor statements.
+INSERT_SCHEMA_DIRECT = DirectStatement(
+    insert(SC).values(id=bindparam("schema_id"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
+)
 # PostgreSQL, default context: the id from the sequence the migration created, in the same round trip.
-INSERT_SCHEMA_NEXT_DEFAULT_ID = (
+INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT = DirectStatement(
     insert(SC).values(id=func.nextval("schema_id_seq"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
 )
 INSERT_REFERENCE = insert(R)
-INSERT_FINGERPRINT = insert(FP)
+INSERT_FINGERPRINT_DIRECT = DirectStatement(insert(FP).values(
+    schema_pk=bindparam("schema_pk"), algorithm=bindparam("algorithm"), digest=bindparam("digest"),
+))
 # Default context only: single-object encoding names a schema without a context.
 SCHEMAS_BY_FINGERPRINT = (
     select(*SCHEMA_KEY_COLUMNS).select_from(FP.join(SC, SC.c.pk == FP.c.schema_pk))
     .where(FP.c.algorithm == bindparam("algorithm"), FP.c.digest == bindparam("digest"), SC.c.context == DEFAULT_CONTEXT)
     .order_by(SC.c.id)
 )
-ADVISORY_XACT_LOCK = text("SELECT pg_advisory_xact_lock(:k)")
+ADVISORY_XACT_LOCK_DIRECT = DirectStatement(text("SELECT pg_advisory_xact_lock(:k)"))
 
 # ------------------------------------------------------------------ SQLite id counters
 ENSURE_COUNTER = PerDialect(lambda ins: ins(IDC).values(name=bindparam("context"), value=0).on_conflict_do_nothing())

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.formats import FORMATS
-
 from api_client import Api
 from api_samples import BASE, BASE_NAME, INVALID, OUTER, RECORD_INT, RECORD_V1, RECORD_V2
+
+from app.formats import FORMATS
 
 REF = {"name": BASE_NAME, "subject": "base", "version": 1}
 
@@ -60,7 +60,7 @@ def test_missing_reference_is_an_invalid_schema(api: Api) -> None:
     )
 
 
-@pytest.mark.parametrize("schema_type", ["XML", "avro", "protobuf"])
+@pytest.mark.parametrize("schema_type", ["XML", "avro", "json", "protobuf"])
 def test_unknown_schema_type_is_42201(api: Api, schema_type: str) -> None:
     api.registered("s", RECORD_V1)
     body = {"schema": RECORD_V1, "schemaType": schema_type}

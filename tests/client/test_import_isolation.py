@@ -24,3 +24,14 @@ print(json.dumps(server_side))
 def test_importing_app_client_loads_no_flask_sqlalchemy_or_server_package():
     result = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
     assert json.loads(result.stdout) == []
+
+
+def test_json_schema_serializers_load_jsonschema_only_when_first_used():
+    probe = (
+        "import json, sys, app.client\n"
+        "before = 'jsonschema' in sys.modules\n"
+        "from app.client import JsonSerializer\n"
+        "print(json.dumps([before, 'jsonschema' in sys.modules, JsonSerializer.__module__]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == [False, True, "app.client.json_schema"]

@@ -3,15 +3,23 @@
 The checker walks the reader and the writer side by side and follows `$ref`s into local
 definitions and into referenced subjects alike, so a parsed schema carries a `referencing`
 registry holding the root and every dependency under its reference name.
+
+A dependency is also reachable under the names Confluent's loaders give it: its name resolved
+against the root's `$id` (how draft 4 to 7 schemas with an `$id` refer to `customer.json`), and
+`./name` for a relative name. The draft metaschemas are in the registry too, as Confluent
+bundles them, so a `$ref` to one resolves without fetching anything.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
+from jsonschema_specifications import REGISTRY as METASCHEMAS
 from referencing import Registry, Resource, Specification
-from referencing.jsonschema import DRAFT7, specification_with
+
+from app.formats.json_schema.drafts import draft_of
 
 # The document a `$ref` without a base resolves against when the root has no `$id`.
 ROOT_URI = ""
@@ -34,20 +42,31 @@ class JsonNative:
 
 
 def specification_of(document: Any) -> Specification:
-    """The draft a document's `$schema` names; draft 7 (Confluent's default) when it names none."""
-    uri = document.get("$schema") if isinstance(document, dict) else None
-    return specification_with(uri, default=DRAFT7) if isinstance(uri, str) else DRAFT7
+    """The draft a document's `$schema` names, spelled as Confluent accepts it; draft 7
+    (Confluent's default) when it names none or one Confluent does not know."""
+    return draft_of(document).specification
+
+
+def dependency_uris(name: str, base_uri: str) -> list[str]:
+    """The URIs a dependency called `name` is found under from a root at `base_uri`."""
+    uris = [name]
+    if base_uri:
+        uris.append(urljoin(base_uri, name))
+    if not urlsplit(name).scheme and not name.startswith("."):
+        uris.append("./" + name)
+    return uris
 
 
 def build_native(document: Any, dependencies: Mapping[str, Any]) -> JsonNative:
     """The root `document` with its already-decoded `dependencies` (reference name -> schema
     document, transitive ones included) loaded into one registry."""
     specification = specification_of(document)
-    registry: Registry = Registry()
-    for name, dependency in dependencies.items():
-        resource = Resource(contents=dependency, specification=specification_of(dependency))
-        registry = registry.with_resource(name, resource)
     root = Resource(contents=document, specification=specification)
     base_uri = root.id() or ROOT_URI
-    registry = registry.with_resource(base_uri, root).crawl()
+    pairs: list[tuple[str, Resource[Any]]] = []
+    for name, dependency in dependencies.items():
+        resource = Resource(contents=dependency, specification=specification_of(dependency))
+        pairs.extend((uri, resource) for uri in dependency_uris(name, base_uri))
+    pairs.append((base_uri, root))
+    registry = METASCHEMAS.with_resources(pairs).crawl()
     return JsonNative(document, base_uri, registry, specification)

@@ -1,0 +1,72 @@
+"""JSON Schema compatibility at parity with Confluent's `SchemaDiff`.
+
+The format calls three functions:
+
+- `compare(original, update)`: every difference, compatible ones included, each with
+  Confluent's change type and JSON pointer. In a BACKWARD check `original` is the previous
+  (writer) schema and `update` the new (reader) one.
+- `incompatible(differences, policy)`: those the policy (STRICT or LENIENT) refuses.
+- `describe(incompatibility, reader_label, writer_label)`: the verbose message entry.
+"""
+from __future__ import annotations
+
+from app.formats.base import STRICT_POLICY, Incompatibility
+from app.formats.json_schema.model import JsonNative
+
+from . import schema_diff
+from .changes import Difference, compatible_changes
+from .context import Context, Shared
+from .loader import model_of
+from .messages import verbose_entry
+from .refusals import refusal
+
+__all__ = ["Difference", "compare", "describe", "incompatible"]
+
+
+def compare(original: JsonNative, update: JsonNative, *, policy: str = STRICT_POLICY) -> list[Difference]:
+    """Every difference from `original` to `update`.
+
+    `policy` matters inside the walk, not just after it: whether a member of a `oneOf` still
+    has a partner, or a removed property is covered by a partially open model, is judged by
+    the policy's accepted set (as Confluent judges it), so a LENIENT check must pass LENIENT
+    here too, not only to `incompatible`.
+
+    Recursive schemas are compared by assuming a pair met again inside itself compatible;
+    the walk is repeated with the pairs found incompatible fed back, until that assumption
+    no longer changes anything (one walk when no cycle was cut short).
+
+    `SchemaParseError` for schemas nested too deeply to compare, or a `$ref` that does not
+    resolve.
+    """
+    accepted = compatible_changes(policy)
+    try:
+        original_root = model_of(original)
+        update_root = model_of(update)
+        seed: dict = {}
+        while True:
+            shared = Shared(accepted, seed, original.specification == update.specification)
+            ctx = Context(shared)
+            schema_diff.compare(ctx, original_root, update_root)
+            found = ctx.incompatible_pairs()
+            if not shared.optimistic or found.keys() == seed.keys():
+                return ctx.differences
+            seed = found
+    except RecursionError:
+        raise refusal("Schema is nested too deeply to process") from None
+
+
+def incompatible(differences: list[Difference], policy: str = STRICT_POLICY) -> list[Incompatibility]:
+    """The differences `policy` does not accept, as the format protocol's records (the
+    location is the difference's pointer; the message is the change type, which is all the
+    detail Confluent gives)."""
+    accepted = compatible_changes(policy)
+    return [
+        Incompatibility(type=d.type, location=d.pointer, message=d.type)
+        for d in differences
+        if d.type not in accepted
+    ]
+
+
+def describe(incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+    """Confluent's verbose entry: `{errorType:"TYPE", description:"...'}`."""
+    return verbose_entry(incompatibility.type, incompatibility.location, reader_label, writer_label)

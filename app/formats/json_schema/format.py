@@ -1,0 +1,136 @@
+"""`JsonSchemaFormat`, the JSON Schema `SchemaFormat`, put together from the modules beside it.
+
+What Confluent's JSON Schema provider does, and this follows: the stored text is the document as
+Jackson prints it (keys in the order given, see `json_text`); `normalize` sorts the keys of every
+object; there are no `format=` renderings; references are resolved by name (`model`). A schema
+arriving through the API is also checked against its draft's metaschema (`metaschema`) and
+every `$ref` in it must resolve, so a broken schema is refused at registration instead of
+failing its users later. Compatibility is the `diff` package's (Confluent's `SchemaDiff`).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+from referencing import Resource
+from referencing.exceptions import Unresolvable
+
+from app.formats.base import LENIENT_POLICY, STRICT_POLICY, Incompatibility, ParsedSchema, SchemaParseError
+from app.formats.json_schema.drafts import draft_of
+from app.formats.json_schema.errors import InvalidJsonSchema
+from app.formats.json_schema.json_text import dumps, loads, sorted_keys
+from app.formats.json_schema.metaschema import check_against_metaschema
+from app.formats.json_schema.model import JsonNative, build_native
+from app.formats.json_schema.subschemas import Ref, walk_refs
+
+SCHEMA_TYPE = "JSON"
+_REFUSAL = "Invalid schema of type JSON, details: {}"
+_JSON_TYPES = {list: "ARRAY", str: "STRING", int: "NUMBER", float: "NUMBER", type(None): "NULL"}
+
+
+def _native(schema: ParsedSchema) -> JsonNative:
+    return schema.native
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """Refusals worded as Confluent's provider words them. The nesting bounds keep every walk
+    far from Python's recursion limit; should one still reach it, the client gets a refusal
+    of the same kind instead of a 500."""
+    try:
+        yield
+    except InvalidJsonSchema as exc:
+        raise SchemaParseError(_REFUSAL.format(exc)) from None
+    except RecursionError:
+        raise SchemaParseError(_REFUSAL.format("Schema is nested too deeply to process")) from None
+
+
+def _document(text: str) -> Any:
+    """The schema document in `text`: a JSON object or boolean, as Confluent requires."""
+    document = loads(text)
+    if not isinstance(document, (dict, bool)):
+        found = _JSON_TYPES.get(type(document), type(document).__name__.upper())
+        raise InvalidJsonSchema(f"Invalid JSON schema: expected an object or boolean at the root, found {found}")
+    return document
+
+
+def _built(document: Any, dependencies: Mapping[str, Any]) -> JsonNative:
+    """`build_native`, with a refusal for documents whose ids and subschemas are not shaped
+    as their draft says (only a schema that skipped the metaschema check can be one)."""
+    try:
+        return build_native(document, dependencies)
+    except (TypeError, AttributeError, ValueError) as exc:
+        raise InvalidJsonSchema(f"Invalid JSON schema: cannot index its subschemas ({exc})") from None
+
+
+def _check_refs(native: JsonNative, refs: list[Ref]) -> None:
+    """`InvalidJsonSchema` for the first `$ref` that resolves to nothing: a reference missing
+    from the request's `references`, or a local pointer or anchor the schema does not have."""
+    for ref in refs:
+        try:
+            native.registry.resolver(base_uri=ref.base).lookup(ref.ref)
+        except (Unresolvable, ValueError):
+            hint = "no such location or anchor in the schema" if ref.ref.startswith("#") else (
+                "a referenced schema must be listed in the references under that name"
+            )
+            raise InvalidJsonSchema(f"{ref.pointer}: cannot resolve $ref '{ref.ref}' ({hint})") from None
+
+
+class JsonSchemaFormat:
+    schema_type = SCHEMA_TYPE
+
+    def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
+        """A new schema (`strict`) is held to its metaschema and must resolve every `$ref`;
+        a stored one is only read again."""
+        with _refusals():
+            document = _document(text)
+            draft = draft_of(document)
+            refs = walk_refs(document, draft)  # bounds the nesting before anything recurses
+            if strict:
+                check_against_metaschema(document, draft)
+            native = _built(document, {name: loads(dependency) for name, dependency in dependencies.items()})
+            if strict:
+                _check_refs(native, refs)
+            canonical = dumps(document)
+        return ParsedSchema(self.schema_type, canonical, native)
+
+    def normalize(self, schema: ParsedSchema) -> ParsedSchema:
+        """Confluent re-reads its canonical text into key-sorted objects, at every level; the
+        references stay as they were (the core sorts the list)."""
+        native = _native(schema)
+        with _refusals():
+            document = sorted_keys(native.document)
+            canonical = dumps(document)
+        root = Resource(contents=document, specification=native.specification)
+        registry = native.registry.with_resource(native.base_uri, root).crawl()
+        return ParsedSchema(self.schema_type, canonical, replace(native, document=document, registry=registry))
+
+    def can_read(
+        self, reader: ParsedSchema, writer: ParsedSchema, *, policy: str = STRICT_POLICY
+    ) -> list[Incompatibility]:
+        """Incompatibilities of `reader` (the side decoding) with data written with `writer`:
+        Confluent's `SchemaDiff.compare(writer, reader)` filtered by the policy's compatible
+        changes. The checker is imported here, so parsing and reading never load it."""
+        from app.formats.json_schema.diff import compare, incompatible
+
+        rules = LENIENT_POLICY if policy == LENIENT_POLICY else STRICT_POLICY  # LOGICAL checks as STRICT
+        with _refusals():
+            return incompatible(compare(_native(writer), _native(reader), policy=rules), rules)
+
+    def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+        from app.formats.json_schema.diff import describe
+
+        return describe(incompatibility, reader_label, writer_label)
+
+    def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
+        """Confluent's JSON Schema has no `format=` renderings: the canonical text is served."""
+        return None
+
+    def field_names(self, schema: ParsedSchema) -> set[str]:
+        """Top-level field names for the core's reserved-field check (`TopLevelFields`): the
+        root's `properties`, as Confluent's `JsonSchema.hasTopLevelField` reads them."""
+        document = _native(schema).document
+        properties = document.get("properties") if isinstance(document, dict) else None
+        return set(properties) if isinstance(properties, dict) else set()

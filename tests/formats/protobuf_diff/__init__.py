@@ -1,0 +1,1 @@
+"""Tests of the Protobuf compatibility checker (`app.formats.protobuf.diff`)."""
