@@ -21,6 +21,7 @@ from google.protobuf.message import DecodeError
 
 from app.formats.base import STRICT_POLICY, Incompatibility, ParsedSchema, SchemaParseError
 from app.formats.protobuf.compiler import REFUSAL, compile_text
+from app.formats.protobuf.diff import compare, describe, incompatible
 from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.printer import default_json_name, render
 
@@ -192,13 +193,9 @@ class ProtobufFormat:
         """Confluent's SchemaDiff.compare(previous, new) with the writer as the previous
         schema and the reader as the new one; Protobuf has no lenient rules, so `policy`
         changes nothing."""
-        from app.formats.protobuf.diff import compare, incompatible
-
         return incompatible(compare(_native(writer), _native(reader)))
 
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
-        from app.formats.protobuf.diff import describe
-
         return describe(incompatibility, reader_label, writer_label)
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
