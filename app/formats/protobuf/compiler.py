@@ -14,9 +14,8 @@ references so that a reference of the same name wins, as in Confluent's provider
 """
 from __future__ import annotations
 
-import ast
+import codecs
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -43,8 +42,10 @@ _INCLUDES = (
 )
 _SCRATCH_ROOT = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
-# `DESCRIPTOR = ...AddSerializedFile(b'...')` in the generated module: one bytes literal.
-_SERIALIZED = re.compile(rb"AddSerializedFile\((b'(?:[^'\\]|\\.)*')\)")
+# `DESCRIPTOR = ...AddSerializedFile(b'...')` in the generated module: one bytes literal on
+# one line (the generator escapes newlines), so it ends at the first `')` + newline.
+_LITERAL_START = b"AddSerializedFile(b'"
+_LITERAL_END = b"')\n"
 
 # protoc's Importer is not documented as safe to run concurrently; a call takes about 0.2 ms.
 _PROTOC_LOCK = threading.Lock()
@@ -66,10 +67,12 @@ class _DescriptorCache:
             if found is not None:
                 self._entries.move_to_end(code)
                 return found
-        match = _SERIALIZED.search(code)
-        if match is None:
+        start = code.find(_LITERAL_START)
+        end = code.find(_LITERAL_END, start)
+        if start < 0 or end < 0:
             raise SchemaParseError(REFUSAL.format("protoc produced no descriptor"))
-        file = FileDescriptorProto.FromString(ast.literal_eval(match.group(1).decode("latin-1")))
+        # Python's bytes-literal escapes are the ones escape_decode reads (in C, 100x faster).
+        file = FileDescriptorProto.FromString(codecs.escape_decode(code[start + len(_LITERAL_START):end])[0])
         with self._lock:
             self._entries[code] = file
             if len(self._entries) > self._capacity:
