@@ -74,6 +74,10 @@ SCHEMAS = {
     "an enum value that shadows a type": """syntax = "proto3"; package sh;
         message Foo { int32 x = 1; } message Outer { enum Kind { Foo = 0; } Kind k = 1; sh.Foo f = 2; }""",
     "edition 2024": """edition = "2024"; package e24; message M { int32 a = 1; string s = 2; }""",
+    "explicit json names and custom options out of number order": """syntax = "proto3"; package j;
+        import "google/protobuf/descriptor.proto";
+        extend google.protobuf.FieldOptions { string b_opt = 50002; string a_opt = 50001; }
+        message J { int32 foo_bar = 1 [json_name = "fooBar", (b_opt) = "b", (a_opt) = "a"]; int32 baz = 2 [json_name = "BAZ"]; }""",
 }
 
 

@@ -182,3 +182,13 @@ def test_the_well_known_files_ship_as_package_data() -> None:
 def test_the_same_text_is_compiled_once() -> None:
     assert FORMAT.parse(PROTO3, {}) is FORMAT.parse(PROTO3, {})
     assert FORMAT.parse(PROTO3, {}) is not FORMAT.parse(PROTO3, {"unused.proto": PROTO3})
+
+
+def test_a_sent_descriptor_nested_past_protocs_limit_is_refused() -> None:
+    from google.protobuf.descriptor_pb2 import FileDescriptorProto
+
+    file = FileDescriptorProto(name="deep.proto", syntax="proto3")
+    level = file.message_type.add(name="M0")
+    for depth in range(1, 400):
+        level = level.nested_type.add(name=f"M{depth}")
+    assert refused(base64.b64encode(file.SerializeToString()).decode()).startswith("Invalid schema of type PROTOBUF, details: ")
