@@ -135,3 +135,31 @@ def test_a_reserved_field_name_in_the_first_message_is_refused_with_validate_fie
     reply = api.register("r", 'syntax = "proto3";\nmessage A {\n  string secret = 1;\n}\n', schemaType="PROTOBUF", metadata=metadata)
     assert reply.error_code == 40901
     assert "The new schema has field that conflicts with the reserved field secret." in reply.json["message"]
+
+
+def test_serialized_replies_load_into_a_descriptor_pool_as_the_python_deserializer_loads_them(
+    api: Api, order: dict
+) -> None:
+    """confluent-kafka's deserializer builds a pool from the well-known files it bundles, each
+    reference fetched with format=serialized and added under its reference name, then the
+    schema itself under the name "default"; a message type from that pool must decode what
+    the writer encoded."""
+    from google.protobuf import descriptor_pool, message_factory, timestamp_pb2
+
+    pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(timestamp_pb2.DESCRIPTOR.serialized_pb)
+    for ref in api.get(f"/schemas/ids/{order['id']}").json["references"]:
+        served = api.version(ref["subject"], ref["version"], format="serialized").json["schema"]
+        dep = FileDescriptorProto.FromString(base64.b64decode(served))
+        dep.name = ref["name"]
+        pool.Add(dep)
+    own = FileDescriptorProto.FromString(base64.b64decode(api.get(f"/schemas/ids/{order['id']}", format="serialized").json["schema"]))
+    own.name = "default"
+    pool.Add(own)
+    order_type = message_factory.GetMessageClass(pool.FindMessageTypeByName("shop.Order"))
+    sent = order_type()
+    sent.customer.name = "Ada"
+    sent.placed.seconds = 1_700_000_000
+    received = order_type.FromString(sent.SerializeToString())
+    assert (received.customer.name, received.placed.seconds) == ("Ada", 1_700_000_000)
+    assert pool.FindMessageTypeByName("shop.Order.Line").full_name == "shop.Order.Line"
