@@ -110,12 +110,13 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
     scratch = tempfile.mkdtemp(prefix="sqlregistry-proto-", dir=_SCRATCH_ROOT)
     try:
         root = Path(scratch)
+        try:
+            (root / main).write_bytes(text.encode("utf-8"))
+        except UnicodeEncodeError:  # JSON can carry lone surrogates; protoc reads UTF-8
+            raise SchemaParseError(REFUSAL.format("the schema is not valid UTF-8 text")) from None
         for name, dep_text in dependencies.items():
             if _writable(name):
-                path = root / name
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(dep_text, encoding="utf-8")
-        (root / main).write_text(text, encoding="utf-8")
+                _write_dependency(root / name, dep_text)
         include = [scratch.encode(), *(p.encode() for p in _INCLUDES)]
         try:
             with _PROTOC_LOCK:
@@ -128,6 +129,17 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
     # Topological order, the schema's own file last.
     *imported, own = files
     return ProtobufNative(own, {f.name: f for f in imported})
+
+
+def _write_dependency(path: Path, text: str) -> None:
+    """A reference's text under its name. One protoc cannot read there (a name that is also
+    another reference's folder, too long, not UTF-8) is left out: the import then fails
+    with protoc's own "File not found"."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    except (OSError, UnicodeEncodeError):
+        return
 
 
 def _error_text(exc: _protoc_compiler.ProtocErrors) -> str:
