@@ -85,7 +85,7 @@ class ProtobufFormat:
                 printed = render(_imports_for(sent, deps), qualify=True)
             except RecursionError:  # a sent descriptor nested deeper than protoc would ever accept
                 raise SchemaParseError(REFUSAL.format("Reached maximum recursion limit for nested messages.")) from None
-            except (TypeError, ValueError):  # names that are not UTF-8 text, values of no field type
+            except (TypeError, ValueError, IndexError, KeyError):  # not UTF-8, no such type, oneof or enum value
                 raise SchemaParseError(REFUSAL.format("the FileDescriptorProto sent cannot be read as a schema")) from None
             compiled = compile_text(printed, deps)
         return ProtobufNative(compiled.file, compiled.imports, deps)
