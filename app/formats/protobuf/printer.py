@@ -23,9 +23,9 @@ from google.protobuf.descriptor_pb2 import (
     Edition,
     EnumDescriptorProto,
     FieldDescriptorProto,
-    FileDescriptorProto,
     ServiceDescriptorProto,
 )
+from google.protobuf.message import Message
 
 from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.names import SymbolTable
@@ -70,6 +70,8 @@ class _Lines:
 
 
 class Printer:
+    """One rendering of one compiled file (a fresh instance per text: it accumulates lines)."""
+
     def __init__(
         self, native: ProtobufNative, *, normalize: bool = False, qualify: bool = False, ignore_extensions: bool = False
     ) -> None:
@@ -93,14 +95,14 @@ class Printer:
             return option.name
         return f"({self.symbols.qualified(option.name, relative_to)})"
 
-    def _option_values(self, options: object, relative_to: str) -> list[tuple[str, str]]:
+    def _option_values(self, options: Message, relative_to: str) -> list[tuple[str, str]]:
         pairs = [
             (self._option_name(o, relative_to), o.value)
             for o in self.options.values(options, ignore_extensions=self.ignore_extensions)
         ]
         return sorted(pairs, key=lambda p: p[0].strip("()")) if self.normalize else pairs
 
-    def _option_statements(self, owner: object, relative_to: str) -> None:
+    def _option_statements(self, owner: Message, relative_to: str) -> None:
         if owner.HasField("options"):
             for name, value in self._option_values(owner.options, relative_to):
                 self.out.add(f"option {name} = {value};")
