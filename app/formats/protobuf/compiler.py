@@ -91,6 +91,17 @@ def schema_file_name(dependencies: Mapping[str, str]) -> str:
     return name
 
 
+def _scratch_dir() -> str:
+    """A private folder for one call: on tmpfs when the service may write there (a sandbox
+    can forbid it), else in the ordinary temporary folder."""
+    if _SCRATCH_ROOT is not None:
+        try:
+            return tempfile.mkdtemp(prefix="sqlregistry-proto-", dir=_SCRATCH_ROOT)
+        except OSError:
+            pass
+    return tempfile.mkdtemp(prefix="sqlregistry-proto-")
+
+
 def _writable(name: str) -> bool:
     """A reference name protoc could import: a relative path without `.`/`..` parts.
     Others cannot be imported by any schema, so they are simply not written."""
@@ -107,7 +118,7 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
     prints them (`schema.proto:3:27: "Nope" is not defined.`).
     """
     main = schema_file_name(dependencies)
-    scratch = tempfile.mkdtemp(prefix="sqlregistry-proto-", dir=_SCRATCH_ROOT)
+    scratch = _scratch_dir()
     try:
         root = Path(scratch)
         try:
