@@ -66,7 +66,15 @@ class ProtobufFormat:
         which may be a normalized one: that is its own canonical text too."""
         key = self._recent.key(text, dependencies, strict)
         found = self._recent.get(key)
-        return found if found is not None else self._recent.put(key, self._parse(text, dependencies, strict))
+        if found is not None:
+            return found
+        parsed = self._recent.put(key, self._parse(text, dependencies, strict))
+        if parsed.canonical != text:
+            # The canonical text was just compiled too: its own parse (as stored, or sent back
+            # by a client that read it) is this one.
+            for as_stored in (False, True):
+                self._recent.put(self._recent.key(parsed.canonical, dependencies, as_stored), parsed)
+        return parsed
 
     def _parse(self, text: str, dependencies: Mapping[str, str], strict: bool) -> ParsedSchema:
         native = self._compile(text, dependencies)

@@ -179,9 +179,12 @@ def test_the_well_known_files_ship_as_package_data() -> None:
     assert all(any(fnmatch.fnmatch(f, pattern) and f.count("/") == pattern.count("/") for pattern in patterns) for f in files)
 
 
-def test_the_same_text_is_compiled_once() -> None:
-    assert FORMAT.parse(PROTO3, {}) is FORMAT.parse(PROTO3, {})
-    assert FORMAT.parse(PROTO3, {}) is not FORMAT.parse(PROTO3, {"unused.proto": PROTO3})
+def test_the_same_text_is_compiled_once_and_its_canonical_text_too() -> None:
+    untidy = 'syntax="proto3";message Once{int32 a=1;}'
+    parsed = FORMAT.parse(untidy, {})
+    assert FORMAT.parse(untidy, {}) is parsed
+    assert FORMAT.parse(parsed.canonical, {}, strict=False) is parsed
+    assert FORMAT.parse(untidy, {"unused.proto": PROTO3}) is not parsed
 
 
 def test_a_sent_descriptor_nested_past_protocs_limit_is_refused() -> None:
