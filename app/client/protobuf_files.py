@@ -123,11 +123,11 @@ def message_at(file: FileDescriptorProto, path: tuple[int, ...], described: str)
     """The full name of the message the index path names in `file`."""
     messages: list[DescriptorProto] = list(file.message_type)
     names = [file.package] if file.package else []
-    where = "top-level"
+    where = "at the top level"
     for index in path:
         if not 0 <= index < len(messages):
             raise SerializationError(f"message index {list(path)} is out of range: {described} has "
-                                     f"{len(messages)} {where} message(s) there")
+                                     f"{len(messages)} message(s) {where}")
         message = messages[index]
         names.append(message.name)
         messages, where = list(message.nested_type), f"nested in {message.name}"
