@@ -200,7 +200,7 @@ class ProtobufDeserializer(RegistryDeserializer[WriterFile]):
         if writer is None:
             writer = self._decoder_for(data)
         path, offset = decode_indexes(data, self._header_size)
-        message = writer.message_class(path)()
+        message = (writer.classes.get(path) or writer.message_class(path))()
         try:
             message.ParseFromString(data[offset:])
         except DecodeError as exc:
