@@ -37,7 +37,7 @@ from app.client.protobuf_files import SERIALIZED, build_pool, file_proto, is_wel
 from app.client.records import PROTOBUF, RegisteredSchema, Schema, SchemaReference
 from app.client.registry_client import RegistryClient
 from app.client.resolver import SchemaSource
-from app.client.serde import AutoRegister, LookupOnly, RegistryDeserializer, RegistrySerializer
+from app.client.serde import AutoRegister, LookupOnly, RegistryDeserializer, RegistrySerializer, WriterState
 
 MessageType = type[Message]
 
@@ -79,7 +79,7 @@ class ProtobufSerializer(RegistrySerializer[MessageType]):
     def record_name(self, schema: Schema) -> str | None:
         return str(self.message_type.DESCRIPTOR.full_name)
 
-    def _refresh(self) -> Any:
+    def _refresh(self) -> WriterState[MessageType]:
         """Imports are registered (or looked up) once, on the first record: the file's own
         references need their versions, and a constructor should not call the registry."""
         if not self._imports_registered and isinstance(self.writer_choice, (AutoRegister, LookupOnly)):
