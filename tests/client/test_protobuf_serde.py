@@ -9,7 +9,11 @@ files: under test there is the deserializer's choice of message, not the transpo
 from __future__ import annotations
 
 import base64
+import json
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from support.protobuf_samples import wide_file_message
@@ -30,6 +34,8 @@ from app.client import (
     record_name,
 )
 from app.client.message_indexes import decode_indexes, encode_indexes, message_path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def serialized(module) -> str:
@@ -162,6 +168,38 @@ def test_an_import_that_is_neither_a_reference_nor_well_known_is_refused(protobu
     source = InMemoryResolver([Schema(serialized(protobuf_samples.customer_pb2), "PROTOBUF")])
     with pytest.raises(SerializationError, match="imports serde_samples/address.proto, which is neither"):
         ProtobufDeserializer(source)(b"\x00\x00\x00\x00\x01\x00")
+
+
+WELL_KNOWN_PROBE = """
+import base64, json, sys
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
+from app.client import InMemoryResolver, ProtobufDeserializer, Schema, SerializationError
+
+def file(imported, type_name):
+    proto = FileDescriptorProto(name="probe.proto", package="probe", syntax="proto3", dependency=[imported])
+    proto.message_type.add(name="Probe").field.add(name="v", number=1, type=11, label=1, type_name=type_name)
+    return Schema(base64.b64encode(proto.SerializeToString()).decode(), "PROTOBUF")
+
+source = InMemoryResolver([file("google/type/latlng.proto", ".google.type.LatLng"),
+                           file("confluent/meta.proto", ".confluent.Meta")])
+loaded = "google.type.latlng_pb2" in sys.modules
+message = ProtobufDeserializer(source)(bytes.fromhex("0000000001000a0909000000000000f03f"))
+try:
+    ProtobufDeserializer(source)(bytes.fromhex("000000000200"))
+    refused = ""
+except SerializationError as exc:
+    refused = str(exc)
+print(json.dumps([loaded, message.v.latitude, refused]))
+"""
+
+
+def test_well_known_imports_come_from_the_runtime_importing_their_modules_on_demand():
+    """In a fresh interpreter (so no earlier test has loaded google/type/latlng.proto)."""
+    result = subprocess.run([sys.executable, "-c", WELL_KNOWN_PROBE], cwd=REPO_ROOT, capture_output=True, text=True,
+                            check=True)
+    loaded, latitude, refused = json.loads(result.stdout)
+    assert (loaded, latitude) == (False, 1.0)
+    assert "imports confluent/meta.proto, a well-known file this process has no descriptor for" in refused
 
 
 def test_payloads_that_are_not_the_message_are_a_serialization_error(protobuf_samples, resolver):
