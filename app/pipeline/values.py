@@ -46,16 +46,10 @@ _PYTHON_TYPES = {
 
 
 def _tagged_value(data: Any, writer: Any, reader: Any) -> tuple[str, Any]:
-    """fastavro's hook for the private logical type: the member's identity and its value,
-    promoted as fastavro would have (a logical reader replaces fastavro's own promotion)."""
+    """fastavro's hook for the private logical type: the member's identity and its value as
+    written. A logical reader replaces fastavro's own promotion, which is just as well: the
+    member a value lands in is decided afterwards (by `PairConverter`), and promotes it then."""
     kind = writer["type"]
-    target = reader.get("type") if isinstance(reader, dict) else reader
-    if target in ("float", "double") and kind in ("int", "long"):
-        data = float(data)
-    elif target == "bytes" and kind == "string":
-        data = data.encode()
-    elif target == "string" and kind == "bytes":
-        data = data.decode()
     return (writer["name"] if kind in _NAMED else kind), data
 
 
@@ -207,8 +201,9 @@ class PairConverter:
             return lambda value: inner(value[1])
         return self._plain(w, r)
 
-    def _matches(self, writer: Any, reader: Any) -> bool:
-        """fastavro's `match_types`: may data written as `writer` be read as `reader`?"""
+    def _matches(self, writer: Any, reader: Any, *, exact: bool = False) -> bool:
+        """Avro's resolution rule: may data written as `writer` be read as `reader` (with
+        `exact`, without a promotion)?"""
         w = _resolve(writer, self.writer_named)
         r = _resolve(reader, self.reader_named)
         if isinstance(w, list) or isinstance(r, list):
@@ -221,16 +216,28 @@ class PairConverter:
             aliases = r.get("aliases", [])
             return short == r["name"].rsplit(".", 1)[-1] or w["name"] in aliases or short in aliases
         if w_kind == r_kind == "array":
-            return self._matches(w["items"], r["items"])
+            return self._matches(w["items"], r["items"], exact=exact)
         if w_kind == r_kind == "map":
-            return self._matches(w["values"], r["values"])
-        return w_kind == r_kind or r_kind in _PROMOTIONS.get(w_kind, ())
+            return self._matches(w["values"], r["values"], exact=exact)
+        return w_kind == r_kind or (not exact and r_kind in _PROMOTIONS.get(w_kind, ()))
 
     def _member_for(self, writer: Any, members: list[Any]) -> int:
-        for index, member in enumerate(members):
-            if self._matches(writer, member):
-                return index
+        """The reader member Java's resolver (hence Spark) picks: the first that matches
+        without promotion, else the first that matches with one."""
+        for exact in (True, False):
+            for index, member in enumerate(members):
+                if self._matches(writer, member, exact=exact):
+                    return index
         raise ValueError(f"no member of reader union {members} reads writer type {writer}")
+
+    def _promotion(self, writer: Any, reader: Any) -> Convert | None:
+        """A tagged member's value is as written: promote it to the reader's type if needed."""
+        w_kind, r_kind = _kind_of(writer, self.writer_named), _kind_of(reader, self.reader_named)
+        if r_kind not in _PROMOTIONS.get(w_kind, ()) or w_kind == r_kind:
+            return None
+        if r_kind in ("float", "double"):
+            return float
+        return (lambda value: value.encode()) if r_kind == "bytes" else (lambda value: value.decode())
 
     def _plain(self, w: Any, r: Any) -> Convert | None:
         if isinstance(r, list):
@@ -282,7 +289,8 @@ class PairConverter:
             if member == "null":
                 continue
             index = self._member_for(member, members)
-            table[self._identity(member)] = (f"member{index}", self.build(member, members[index]))
+            convert = _after(self.build(member, members[index]), self._promotion(member, members[index]))
+            table[self._identity(member)] = (f"member{index}", convert)
 
         def to_struct(value: Any) -> Any:
             if value is None:
@@ -301,6 +309,8 @@ class PairConverter:
             if member != "null":
                 identity = self._identity(member, tagged_only=False)
                 convert = self.build(member, target(member))
+                if isinstance(identity, str):
+                    convert = _after(convert, self._promotion(member, target(member)))
                 if table.get(identity) is None:
                     table[identity] = convert
         tagged = any(isinstance(key, str) for key in table)
@@ -332,6 +342,12 @@ class PairConverter:
         if not tagged_only:
             return None
         raise ValueError(f"union member {member} cannot be told apart from the others")
+
+
+def _after(first: Convert | None, then: Convert | None) -> Convert | None:
+    if first is None:
+        return then
+    return first if then is None else (lambda value: then(first(value)))
 
 
 def _default_shape(reader_type: Any) -> Any:
