@@ -253,6 +253,11 @@ class PairConverter:
             return _each_value(self.build(w["values"], r["values"]))
         if isinstance(r, dict) and r.get("logicalType") == "uuid":
             return _uuid_text
+        written = w.get("logicalType") if isinstance(w, dict) else None
+        if written in _TIME_UNITS:
+            # Spark's Avro reader keeps times of day as their int (ms) or long (µs); fastavro
+            # returns datetime.time.
+            return _time_as_count(_TIME_UNITS[written])
         return None
 
     def _record(self, w: Any, r: Any) -> Convert | None:
@@ -353,6 +358,18 @@ def _after(first: Convert | None, then: Convert | None) -> Convert | None:
 def _default_shape(reader_type: Any) -> Any:
     members = reader_type if isinstance(reader_type, list) else None
     return members[0] if members else reader_type
+
+
+_TIME_UNITS = {"time-millis": 1_000, "time-micros": 1_000_000}
+
+
+def _time_as_count(per_second: int) -> Convert:
+    def count(value: Any) -> Any:
+        if not isinstance(value, datetime.time):
+            return value
+        micros = ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond
+        return micros * per_second // 1_000_000
+    return count
 
 
 def _untag(value: Any) -> Any:
