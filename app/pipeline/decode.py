@@ -177,22 +177,40 @@ def decode_with_schema(
     framing: Framing = CONFLUENT,
 ) -> DataFrame:
     """Decode `column` projected onto the Avro schema `reader_text`."""
+    job, out_schema = batch_decoder(df.schema, column, registry, reader_text, output=output, on_error=on_error,
+                                    framing=framing)
+    return df.mapInArrow(job, out_schema)
+
+
+def batch_decoder(
+    schema: T.StructType,
+    column: str,
+    registry: RegistryClient,
+    reader_text: str,
+    *,
+    output: str | None = None,
+    on_error: str = "fail",
+    framing: Framing = CONFLUENT,
+) -> tuple[Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], T.StructType]:
+    """The function `mapInArrow` runs on each partition's Arrow batches, and the schema it
+    yields, for input rows of `schema`. Public so that a profiler can run exactly what one
+    Python worker runs, on batches read without Spark (`bench/pipeline_decode.py`)."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
     output = output or column
     error_column = f"{output}_error"
     shape = avro_to_spark(reader_text)
-    fields = [field for field in df.schema.fields if field.name != output]
+    fields = [field for field in schema.fields if field.name != output]
     fields.append(T.StructField(output, shape.data_type, True))
     if on_error == "route":
         fields.append(T.StructField(error_column, T.StringType(), True))
     out_schema = T.StructType(fields)
     arrow_type = to_arrow_type(shape.data_type, timezone="UTC")
     names = [field.name for field in fields]
-    position = [name for name in POSITION_COLUMNS if name in df.columns]
+    position = [name for name in POSITION_COLUMNS if name in schema.names]
     job = _BatchDecoder(registry, reader_text, framing, column, output, error_column, on_error,
                         arrow_type, names, position)
-    return df.mapInArrow(job, out_schema)
+    return job, out_schema
 
 
 class _BatchDecoder:
