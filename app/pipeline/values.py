@@ -18,7 +18,6 @@ Only pairs whose reader has a general union pay for this; other pairs decode unt
 """
 from __future__ import annotations
 
-import copy
 import datetime
 import decimal
 import uuid
@@ -175,10 +174,12 @@ def tag_union_members(writer: Any) -> Any:
         definition = definitions.get(name)
         if definition is not None and "logicalType" not in definition:
             definition["logicalType"] = TAG
-    dependencies = {name: _strip(schema) for name, schema in _named_of(writer).items() if name not in definitions}
+    # Types from schema references are not in the text: parse them first, as `parse_avro` does
+    # (a type nested in one of them is defined by it, so it is skipped once that is parsed).
     named: dict[str, Any] = {}
-    for dependency in dependencies.values():
-        parse_schema(copy.deepcopy(dependency), named_schemas=named)
+    for name, schema in _named_of(writer).items():
+        if name not in definitions and name not in named:
+            parse_schema(_strip(schema), named_schemas=named)
     return parse_schema(plain, named_schemas=named)
 
 
@@ -291,8 +292,8 @@ class PairConverter:
             return lambda value: None if value is None else {key: value if inner is None else inner(value)}
         table: dict[Any, tuple[str, Convert | None]] = {}
         for member in w:
-            if member == "null":
-                continue
+            if member == "null" or not any(self._matches(member, option) for option in members):
+                continue  # data of such a member fails in fastavro's resolution, before this
             index = self._member_for(member, members)
             convert = _after(self.build(member, members[index]), self._promotion(member, members[index]))
             table[self._identity(member)] = (f"member{index}", convert)
@@ -311,13 +312,20 @@ class PairConverter:
         """A writer union read into a reader type that is not a struct of members."""
         table: dict[Any, Convert | None] = {}
         for member in w:
-            if member != "null":
-                identity = self._identity(member, tagged_only=False)
-                convert = self.build(member, target(member))
-                if isinstance(identity, str):
-                    convert = _after(convert, self._promotion(member, target(member)))
-                if table.get(identity) is None:
-                    table[identity] = convert
+            if member == "null":
+                continue
+            try:
+                reader = target(member)
+            except ValueError:
+                continue  # no reader type reads this member: fastavro fails such data first
+            if not self._matches(member, reader):
+                continue
+            identity = self._identity(member, tagged_only=False)
+            convert = self.build(member, reader)
+            if isinstance(identity, str):
+                convert = _after(convert, self._promotion(member, reader))
+            if table.get(identity) is None:
+                table[identity] = convert
         tagged = any(isinstance(key, str) for key in table)
         if not tagged and all(convert is None for convert in table.values()):
             return None
