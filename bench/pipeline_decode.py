@@ -10,9 +10,11 @@ over `--rounds` rounds (`bench/timing.py`; the best round of each counts):
 
 Also printed: Spark session start-up; peak memory (VmHWM from /proc, no psutil) of the JVM and
 of each Spark Python worker, sampled while the pipeline runs, and the peak of the workers'
-summed resident memory; and a profile of one executor's work: the very function `mapInArrow`
-runs (`batch_decoder`), fed the dump's Arrow batches in this process under cProfile, with its
-records/s on one core unprofiled. The registry runs under gunicorn on SQLite (`support.live`).
+summed resident memory; the CPU-seconds each variant spent (this process for the loop; the JVM
+and every Python worker, from /proc, for the pipeline), which a busy shared machine distorts
+far less than wall time; and a profile of one executor's work: the very function `mapInArrow`
+runs (`batch_decoder`), fed the dump's Arrow batches in this process, phase by phase and under
+cProfile, with its records per CPU-second unprofiled. The registry runs under gunicorn on SQLite (`support.live`).
 Prints figures only; nothing is asserted.
 
     python bench/pipeline_decode.py [--records 1000000] [--rounds 2] [--profile-records 100000]
@@ -130,6 +132,36 @@ def _command(pid: int) -> str:
         return ""
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def spark_processes() -> list[int]:
+    """The JVM this driver started and every process under it (Python daemon and workers)."""
+    tree = _children()
+    found = [pid for pid in tree.get(os.getpid(), []) if "java" in _command(pid)]
+    pending = list(found)
+    while pending:
+        children = tree.get(pending.pop(), [])
+        found.extend(children)
+        pending.extend(children)
+    return found
+
+
+def spark_cpu(work) -> float:
+    """CPU seconds Spark's processes spent while `work()` ran. Python workers are reused, so
+    they are there before and after; one started during the run counts from its start."""
+    before = {pid: _cpu_seconds(pid) for pid in spark_processes()}
+    work()
+    after = {pid: _cpu_seconds(pid) for pid in spark_processes()}
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+
+
 class MemoryWatch:
     """Samples the JVM this driver started and every Python process under it (Spark's daemon
     and the workers it forks) until stopped: each one's VmHWM, and the peak of the workers'
@@ -191,19 +223,19 @@ def profile_one_executor(dump: Path, client: RegistryClient, records: int, spark
     job, _ = batch_decoder(spark_schema, "value", client, latest)
     for _ in job(iter(batches[:1])):  # warm: fetch and compile each writer once
         pass
-    seconds, _ = timed(lambda: sum(out.num_rows for out in job(iter(batches))))
-    print(f"one worker's function, 1 core  {table.num_rows / seconds:12,.0f} records/s (no Spark, no IPC)")
+    seconds, _ = timed(lambda: sum(out.num_rows for out in job(iter(batches))), time.process_time)
+    print(f"one worker's function, 1 core  {table.num_rows / seconds:12,.0f} records/CPU-second (no Spark, no IPC)")
 
     decoder = worker_decoder(client, latest, CONFLUENT)
     arrow_type = to_arrow_type(avro_to_spark(latest).data_type, timezone="UTC")
     phases = {"Arrow binary -> Python bytes": 0.0, "framing + fastavro decode": 0.0, "Python -> Arrow struct": 0.0}
     for batch in batches:
-        took, values = timed(lambda: batch.column("value").to_pylist())
+        took, values = timed(lambda: batch.column("value").to_pylist(), time.process_time)
         phases["Arrow binary -> Python bytes"] += took
-        took, decoded = timed(lambda: [decoder(data) for data in values])
+        took, decoded = timed(lambda: [decoder(data) for data in values], time.process_time)
         phases["framing + fastavro decode"] += took
-        phases["Python -> Arrow struct"] += timed(lambda: pa.array(decoded, type=arrow_type))[0]
-    plain_seconds = timed(lambda: plain_loop(table.column("value").to_pylist(), client))[0]
+        phases["Python -> Arrow struct"] += timed(lambda: pa.array(decoded, type=arrow_type), time.process_time)[0]
+    plain_seconds = timed(lambda: plain_loop(table.column("value").to_pylist(), client), time.process_time)[0]
     total = sum(phases.values())
     print(f"phases of one worker's function on {table.num_rows:,} records:")
     for name, took in phases.items():
@@ -260,25 +292,34 @@ def main() -> None:
         decode(source, "value", client, subject=SUBJECT).write.format("noop").mode("overwrite").save()
 
         def pipeline(sink: str) -> list[float]:
+            """Wall seconds, and CPU seconds of the JVM and Python workers, for one run."""
             decoded = decode(source, "value", client, subject=SUBJECT, reader="latest")
             writer = decoded.write.mode("overwrite")
             save = (lambda: writer.format("noop").save()) if sink == "noop" else \
                 (lambda: writer.parquet(str(workdir / "out")))
-            return [timed(save)[0]]
+            wall, cpu = timed(lambda: spark_cpu(save))
+            return [wall, cpu]
+
+        def loop() -> list[float]:
+            wall, cpu = timed(lambda: timed(lambda: plain_loop(values, client), time.process_time)[0])
+            return [wall, cpu]
 
         def progress(round_number: int, name: str, seconds) -> None:
-            print(f"  round {round_number + 1} {name:<22} {args.records / seconds[0]:12,.0f} records/s", flush=True)
+            print(f"  round {round_number + 1} {name:<22} {args.records / seconds[0]:12,.0f} records/s, "
+                  f"{args.records / seconds[1]:10,.0f} per CPU-second", flush=True)
 
         with MemoryWatch() as memory:
             best = best_of_rounds(args.rounds, {
-                "plain fastavro loop": lambda: [timed(lambda: plain_loop(values, client))[0]],
+                "plain fastavro loop": loop,
                 "pipeline -> noop": lambda: pipeline("noop"),
                 "pipeline -> parquet": lambda: pipeline("parquet"),
             }, progress)
         rates = {name: args.records / seconds[0] for name, seconds in best.items()}
-        print(f"best of {args.rounds} rounds:")
+        per_cpu = {name: args.records / seconds[1] for name, seconds in best.items()}
+        print(f"best of {args.rounds} rounds (wall clock; CPU-seconds of every process doing the work):")
         for name, rate in rates.items():
-            print(f"  {name:<28} {rate:12,.0f} records/s  ({rate / rates['plain fastavro loop']:.2f}x the loop)")
+            print(f"  {name:<28} {rate:12,.0f} records/s  ({rate / rates['plain fastavro loop']:.2f}x the loop)"
+                  f"  {per_cpu[name]:10,.0f} per CPU-second ({per_cpu[name] / per_cpu['plain fastavro loop']:.2f}x)")
         workers = sorted(memory.worker_hwm.values(), reverse=True)
         print(f"JVM peak (VmHWM)               {memory.jvm_hwm / 1024:12.0f} MiB")
         print(f"Python workers seen            {len(workers):12d}  (the daemon included)")
