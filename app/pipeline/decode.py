@@ -28,7 +28,6 @@ A registry that cannot be reached fails the job in both modes: that is no record
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -36,17 +35,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_type
 
-from app.client import (
-    CONFLUENT,
-    ConfluentFraming,
-    RegistryClient,
-    SchemaNotFound,
-    SerializationError,
-    SingleObjectFraming,
-)
+from app.client import CONFLUENT, ConfluentFraming, RegistryClient, SchemaNotFound, SingleObjectFraming
 from app.client.framing import Framing
 from app.pipeline.types import avro_to_spark
-from app.pipeline.workers import worker_decoder
+from app.pipeline.workers import WorkerDecoder, worker_decoder
 
 ON_ERROR = ("fail", "route")
 POSITION_COLUMNS = ("topic", "partition", "offset")
@@ -224,25 +216,22 @@ class _BatchDecoder:
         self.arrow_type, self.names, self.position = arrow_type, names, position
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        deserialize = worker_decoder(self.registry, self.reader_text, self.framing)
+        decoder = worker_decoder(self.registry, self.reader_text, self.framing)
         for batch in batches:
-            yield self._decode_batch(batch, deserialize)
+            yield self._decode_batch(batch, decoder)
 
-    def _decode_batch(self, batch: pa.RecordBatch, deserialize: Callable[[bytes], Any]) -> pa.RecordBatch:
+    def _decode_batch(self, batch: pa.RecordBatch, decoder: WorkerDecoder) -> pa.RecordBatch:
         values = batch.column(self.column).to_pylist()
-        decoded: list[Any] = [None] * len(values)
         errors: list[str | None] = [None] * len(values)
-        for i, data in enumerate(values):
-            if data is None:
-                continue
-            try:
-                decoded[i] = deserialize(data)
-            except (SerializationError, SchemaNotFound, ValueError) as exc:
-                # A record's own fault. An unreachable registry is not: it fails the job in
-                # either mode rather than marking every record bad.
-                if self.on_error == "fail":
-                    raise BadRecord(f"cannot decode {self.column} {self._where(batch, i)}: {exc}") from exc
-                errors[i] = f"{type(exc).__name__}: {exc}"
+
+        def bad(row: int, exc: Exception) -> None:
+            # A record's own fault. An unreachable registry is not: the decoder lets that
+            # through, and it fails the job in either mode rather than marking every record bad.
+            if self.on_error == "fail":
+                raise BadRecord(f"cannot decode {self.column} {self._where(batch, row)}: {exc}") from exc
+            errors[row] = f"{type(exc).__name__}: {exc}"
+
+        decoded = decoder.decode_all(values, bad)
         try:
             struct = pa.array(decoded, type=self.arrow_type)
         except (pa.ArrowException, ValueError, TypeError) as exc:

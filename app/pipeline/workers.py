@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from io import BytesIO
+from collections.abc import Callable
 from typing import Any
 
 from fastavro import schemaless_reader
@@ -47,7 +48,7 @@ def worker_client(client: RegistryClient) -> RegistryClient:
 
 
 class WorkerDecoder:
-    """`decoder(data) -> value`: framed bytes to the Arrow-ready value of the reader's shape."""
+    """Framed bytes to Arrow-ready values of the reader's shape, a batch at a time."""
 
     def __init__(self, client: RegistryClient, reader_text: str | None, framing: Framing) -> None:
         self.client = client
@@ -77,17 +78,31 @@ class WorkerDecoder:
             raise SerializationError(f"cannot read writer {key} as the reader schema: {exc}") from exc
         return self._plans.setdefault(header, found)
 
-    def __call__(self, data: bytes) -> Any:
-        found = self._plans.get(data[: self.header_size])
-        if found is None:
-            found = self.plan_for(data)
-        stream = BytesIO(data)
-        stream.seek(self.header_size)
-        try:
-            value = schemaless_reader(stream, found.writer, found.reader)
-        except Exception as exc:  # fastavro raises EOFError, ValueError, IndexError... on corrupt data
-            raise SerializationError(f"cannot decode {len(data)} bytes: {type(exc).__name__}: {exc}") from exc
-        return value if found.convert is None else found.convert(value)
+    def decode_all(self, values: list[bytes | None], bad: Callable[[int, Exception], None]) -> list[Any]:
+        """The values of one Arrow batch decoded (None stays None); a record that cannot be
+        decoded is None and `bad(row, reason)` is told. The loop is the hot path of the whole
+        pipeline, so everything it touches per record is a local."""
+        decoded: list[Any] = [None] * len(values)
+        plans_get, plan_for, size, read, stream_of = self._plans.get, self.plan_for, self.header_size, \
+            schemaless_reader, BytesIO
+        for row, data in enumerate(values):
+            if data is None:
+                continue
+            found = plans_get(data[:size])
+            if found is None:
+                try:
+                    found = plan_for(data)
+                except (SerializationError, SchemaNotFound) as exc:
+                    bad(row, exc)
+                    continue
+            stream = stream_of(data)
+            stream.seek(size)
+            try:
+                value = read(stream, found.writer, found.reader)
+                decoded[row] = value if found.convert is None else found.convert(value)
+            except Exception as exc:  # fastavro raises EOFError, ValueError, IndexError... on corrupt data
+                bad(row, SerializationError(f"cannot decode {len(data)} bytes: {type(exc).__name__}: {exc}"))
+        return decoded
 
 
 def worker_decoder(client: RegistryClient, reader_text: str | None, framing: Framing) -> WorkerDecoder:
