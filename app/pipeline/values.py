@@ -9,9 +9,11 @@ Most values pass as fastavro returns them. Two need work:
 
 For the union, the writer schema handed to fastavro is rewritten: every member of a writer
 union gets a private logical type (named types on their definition), and fastavro's public
-`LOGICAL_READERS` hook returns such a value as `(writer member, value)`. The writer member
-then names the reader member by Avro's resolution rule, exactly as fastavro resolved it (the
-first reader member the writer member matches), once per (writer, reader) pair. Members that
+`LOGICAL_READERS` hook returns such a value as `(writer member, value)`, unpromoted. The
+writer member then names the reader member as Java's resolver (so Spark) picks it, once per
+(writer, reader) pair: the first member of the value's own type, else the first it promotes to
+(fastavro alone would take the first it promotes to, putting an int in a `long` before `int`,
+or decoding bytes as a `string` before `bytes`). Members that
 already carry a logical type (date, decimal...) cannot take a second one; their Python type
 (`date`, `Decimal`...) tells them apart, and Avro forbids two members of one unnamed type.
 Only pairs whose reader has a general union pay for this; other pairs decode untouched.
