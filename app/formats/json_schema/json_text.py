@@ -16,27 +16,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from decimal import Decimal
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
+from app.formats import jackson
 from app.formats.json_schema.errors import InvalidJsonSchema
 
-# How many JSON arrays and objects may nest in one schema text. Python's decoder and the writers
-# below take a frame per level; the bound keeps them far from Python's 1,000-frame limit.
-MAX_DOCUMENT_DEPTH = 200
-
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKET = re.compile(r"[\[\]{}]")
-# What Python's C escaper writes differently from Jackson: control characters other than the
-# short escapes (lower-case hex there) and unpaired surrogates (raw there).
-_SPECIAL = re.compile("[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]")
-_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-_ESCAPES = {code: f"\\u{code:04X}" for code in range(0x20)}
-_ESCAPES.update({ord(ch): text for ch, text in _SHORT_ESCAPES.items()})
-# Unpaired surrogates (`"\ud800"` decodes to one) cannot be sent as UTF-8: keep them escaped.
-_ESCAPES.update({code: f"\\u{code:04X}" for code in range(0xD800, 0xE000)})
+MAX_DOCUMENT_DEPTH = jackson.MAX_DOCUMENT_DEPTH
+quote = jackson.quote
 
 
 class JsonTextError(InvalidJsonSchema):
@@ -56,20 +43,9 @@ class JsonFloat(float):
 
 
 def check_depth(text: str) -> None:
-    """`JsonTextError` for a text nested deeper than `MAX_DOCUMENT_DEPTH`, without recursing.
-    Brackets inside strings do not count; a text with few brackets cannot be too deep."""
-    if text.count("[") + text.count("{") <= MAX_DOCUMENT_DEPTH:
-        return
-    depth = 0
-    for bracket in _BRACKET.findall(_STRING.sub("", text)):
-        if bracket in "[{":
-            depth += 1
-            if depth > MAX_DOCUMENT_DEPTH:
-                raise JsonTextError(
-                    f"Schema is nested more than {MAX_DOCUMENT_DEPTH} levels deep (JSON arrays and objects)"
-                )
-        else:
-            depth -= 1
+    """`JsonTextError` for a text nested deeper than `MAX_DOCUMENT_DEPTH`, without recursing."""
+    if jackson.depth_exceeds(text, MAX_DOCUMENT_DEPTH):
+        raise JsonTextError(f"Schema is nested more than {MAX_DOCUMENT_DEPTH} levels deep (JSON arrays and objects)")
 
 
 def _constant(token: str) -> float:
@@ -85,12 +61,6 @@ def loads(text: str) -> Any:
         raise JsonTextError(f"Invalid JSON schema: {exc}") from None
 
 
-def quote(text: str) -> str:
-    if _SPECIAL.search(text) is None:
-        return encode_basestring(text)  # the C escaper agrees with Jackson on everything else
-    return '"' + text.translate(_ESCAPES) + '"'
-
-
 def _number(value: float) -> str:
     literal = getattr(value, "literal", None)
     if literal is not None:
@@ -101,40 +71,9 @@ def _number(value: float) -> str:
     return quote("NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity")
 
 
-def _write(value: Any, out: list[str]) -> None:
-    """Append `value`'s text to `out`; one frame per level of nesting."""
-    if isinstance(value, str):
-        out.append(quote(value))
-    elif isinstance(value, dict):
-        out.append("{")
-        first = True
-        for key, item in value.items():
-            out.append(quote(key) + ":" if first else "," + quote(key) + ":")
-            first = False
-            _write(item, out)
-        out.append("}")
-    elif isinstance(value, list):
-        out.append("[")
-        for index, item in enumerate(value):
-            if index:
-                out.append(",")
-            _write(item, out)
-        out.append("]")
-    elif value is None or value is True or value is False:
-        out.append("null" if value is None else "true" if value else "false")
-    elif isinstance(value, int):
-        out.append(str(value))
-    elif isinstance(value, float):
-        out.append(_number(value))
-    else:
-        raise TypeError(f"not a JSON value: {value!r}")
-
-
 def dumps(value: Any) -> str:
     """Compact JSON of a parsed document, keys in their order, as Jackson prints it."""
-    out: list[str] = []
-    _write(value, out)
-    return "".join(out)
+    return jackson.dumps(value, _number)
 
 
 def _utf16(key: str) -> bytes:
