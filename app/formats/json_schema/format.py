@@ -9,15 +9,15 @@ failing its users later. Compatibility is the `diff` package's (Confluent's `Sch
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
 from referencing import Resource
 from referencing.exceptions import Unresolvable
 
-from app.formats.base import LENIENT_POLICY, STRICT_POLICY, Incompatibility, ParsedSchema, SchemaParseError
+from app.formats.base import LENIENT_POLICY, STRICT_POLICY, Incompatibility, ParsedSchema, refusals
 from app.formats.json_schema.drafts import draft_of
 from app.formats.json_schema.errors import InvalidJsonSchema
 from app.formats.json_schema.json_text import dumps, loads, sorted_keys
@@ -34,17 +34,8 @@ def _native(schema: ParsedSchema) -> JsonNative:
     return schema.native
 
 
-@contextmanager
-def _refusals() -> Iterator[None]:
-    """Refusals worded as Confluent's provider words them. The nesting bounds keep every walk
-    far from Python's recursion limit; should one still reach it, the client gets a refusal
-    of the same kind instead of a 500."""
-    try:
-        yield
-    except InvalidJsonSchema as exc:
-        raise SchemaParseError(_REFUSAL.format(exc)) from None
-    except RecursionError:
-        raise SchemaParseError(_REFUSAL.format("Schema is nested too deeply to process")) from None
+def _refusals() -> AbstractContextManager[None]:
+    return refusals(InvalidJsonSchema, _REFUSAL)
 
 
 def _document(text: str) -> Any:
