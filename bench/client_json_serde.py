@@ -117,7 +117,8 @@ def main() -> None:
         print(f"{args.records} JSON records of 10 fields, best of {args.rounds} rounds")
         print(f"{'':27}{'ser µs':>8}{'de µs':>8}{'ser rec/s':>11}{'de rec/s':>10}")
         for name, (write, read) in best.items():
-            print(f"{name:27}{write * per:8.2f}{read * per:8.2f}{args.records / write:11,.0f}{args.records / read:10,.0f}")
+            rates = f"{args.records / write:11,.0f}{args.records / read:10,.0f}"
+            print(f"{name:27}{write * per:8.2f}{read * per:8.2f}{rates}")
         for mark in ("validating", "no validation"):
             theirs, mine = sum(best[f"confluent, {mark}"]), sum(best[f"app.client, {mark}"])
             print(f"confluent-kafka / app.client round trip, {mark}: {theirs / mine:.2f}x")

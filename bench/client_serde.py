@@ -4,11 +4,11 @@ A 10-field Avro record is serialized and deserialized by: fastavro's `schemaless
 `schemaless_reader` alone (the floor: no framing, no registry), our `AvroSerializer` /
 `AvroDeserializer` (Confluent framing, schema cached per id), and confluent-kafka's
 `AvroSerializer` / `AvroDeserializer` against the same registry. The variants take turns
-over several rounds and the best round of each counts, so a noisy neighbour on a small
-machine hurts all of them alike. Also printed: cold start, the time from a new client to the
-first serialized record (one registry round trip), for ours and confluent-kafka's, and the
-import time of `app.client`. The registry runs under gunicorn on SQLite (`sqlregistry serve`).
-Prints figures only.
+over several rounds and the best round of each counts (`bench/timing.py`, shared with
+`pipeline_decode.py`), so a noisy neighbour on a small machine hurts all of them alike.
+Also printed: cold start, the time from a new client to the first serialized record (one
+registry round trip), for ours and confluent-kafka's, and the import time of `app.client`.
+The registry runs under gunicorn on SQLite (`sqlregistry serve`). Prints figures only.
 
     python bench/client_serde.py [--records 20000] [--rounds 5]
 """
@@ -35,6 +35,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext  # 
 from fastavro import parse_schema, schemaless_reader, schemaless_writer  # noqa: E402
 
 from app.client import AvroDeserializer, AvroSerializer, RegistryClient  # noqa: E402
+from bench.timing import best_of_rounds, timed  # noqa: E402
 
 SCHEMA = json.dumps({
     "type": "record", "name": "Purchase", "namespace": "bench",
@@ -97,12 +98,9 @@ def time_round(serde: Serde, records: list[dict[str, Any]]) -> tuple[float, floa
     """CPU seconds of this process (less sensitive than wall time to neighbours on a shared
     machine) to serialize every record, then to deserialize every result."""
     serialize, deserialize = serde
-    started = time.process_time()
-    framed = [serialize(record) for record in records]
-    middle = time.process_time()
-    for data in framed:
-        deserialize(data)
-    return middle - started, time.process_time() - middle
+    write, framed = timed(lambda: [serialize(record) for record in records], time.process_time)
+    read, _ = timed(lambda: [deserialize(data) for data in framed], time.process_time)
+    return write, read
 
 
 def cold_start(url: str, rounds: int) -> dict[str, float]:
@@ -150,11 +148,8 @@ def main() -> None:
         }
         for serde in variants.values():  # warm-up: registration, first fetches, parsing
             time_round(serde, records[:100])
-        best = {name: [float("inf"), float("inf")] for name in variants}
-        for _ in range(args.rounds):
-            for name, serde in variants.items():
-                write, read = time_round(serde, records)
-                best[name] = [min(best[name][0], write), min(best[name][1], read)]
+        best = best_of_rounds(args.rounds, {name: (lambda serde=serde: time_round(serde, records))
+                                            for name, serde in variants.items()})
 
         floor = best["fastavro alone"]
         print(f"{args.records} records of 10 fields, best of {args.rounds} rounds (µs per record)")

@@ -187,3 +187,11 @@ def unique_subject(request: pytest.FixtureRequest) -> Callable[[str], str]:
         return f"{stem}-{uuid.uuid4().hex[:8]}-{suffix}"
 
     return make
+
+
+@pytest.fixture(scope="session")
+def protobuf_samples(tmp_path_factory: pytest.TempPathFactory):
+    """The sample `.proto` files of `support.protobuf_samples`, compiled by protoc at test time."""
+    from support.protobuf_samples import generate
+
+    return generate(tmp_path_factory.mktemp("protobuf-samples"))

@@ -7,9 +7,10 @@ single-object encoding.
 
 Importing this package must never import Flask, SQLAlchemy or the server's packages
 (`app.api`, `app.core`, `app.storage`): producers and consumers install the client alone.
-A test pins this. The JSON Schema serializers load `jsonschema` (some 50 ms of imports), so
-they are imported on first use: `from app.client import JsonSerializer` works as usual, and an
-Avro-only producer never pays for them.
+A test pins this. The JSON Schema serializers load `jsonschema` (some 50 ms of imports) and the
+Protobuf ones the `protobuf` runtime, so they are imported on first use:
+`from app.client import JsonSerializer` works as usual, and an Avro-only producer never pays
+for them.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from app.client.errors import (
 )
 from app.client.fingerprint import Fingerprint, schema_fingerprint
 from app.client.framing import CONFLUENT, SINGLE_OBJECT, ConfluentFraming, SingleObjectFraming
-from app.client.naming import record_name, topic_name, topic_record_name
+from app.client.naming import import_path, record_name, topic_name, topic_record_name
 from app.client.records import CompatibilityResult, Config, RegisteredSchema, Schema, SchemaReference
 from app.client.registry_client import RegistryClient
 from app.client.resolver import InMemoryResolver, SchemaSource
@@ -41,12 +42,16 @@ from app.client.serde import AutoRegister, LookupOnly, PinnedVersion, ReaderVers
 
 if TYPE_CHECKING:
     from app.client.json_schema import JsonDeserializer, JsonSerializer
+    from app.client.protobuf import ProtobufDeserializer, ProtobufSerializer
 
-_ON_FIRST_USE = {"JsonSerializer": "app.client.json_schema", "JsonDeserializer": "app.client.json_schema"}
+_ON_FIRST_USE = {
+    "JsonSerializer": "app.client.json_schema", "JsonDeserializer": "app.client.json_schema",
+    "ProtobufSerializer": "app.client.protobuf", "ProtobufDeserializer": "app.client.protobuf",
+}
 
 
 def __getattr__(name: str) -> Any:
-    """Imports the JSON Schema serializers when first asked for (PEP 562)."""
+    """Imports the JSON Schema and Protobuf serializers when first asked for (PEP 562)."""
     module = _ON_FIRST_USE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -58,10 +63,11 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AutoRegister", "AvroDeserializer", "AvroSerializer", "CONFLUENT", "CompatibilityResult", "Config",
     "ConfluentFraming", "Fingerprint", "InMemoryResolver", "IncompatibleSchema", "InvalidSchema",
-    "JsonDeserializer", "JsonSerializer", "LookupOnly", "PinnedVersion", "ReaderVersion", "RecordInvalid",
+    "JsonDeserializer", "JsonSerializer", "LookupOnly", "PinnedVersion", "ProtobufDeserializer", "ProtobufSerializer",
+    "ReaderVersion", "RecordInvalid",
     "RegisteredSchema", "RegistryClient", "RegistryClientError",
     "RegistryRequestError", "RegistryServerError", "RegistryUnavailable", "SINGLE_OBJECT", "Schema",
     "SchemaNotFound", "SchemaReference", "SchemaSource", "SerializationError", "SingleObjectFraming",
     "SubjectNotFound", "UseLatest", "VersionNotFound", "parsing_canonical_form", "record_name",
-    "schema_fingerprint", "topic_name", "topic_record_name",
+    "import_path", "schema_fingerprint", "topic_name", "topic_record_name",
 ]

@@ -12,6 +12,7 @@ framing to read the header only the first time it sees one.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol, Union
 
 from app.client.errors import SerializationError
@@ -40,8 +41,10 @@ class Framing(Protocol):
         """What the header names (an id or a fingerprint); raises `SerializationError` for
         bytes that are not this framing."""
 
-    def find_writer(self, key: WriterKey, source: SchemaSource, subject: str | None) -> Schema:
-        """The writer schema the key names."""
+    def find_writer(
+        self, key: WriterKey, source: SchemaSource, subject: str | None, format: str | None = None
+    ) -> Schema:
+        """The writer schema the key names, in the rendering `format` names (None: as stored)."""
 
 
 class ConfluentFraming:
@@ -60,9 +63,11 @@ class ConfluentFraming:
             raise SerializationError(f"unknown magic byte {header[0]:#04x}; Confluent framing starts with 0x00")
         return int.from_bytes(header[1:5], "big")
 
-    def find_writer(self, key: WriterKey, source: SchemaSource, subject: str | None) -> Schema:
+    def find_writer(
+        self, key: WriterKey, source: SchemaSource, subject: str | None, format: str | None = None
+    ) -> Schema:
         assert isinstance(key, int)
-        return source.get_schema(key, subject)
+        return source.get_schema(key, subject, format=format)
 
     def __repr__(self) -> str:
         return "ConfluentFraming()"
@@ -82,12 +87,32 @@ class SingleObjectFraming:
             raise SerializationError(f"unknown marker {header[:2].hex()}; Avro single-object encoding starts with c301")
         return Fingerprint(CRC64, bytes(header[2:10]))
 
-    def find_writer(self, key: WriterKey, source: SchemaSource, subject: str | None) -> Schema:
+    def find_writer(
+        self, key: WriterKey, source: SchemaSource, subject: str | None, format: str | None = None
+    ) -> Schema:
         assert isinstance(key, Fingerprint)
-        return source.get_schema_by_fingerprint(key).schema
+        return source.get_schema_by_fingerprint(key).schema  # Avro only: one rendering
 
     def __repr__(self) -> str:
         return "SingleObjectFraming()"
+
+
+@dataclass(frozen=True)
+class IdOnlyWriter:
+    """The writer as a framing sees it for formats named by registry id only (JSON Schema,
+    Protobuf): the single-object encoding's fingerprint is an Avro notion."""
+
+    schema_id: int
+
+    def fingerprint(self, algorithm: str) -> Fingerprint:
+        raise SerializationError("the single-object encoding names Avro schemas; use Confluent framing")
+
+
+def id_framing_only(framing: Framing) -> Framing:
+    """`framing`, unless it is the single-object encoding, which only Avro records can use."""
+    if isinstance(framing, SingleObjectFraming):
+        raise ValueError("the single-object encoding names Avro schemas by fingerprint; use Confluent framing")
+    return framing
 
 
 CONFLUENT = ConfluentFraming()

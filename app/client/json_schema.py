@@ -36,8 +36,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT7
 
 from app.client.errors import RecordInvalid, SerializationError
-from app.client.fingerprint import Fingerprint
-from app.client.framing import Framing, SingleObjectFraming, WriterKey
+from app.client.framing import IdOnlyWriter, WriterKey, id_framing_only
 from app.client.records import JSON, RegisteredSchema, Schema
 from app.client.registry_client import RegistryClient
 from app.client.resolver import SchemaSource, resolve_references
@@ -125,22 +124,6 @@ class RecordCheck:
             ) from None
 
 
-@dataclass(frozen=True)
-class _JsonWriter:
-    """The writer as a framing sees it: JSON schemas are named by id only."""
-
-    schema_id: int
-
-    def fingerprint(self, algorithm: str) -> Fingerprint:
-        raise SerializationError("the single-object encoding names Avro schemas; JSON records need Confluent framing")
-
-
-def _confluent_only(framing: Framing) -> Framing:
-    if isinstance(framing, SingleObjectFraming):
-        raise ValueError("the single-object encoding names Avro schemas by fingerprint; use Confluent framing")
-    return framing
-
-
 class JsonSerializer(RegistrySerializer[RecordCheck]):
     """`serializer(record) -> bytes` for dicts, lists and scalars that `json` can encode.
 
@@ -156,7 +139,7 @@ class JsonSerializer(RegistrySerializer[RecordCheck]):
     ) -> None:
         self.validate = validate
         if "framing" in options:
-            _confluent_only(options["framing"])
+            id_framing_only(options["framing"])
         super().__init__(client, as_json_schema(schema) if schema is not None else None, **options)
 
     def record_name(self, schema: Schema) -> str | None:
@@ -172,7 +155,7 @@ class JsonSerializer(RegistrySerializer[RecordCheck]):
         return RecordCheck(validator, f"JSON schema id {registered.schema_id} of {self.subject}")
 
     def header_for(self, registered: RegisteredSchema, compiled: RecordCheck) -> bytes:
-        return self.framing.header(_JsonWriter(registered.schema_id))
+        return self.framing.header(IdOnlyWriter(registered.schema_id))
 
     def __call__(self, record: Any) -> bytes:
         state = self._state
@@ -207,7 +190,7 @@ class JsonDeserializer(RegistryDeserializer[RecordCheck]):
         if reader is not None and not isinstance(reader, ReaderVersion):
             reader = as_json_schema(reader)
         if "framing" in options:
-            _confluent_only(options["framing"])
+            id_framing_only(options["framing"])
         super().__init__(source, reader=reader, **options)
         self.validate = validate
         self._header_size = self.framing.header_size

@@ -4,6 +4,9 @@ Plain functions of (topic, field, record_name), as Confluent's serializers have 
 custom strategy is any function of the same shape. `field` is "key" or "value";
 `record_name` is the fully qualified name of the record (Avro `namespace.name`), None for a
 schema that is not a named type.
+
+Protobuf imports are schemas of their own, registered before the file that imports them; a
+reference subject strategy is a function of the import path (`shop/customer.proto`) alone.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Callable, Literal
 
 Field = Literal["key", "value"]
 SubjectNameStrategy = Callable[[str, Field, "str | None"], str]
+ReferenceSubjectNameStrategy = Callable[[str], str]
 
 
 def topic_name(topic: str, field: Field, record_name: str | None) -> str:
@@ -32,3 +36,9 @@ def _required(name: str | None, strategy: str) -> str:
     if not name:
         raise ValueError(f"the {strategy} strategy needs a named record schema")
     return name
+
+
+def import_path(path: str) -> str:
+    """The import path itself, as Confluent's serializers name the subjects of Protobuf imports,
+    so a file imported by many schemas is registered once and shared by all of them."""
+    return path

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 AVRO = "AVRO"
 JSON = "JSON"
+PROTOBUF = "PROTOBUF"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 What is cached, and for how long, follows what can change on the server:
 
 - forever: id -> schema, (subject, schema) -> registered id and version (register and lookup
-  answers), (subject, numbered version) -> schema, fingerprint -> schema. Ids are never
+  answers), (subject, numbered version) -> schema, fingerprint -> schema. A schema read in
+  another rendering (`format="serialized"`, the base64 `FileDescriptorProto` Protobuf readers
+  build descriptors from) is cached under that format too. Ids are never
   reused and a stored schema never changes, so these need no expiry. Deleting a subject or
   version through this client drops that subject's entries, since re-registering it after a
   delete must reach the server again.
@@ -83,10 +85,10 @@ class RegistryClient:
         )
         self.transport = Transport(url_list, auth=auth, timeout=timeout, pool_size=pool_size,
                                    policy=RetryPolicy(retries, backoff, backoff_max))
-        self._schemas: OnceCache[tuple[int, str | None], Schema] = OnceCache()
+        self._schemas: OnceCache[tuple[int, str | None, str | None], Schema] = OnceCache()
         self._registered: OnceCache[tuple[str, Schema, bool], RegisteredSchema] = OnceCache()
         self._looked_up: OnceCache[tuple[str, Schema, bool], RegisteredSchema] = OnceCache()
-        self._versions: OnceCache[tuple[str, int], RegisteredSchema] = OnceCache()
+        self._versions: OnceCache[tuple[str, int, str | None], RegisteredSchema] = OnceCache()
         self._fingerprints: OnceCache[Fingerprint, RegisteredSchema] = OnceCache()
         self._latest: TtlCache[str, RegisteredSchema] = TtlCache(cache_ttl)
         self._configs: TtlCache[tuple[str | None, bool], Config] = TtlCache(cache_ttl)
@@ -118,12 +120,14 @@ class RegistryClient:
             cache.reset_locks()
 
     # ------------------------------------------------------------------ schemas by id / fingerprint
-    def get_schema(self, schema_id: int, subject: str | None = None) -> Schema:
-        """The schema behind a global id (cached forever). `subject` is a context hint."""
-        return self._schemas.get((schema_id, subject), lambda: self._fetch_schema(schema_id, subject))
+    def get_schema(self, schema_id: int, subject: str | None = None, *, format: str | None = None) -> Schema:
+        """The schema behind a global id (cached forever). `subject` is a context hint;
+        `format` asks for another rendering (Protobuf: `serialized`)."""
+        return self._schemas.get((schema_id, subject, format), lambda: self._fetch_schema(schema_id, subject, format))
 
-    def _fetch_schema(self, schema_id: int, subject: str | None) -> Schema:
-        return Schema.from_json(self._call("GET", f"/schemas/ids/{int(schema_id)}", {"subject": subject}))
+    def _fetch_schema(self, schema_id: int, subject: str | None, format: str | None) -> Schema:
+        return Schema.from_json(self._call("GET", f"/schemas/ids/{int(schema_id)}",
+                                           {"subject": subject, "format": format}))
 
     def get_schema_by_fingerprint(self, fingerprint: Fingerprint) -> RegisteredSchema:
         """The Avro schema whose Parsing Canonical Form has this fingerprint (an extension of
@@ -133,7 +137,7 @@ class RegistryClient:
     def _fetch_by_fingerprint(self, fingerprint: Fingerprint) -> RegisteredSchema:
         body = self._call("GET", f"/schemas/fingerprints/{fingerprint.hex}", {"algorithm": fingerprint.algorithm})
         found = RegisteredSchema.from_json(body)
-        self._schemas.put((found.schema_id, None), found.schema)
+        self._schemas.put((found.schema_id, None, None), found.schema)
         return found
 
     def get_schema_types(self) -> list[str]:
@@ -181,9 +185,9 @@ class RegistryClient:
         self._remember(found, subject)
         return found
 
-    def _remember(self, registered: RegisteredSchema, subject: str) -> None:
+    def _remember(self, registered: RegisteredSchema, subject: str, format: str | None = None) -> None:
         if _default_context(subject) and registered.schema.text:
-            self._schemas.put((registered.schema_id, None), registered.schema)
+            self._schemas.put((registered.schema_id, None, format), registered.schema)
 
     # ------------------------------------------------------------------ subjects and versions
     def get_subjects(self, *, prefix: str | None = None, deleted: bool = False) -> list[str]:
@@ -192,25 +196,34 @@ class RegistryClient:
     def get_versions(self, subject: str, *, deleted: bool = False) -> list[int]:
         return [int(v) for v in self._call("GET", f"/subjects/{_segment(subject)}/versions", {"deleted": deleted})]
 
-    def get_version(self, subject: str, version: int | str, *, deleted: bool = False) -> RegisteredSchema:
-        """A numbered version (cached forever) or `latest` (cached `cache_ttl` seconds)."""
+    def get_version(
+        self, subject: str, version: int | str, *, deleted: bool = False, format: str | None = None
+    ) -> RegisteredSchema:
+        """A numbered version (cached forever) or `latest` (cached `cache_ttl` seconds);
+        `format` asks for another rendering of its schema (Protobuf: `serialized`)."""
         if str(version).strip().lower() in (LATEST, "-1"):
+            if format is not None:
+                return self._fetch_version(subject, LATEST, deleted, format)
             return self.get_latest_version(subject)
         try:
             number = int(version)
         except (TypeError, ValueError):  # not a version: let the registry say so (42202)
-            return self._fetch_version(subject, _segment(str(version)), deleted)
+            return self._fetch_version(subject, _segment(str(version)), deleted, format)
         if deleted:
-            return self._fetch_version(subject, number, True)
-        return self._versions.get((subject, number), lambda: self._fetch_version(subject, number, False))
+            return self._fetch_version(subject, number, True, format)
+        return self._versions.get((subject, number, format),
+                                  lambda: self._fetch_version(subject, number, False, format))
 
     def get_latest_version(self, subject: str) -> RegisteredSchema:
         return self._latest.get(subject, lambda: self._fetch_version(subject, LATEST, False))
 
-    def _fetch_version(self, subject: str, version: int | str, deleted: bool) -> RegisteredSchema:
-        body = self._call("GET", f"/subjects/{_segment(subject)}/versions/{version}", {"deleted": deleted or None})
+    def _fetch_version(
+        self, subject: str, version: int | str, deleted: bool, format: str | None = None
+    ) -> RegisteredSchema:
+        body = self._call("GET", f"/subjects/{_segment(subject)}/versions/{version}",
+                          {"deleted": deleted or None, "format": format})
         found = RegisteredSchema.from_json(body)
-        self._remember(found, subject)
+        self._remember(found, subject, format)
         return found
 
     def get_referenced_by(self, subject: str, version: int | str) -> list[int]:

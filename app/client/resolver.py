@@ -18,20 +18,24 @@ from app.client.records import AVRO, RegisteredSchema, Schema, SchemaReference
 
 
 class SchemaSource(Protocol):
-    def get_schema(self, schema_id: int, subject: str | None = None) -> Schema:
-        """The schema behind a global id; `subject` only picks the context."""
+    def get_schema(self, schema_id: int, subject: str | None = None, *, format: str | None = None) -> Schema:
+        """The schema behind a global id; `subject` only picks the context; `format` names
+        a rendering other than the stored text (Protobuf readers ask for `serialized`)."""
 
     def get_schema_by_fingerprint(self, fingerprint: Fingerprint) -> RegisteredSchema:
         """An Avro schema whose Parsing Canonical Form has this fingerprint."""
 
-    def get_version(self, subject: str, version: int | str) -> RegisteredSchema:
+    def get_version(self, subject: str, version: int | str, *, format: str | None = None) -> RegisteredSchema:
         """A numbered version of a subject (how references are resolved)."""
 
 
-def resolve_references(source: SchemaSource, schema: Schema) -> list[tuple[SchemaReference, Schema]]:
+def resolve_references(
+    source: SchemaSource, schema: Schema, format: str | None = None
+) -> list[tuple[SchemaReference, Schema]]:
     """Every reference edge below `schema`, transitively, with the schema it names: dependencies
     before their dependents, each (subject, version) fetched once but every name it is known by
-    kept (JSON Schema resolves `$ref`s by those names; Avro only needs each schema once)."""
+    kept (JSON Schema resolves `$ref`s by those names; Avro only needs each schema once).
+    `format` is the rendering to fetch them in, as for `SchemaSource.get_schema`."""
     edges: list[tuple[SchemaReference, Schema]] = []
     fetched: dict[tuple[str, int], Schema] = {}
 
@@ -42,7 +46,7 @@ def resolve_references(source: SchemaSource, schema: Schema) -> list[tuple[Schem
                 raise ValueError(f"circular schema references through {reference.subject} v{reference.version}")
             found = fetched.get(key)
             if found is None:
-                found = source.get_version(reference.subject, reference.version).schema
+                found = source.get_version(reference.subject, reference.version, format=format).schema
                 visit(found.references, trail + (key,))
                 fetched[key] = found
             edges.append((reference, found))
@@ -67,6 +71,10 @@ def canonical_form_of(source: SchemaSource, schema: Schema) -> str:
 
 class InMemoryResolver:
     """A `SchemaSource` over schemas added to it; ids count from 1 unless given.
+
+    It holds each schema in the one rendering it was added in and answers every `format` with
+    it: add Protobuf schemas in their serialized form (base64 `FileDescriptorProto`) for a
+    Protobuf deserializer, which reads no other.
 
     Fingerprints of every algorithm are computed when a schema is added, as the registry does
     at registration, so a lookup is one dict read. When two schemas share a canonical form the
@@ -103,7 +111,7 @@ class InMemoryResolver:
                     self._by_fingerprint.setdefault(fingerprint_of_form(form, algorithm), registered)
         return registered
 
-    def get_schema(self, schema_id: int, subject: str | None = None) -> Schema:
+    def get_schema(self, schema_id: int, subject: str | None = None, *, format: str | None = None) -> Schema:
         try:
             return self._by_id[schema_id].schema
         except KeyError:
@@ -115,7 +123,7 @@ class InMemoryResolver:
         except KeyError:
             raise SchemaNotFound("Schema not found") from None
 
-    def get_version(self, subject: str, version: int | str) -> RegisteredSchema:
+    def get_version(self, subject: str, version: int | str, *, format: str | None = None) -> RegisteredSchema:
         versions = self._versions.get(subject)
         if not versions:
             raise SubjectNotFound(f"Subject '{subject}' not found.")

@@ -169,6 +169,9 @@ class RegistrySerializer(Generic[Compiled]):
 class RegistryDeserializer(Generic[Compiled]):
     """Finds writer schemas by header and compiles one decoder per writer schema."""
 
+    # The rendering writer schemas are fetched in (None: as stored; Protobuf: `serialized`).
+    schema_format: str | None = None
+
     def __init__(
         self,
         source: SchemaSource,
@@ -197,7 +200,7 @@ class RegistryDeserializer(Generic[Compiled]):
         """The slow path, once per distinct header: read it, find and compile the writer."""
         header = bytes(data[: self.framing.header_size])
         key: WriterKey = self.framing.writer_key(header)
-        writer = self.framing.find_writer(key, self.source, self.subject)
+        writer = self.framing.find_writer(key, self.source, self.subject, self.schema_format)
         return self._decoders.setdefault(header, self.compile(writer, key))
 
     def writer_key(self, data: bytes) -> WriterKey:

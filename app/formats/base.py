@@ -11,7 +11,8 @@ its 42201 reply with the message unchanged.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,6 +35,20 @@ class SchemaParseError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+@contextmanager
+def refusals(own_error: type[Exception], template: str) -> Iterator[None]:
+    """Around a format's work: its own refusals (`own_error`) become `SchemaParseError`s worded
+    by `template` ("Invalid schema of type AVRO, details: {}"). The nesting bounds keep every
+    walk far from Python's recursion limit; should one still reach it, the client gets a
+    refusal of the same kind instead of a 500."""
+    try:
+        yield
+    except own_error as exc:
+        raise SchemaParseError(template.format(exc)) from None
+    except RecursionError:
+        raise SchemaParseError(template.format("Schema is nested too deeply to process")) from None
 
 
 @dataclass(frozen=True, eq=False)

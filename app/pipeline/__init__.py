@@ -3,6 +3,10 @@
 The only package of the project that imports pyspark; it is built on `app.client` (schemas
 fetched and cached through `RegistryClient`, records read and written by its Avro serde), so
 the bytes are the same as every other producer's and consumer's.
+
+    decoded = decode(kafka_df, "value", registry, subject="orders-value", reader="latest")
+    decoded = decode(df, "value", registry, subject="s", framing=SINGLE_OBJECT)  # C3 01 + fingerprint
+    framed = encode(df, registry, subject="orders-value", schema=ORDER_AVSC, keep=["key"])
 """
 from app.pipeline.decode import (
            BadRecord,

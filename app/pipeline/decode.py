@@ -2,8 +2,10 @@
 
 No JVM package can be fetched here, so decoding runs in Spark's Python workers over Arrow
 batches (`mapInArrow`): each batch's binary column is read once into Python bytes, decoded by
-`app.client`'s `AvroDeserializer` (one per worker, see `app.pipeline.workers`) and built back
-into one Arrow struct array. Every other column passes through untouched, so the Kafka
+fastavro with writers found through `app.client` (one decoder per worker, see
+`app.pipeline.workers`) and built back into one Arrow struct array. `framing=` picks
+Confluent's wire format (the default) or Avro's single-object encoding (`SINGLE_OBJECT`,
+writers found by fingerprint). Every other column passes through untouched, so the Kafka
 source's shape (`key, value, topic, partition, offset, timestamp`) and Parquet topic dumps work
 alike, batch or streaming.
 
@@ -26,7 +28,6 @@ A registry that cannot be reached fails the job in both modes: that is no record
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -34,10 +35,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_type
 
-from app.client import CONFLUENT, RegistryClient, SchemaNotFound, SerializationError
+from app.client import CONFLUENT, ConfluentFraming, RegistryClient, SchemaNotFound, SingleObjectFraming
 from app.client.framing import Framing
 from app.pipeline.types import avro_to_spark
-from app.pipeline.workers import worker_deserializer
+from app.pipeline.workers import WorkerDecoder, worker_decoder
 
 ON_ERROR = ("fail", "route")
 POSITION_COLUMNS = ("topic", "partition", "offset")
@@ -54,22 +55,58 @@ def reader_schema_text(registry: RegistryClient, subject: str, reader: str | int
     raise ValueError(f"reader must be 'latest', a version number, 'latest-seen' or 'writer', not {reader!r}")
 
 
-def writer_ids(df: DataFrame, column: str, framing: Framing = CONFLUENT) -> list[int]:
-    """The distinct schema ids in the Confluent headers of `column` (one pass over the data)."""
-    if framing is not CONFLUENT:
-        raise ValueError("writer ids are only read from Confluent-framed data")
-    header = F.substring(F.col(column), 1, 5)
-    framed = (F.length(F.col(column)) >= 5) & (F.hex(F.substring(F.col(column), 1, 1)) == F.lit("00"))
-    rows = (df.where(framed)
-            .select(F.conv(F.hex(F.substring(header, 2, 4)), 16, 10).cast("long").alias("id"))
-            .distinct().collect())
-    return sorted(row["id"] for row in rows)
+def _marker(framing: Framing) -> bytes:
+    """The bytes every header of this framing starts with."""
+    if isinstance(framing, ConfluentFraming):
+        return bytes((framing.magic,))
+    if isinstance(framing, SingleObjectFraming):
+        return framing.marker
+    raise ValueError(f"unknown framing {framing!r}")
 
 
-def latest_seen_text(df: DataFrame, column: str, registry: RegistryClient, subject: str) -> str:
+def writer_headers(df: DataFrame, column: str, framing: Framing = CONFLUENT) -> list[bytes]:
+    """The distinct well-formed headers of `column` (one pass over the data)."""
+    marker = _marker(framing)
+    value = F.col(column)
+    framed = (F.length(value) >= framing.header_size) & \
+        (F.hex(F.substring(value, 1, len(marker))) == F.lit(marker.hex().upper()))
+    rows = df.where(framed).select(F.substring(value, 1, framing.header_size).alias("h")).distinct().collect()
+    return sorted(bytes(row["h"]) for row in rows)
+
+
+def writer_schema_ids(df: DataFrame, column: str, registry: RegistryClient | None = None,
+                      framing: Framing = CONFLUENT) -> dict[int, list[bytes]]:
+    """Each writer schema id present in `column`, with the headers that name it. Confluent
+    headers carry the id; single-object headers carry a fingerprint, which the registry turns
+    into an id (a fingerprint it does not know names no writer: decode with `on_error="route"`
+    to see those records)."""
+    found: dict[int, list[bytes]] = {}
+    for header in writer_headers(df, column, framing):
+        key = framing.writer_key(header)
+        if isinstance(key, int):
+            schema_id = key
+        else:
+            if registry is None:
+                raise ValueError("single-object headers name fingerprints: give the registry to find their ids")
+            try:
+                schema_id = registry.get_schema_by_fingerprint(key).schema_id
+            except SchemaNotFound:
+                continue
+        found.setdefault(schema_id, []).append(header)
+    return found
+
+
+def writer_ids(df: DataFrame, column: str, framing: Framing = CONFLUENT,
+               registry: RegistryClient | None = None) -> list[int]:
+    """The distinct writer schema ids of `column` (one pass over the data)."""
+    return sorted(writer_schema_ids(df, column, registry, framing))
+
+
+def latest_seen_text(df: DataFrame, column: str, registry: RegistryClient, subject: str,
+                     framing: Framing = CONFLUENT) -> str:
     """The schema of the newest version of `subject` that wrote any record of `df`."""
     best: tuple[int, str] | None = None
-    for schema_id in writer_ids(df, column):
+    for schema_id in writer_ids(df, column, framing, registry):
         for found in registry.get_versions_for_id(schema_id):
             if found.subject == subject and (best is None or found.version > best[0]):
                 best = (found.version, registry.get_schema(schema_id, subject).text)
@@ -98,24 +135,26 @@ def decode(
         if df.isStreaming:
             raise ValueError("reader='latest-seen' scans the data first, which a streaming DataFrame cannot do; "
                              "use 'latest' or a version number")
-        text = latest_seen_text(df, column, registry, subject)
+        text = latest_seen_text(df, column, registry, subject, framing)
     else:
         text = reader_schema_text(registry, subject, reader)
     return decode_with_schema(df, column, registry, text, output=output, on_error=on_error, framing=framing)
 
 
 def decode_by_writer(
-    df: DataFrame, column: str, registry: RegistryClient, *, output: str | None = None, on_error: str = "fail"
+    df: DataFrame, column: str, registry: RegistryClient, *, output: str | None = None, on_error: str = "fail",
+    framing: Framing = CONFLUENT,
 ) -> dict[int, DataFrame]:
     """One DataFrame per writer schema id present in `df`, each record in its own writer's shape.
-    Records whose header names no id (bad magic, too short) are in none of them: decode the
-    whole input with `on_error="route"` to see those."""
+    Records whose header names no known writer (bad magic, too short, unknown fingerprint) are
+    in none of them: decode the whole input with `on_error="route"` to see those."""
     frames: dict[int, DataFrame] = {}
-    for schema_id in writer_ids(df, column):
-        header = CONFLUENT.magic.to_bytes(1, "big") + schema_id.to_bytes(4, "big")
-        part = df.where(F.hex(F.substring(F.col(column), 1, 5)) == F.lit(header.hex().upper()))
+    header = F.hex(F.substring(F.col(column), 1, framing.header_size))
+    for schema_id, headers in writer_schema_ids(df, column, registry, framing).items():
+        part = df.where(header.isin([h.hex().upper() for h in headers]))
         text = registry.get_schema(schema_id).text
-        frames[schema_id] = decode_with_schema(part, column, registry, text, output=output, on_error=on_error)
+        frames[schema_id] = decode_with_schema(part, column, registry, text, output=output, on_error=on_error,
+                                               framing=framing)
     return frames
 
 
@@ -130,56 +169,69 @@ def decode_with_schema(
     framing: Framing = CONFLUENT,
 ) -> DataFrame:
     """Decode `column` projected onto the Avro schema `reader_text`."""
+    job, out_schema = batch_decoder(df.schema, column, registry, reader_text, output=output, on_error=on_error,
+                                    framing=framing)
+    return df.mapInArrow(job, out_schema)
+
+
+def batch_decoder(
+    schema: T.StructType,
+    column: str,
+    registry: RegistryClient,
+    reader_text: str,
+    *,
+    output: str | None = None,
+    on_error: str = "fail",
+    framing: Framing = CONFLUENT,
+) -> tuple[Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], T.StructType]:
+    """The function `mapInArrow` runs on each partition's Arrow batches, and the schema it
+    yields, for input rows of `schema`. Public so that a profiler can run exactly what one
+    Python worker runs, on batches read without Spark (`bench/pipeline_decode.py`)."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
     output = output or column
     error_column = f"{output}_error"
     shape = avro_to_spark(reader_text)
-    fields = [field for field in df.schema.fields if field.name != output]
+    fields = [field for field in schema.fields if field.name != output]
     fields.append(T.StructField(output, shape.data_type, True))
     if on_error == "route":
         fields.append(T.StructField(error_column, T.StringType(), True))
     out_schema = T.StructType(fields)
     arrow_type = to_arrow_type(shape.data_type, timezone="UTC")
     names = [field.name for field in fields]
-    position = [name for name in POSITION_COLUMNS if name in df.columns]
+    position = [name for name in POSITION_COLUMNS if name in schema.names]
     job = _BatchDecoder(registry, reader_text, framing, column, output, error_column, on_error,
-                        shape.convert, arrow_type, names, position)
-    return df.mapInArrow(job, out_schema)
+                        arrow_type, names, position)
+    return job, out_schema
 
 
 class _BatchDecoder:
     """The function `mapInArrow` ships to the workers (picklable: settings only)."""
 
     def __init__(self, registry: RegistryClient, reader_text: str, framing: Framing, column: str, output: str,
-                 error_column: str, on_error: str, convert: Callable[[Any], Any] | None, arrow_type: pa.DataType,
-                 names: list[str], position: list[str]) -> None:
+                 error_column: str, on_error: str, arrow_type: pa.DataType, names: list[str],
+                 position: list[str]) -> None:
         self.registry, self.reader_text, self.framing = registry, reader_text, framing
         self.column, self.output, self.error_column, self.on_error = column, output, error_column, on_error
-        self.convert, self.arrow_type, self.names, self.position = convert, arrow_type, names, position
+        self.arrow_type, self.names, self.position = arrow_type, names, position
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        deserialize = worker_deserializer(self.registry, self.reader_text, self.framing)
+        decoder = worker_decoder(self.registry, self.reader_text, self.framing)
         for batch in batches:
-            yield self._decode_batch(batch, deserialize)
+            yield self._decode_batch(batch, decoder)
 
-    def _decode_batch(self, batch: pa.RecordBatch, deserialize: Callable[[bytes], Any]) -> pa.RecordBatch:
+    def _decode_batch(self, batch: pa.RecordBatch, decoder: WorkerDecoder) -> pa.RecordBatch:
         values = batch.column(self.column).to_pylist()
-        decoded: list[Any] = [None] * len(values)
         errors: list[str | None] = [None] * len(values)
-        convert = self.convert
-        for i, data in enumerate(values):
-            if data is None:
-                continue
-            try:
-                record = deserialize(data)
-                decoded[i] = record if convert is None else convert(record)
-            except (SerializationError, SchemaNotFound, ValueError) as exc:
-                # A record's own fault. An unreachable registry is not: it fails the job in
-                # either mode rather than marking every record bad.
-                if self.on_error == "fail":
-                    raise BadRecord(f"cannot decode {self.column} {self._where(batch, i)}: {exc}") from exc
-                errors[i] = f"{type(exc).__name__}: {exc}"
+
+        def bad(row: int, exc: Exception) -> None:
+            # A record's own fault. An unreachable registry is not: the decoder lets that
+            # through, and it fails the job in either mode rather than marking every record bad.
+            if self.on_error == "fail":
+                raise BadRecord(f"cannot decode {self.column} {self._where(batch, row)}: {exc}") from exc
+            errors[row] = f"{type(exc).__name__}: {exc}"
+
+        decoded = decoder.decode_all(values, bad)
         try:
             struct = pa.array(decoded, type=self.arrow_type)
         except (pa.ArrowException, ValueError, TypeError) as exc:

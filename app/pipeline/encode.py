@@ -1,8 +1,9 @@
 """`encode`: DataFrame rows -> a binary column of Confluent-framed Avro, the Kafka sink's `value`.
 
-The writer schema is either derived from the DataFrame's StructType and registered under the
-subject on the driver, before any task runs (so an incompatible change fails the job with the
-registry's reasons and nothing is written), or taken from a given version. The workers then
+The writer schema is one of: derived from the DataFrame's StructType, a schema text the caller
+gives (a team's `.avsc`, with its enums, fixed, uuids and docs), or a version already
+registered. The first two are registered under the subject on the driver before any task runs,
+so an incompatible change fails the job with the registry's reasons and nothing is written. The workers then
 write with `app.client`'s `AvroSerializer` pinned to that version, so the bytes are exactly
 what any other producer of the same schema id writes; the pinned version costs one registry
 request per worker, never per batch.
@@ -117,23 +118,46 @@ def encode(
     keep: Sequence[str] = (),
     output: str = "value",
     version: int | None = None,
+    schema: str | Schema | None = None,
     record_name: str = "Record",
     namespace: str | None = None,
 ) -> DataFrame:
     """A DataFrame of `keep` columns plus `output`, the framed record of `columns` (default: every
-    column not kept). With `version`, write with that registered version of `subject`; else
-    derive the schema from the columns' types and register it (compatibility checked there)."""
+    column not kept). With `version`, write with that registered version of `subject`; with
+    `schema` (Avro text of a record), register it and write with it; else derive the schema from
+    the columns' types and register it. Registration is where compatibility is checked: an
+    `IncompatibleSchema` carrying the registry's reasons is raised here, before any task."""
+    if version is not None and schema is not None:
+        raise ValueError("give a schema or a registered version to write with, not both")
     names = list(columns) if columns is not None else [c for c in df.columns if c not in keep]
     record_type = T.StructType([df.schema[name] for name in names])
-    if version is None:
-        derived = spark_to_avro(record_type, record_name, namespace)
-        registered = registry.register(subject, Schema(json.dumps(derived)))
-        registered = registry.lookup(subject, registered.schema) if registered.version is None else registered
-    else:
+    if version is not None:
         registered = registry.get_version(subject, version)
+    else:
+        if schema is None:
+            schema = Schema(json.dumps(spark_to_avro(record_type, record_name, namespace)))
+        elif isinstance(schema, str):
+            schema = Schema(schema)
+        _check_columns(schema, names)
+        registered = registry.register(subject, schema)
+        registered = registry.lookup(subject, registered.schema) if registered.version is None else registered
     out_schema = T.StructType([df.schema[name] for name in keep] + [T.StructField(output, T.BinaryType(), False)])
     job = _BatchEncoder(registry, subject, registered, names, list(keep), output, _row_converter(record_type))
     return df.select(*dict.fromkeys([*keep, *names])).mapInArrow(job, out_schema)
+
+
+def _check_columns(schema: Schema, names: Sequence[str]) -> None:
+    """Refuse, on the driver, columns that cannot fill the record: a field with no column and no
+    default, or a column the record has no field for (it would be dropped silently)."""
+    record = json.loads(schema.text)
+    if not isinstance(record, dict) or record.get("type") != "record":
+        raise ValueError("encode writes records: the schema must be an Avro record")
+    fields = {field["name"]: field for field in record["fields"]}
+    unfilled = [name for name, field in fields.items() if name not in names and "default" not in field]
+    extra = [name for name in names if name not in fields]
+    if unfilled or extra:
+        raise ValueError(f"the columns do not fit the record {record.get('name')}: "
+                         f"fields without a column or a default {unfilled}, columns without a field {extra}")
 
 
 class _BatchEncoder:

@@ -2,6 +2,7 @@
 
     python -m app.pipeline decode --registry URL --input DUMP --subject S --output DIR
         [--reader latest|N|latest-seen] [--column value] [--on-error fail|route] [--master local[*]]
+        [--framing confluent|single-object]
 
 Each run appends one Parquet part set under DIR; when the subject evolved between runs, the
 new columns appear in the new files only, and readers see all runs with Parquet schema merge
@@ -33,6 +34,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     decode.add_argument("--reader", type=_reader, default="latest", help="latest, a version number or latest-seen")
     decode.add_argument("--column", default="value", help="the framed binary column (default: value)")
     decode.add_argument("--on-error", choices=("fail", "route"), default="fail")
+    decode.add_argument("--framing", choices=("confluent", "single-object"), default="confluent",
+                        help="Confluent wire format (default) or Avro single-object encoding")
     decode.add_argument("--master", default="local[*]")
     return parser.parse_args(argv)
 
@@ -47,7 +50,7 @@ def run_decode(args: argparse.Namespace) -> int:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    from app.client import RegistryClient
+    from app.client import CONFLUENT, SINGLE_OBJECT, RegistryClient
     from app.pipeline.decode import decode
 
     # A session already running in this process (a notebook, a test) is used and left running.
@@ -62,8 +65,9 @@ def run_decode(args: argparse.Namespace) -> int:
         _stage(f"reading {args.input}", started)
         source = spark.read.parquet(args.input)
         _stage(f"resolving reader {args.reader!r} of {args.subject}", started)
+        framing = SINGLE_OBJECT if args.framing == "single-object" else CONFLUENT
         decoded = decode(source, args.column, registry, subject=args.subject, reader=args.reader,
-                         on_error=args.on_error)
+                         on_error=args.on_error, framing=framing)
         _stage(f"decoding to {args.output}", started)
         decoded.write.mode("append").parquet(args.output)
         _stage("done", started)

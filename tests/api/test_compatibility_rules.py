@@ -60,7 +60,7 @@ def test_missing_reference_is_an_invalid_schema(api: Api) -> None:
     )
 
 
-@pytest.mark.parametrize("schema_type", ["XML", "avro", "json"])
+@pytest.mark.parametrize("schema_type", ["XML", "avro", "json", "protobuf"])
 def test_unknown_schema_type_is_42201(api: Api, schema_type: str) -> None:
     api.registered("s", RECORD_V1)
     body = {"schema": RECORD_V1, "schemaType": schema_type}

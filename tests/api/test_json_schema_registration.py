@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from api_client import Api
+from api_client import V1_JSON, Api, enc
+
+from app.formats.json_schema.subschemas import MAX_SCHEMA_DEPTH
 
 JSON = "JSON"
 PERSON = '{"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}}}'
@@ -163,3 +169,60 @@ def test_validate_fields_sees_the_top_level_properties(api: Api) -> None:
     assert reply.status == 409 and "age" in reply.json["message"]
     without_age = json.dumps({"type": "object", "properties": {"name": {"type": "string"}}})
     assert api.register("person", without_age, schemaType=JSON, metadata=reserved).status == 200
+
+
+def nested_any_of(levels: int, leaf: dict[str, Any]) -> dict[str, Any]:
+    """The shape that costs the metaschema check the most frames a level (draft 2019-09 anyOf)."""
+    schema: dict[str, Any] = leaf
+    for _ in range(levels):
+        schema = {"anyOf": [schema, {"type": "null"}]}
+    return {"$schema": "https://json-schema.org/draft/2019-09/schema", **schema}
+
+
+def post_live(url: str, body: dict[str, Any]) -> tuple[int, Any]:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": V1_JSON}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_under_gunicorn_deep_json_schemas_register_compare_or_are_42201(
+    live_server: str, unique_subject: Callable[[str], str]
+) -> None:
+    subject = enc(unique_subject("deep-json"))
+    at_bound = nested_any_of(MAX_SCHEMA_DEPTH, {"type": "string", "maxLength": 10})
+    status, registered = post_live(f"{live_server}/subjects/{subject}/versions",
+                                   {"schema": json.dumps(at_bound), "schemaType": JSON})
+    assert status == 200, registered
+    wider = nested_any_of(MAX_SCHEMA_DEPTH, {"type": "string", "maxLength": 20})
+    check = post_live(f"{live_server}/compatibility/subjects/{subject}/versions",
+                      {"schema": json.dumps(wider), "schemaType": JSON})
+    assert check == (200, {"is_compatible": True})
+    too_deep = nested_any_of(MAX_SCHEMA_DEPTH + 1, {"type": "string"})
+    status, refused = post_live(f"{live_server}/subjects/{subject}/versions",
+                                {"schema": json.dumps(too_deep), "schemaType": JSON})
+    assert (status, refused["error_code"]) == (422, 42201)
+    assert refused["message"].endswith(f"Schema is nested more than {MAX_SCHEMA_DEPTH} levels deep (subschemas)")
+
+
+def test_a_subject_config_normalize_sorts_json_keys_without_the_query(api: Api) -> None:
+    api.set_config("sorted", normalize=True)
+    assert api.registered("sorted", PERSON, schemaType=JSON)["schema"] == PERSON_SORTED
+    again = api.registered("sorted", PERSON_REORDERED, schemaType=JSON, params={"normalize": "false"})
+    assert again["version"] == 1
+
+
+def test_import_mode_stores_a_schema_the_metaschema_refuses_and_reads_it_back(api: Api) -> None:
+    """IMPORT copies another registry's schemas as they are (Confluent skips validation there),
+    and a stored schema is read again without the metaschema check."""
+    lax = '{"type":"object","properties":{"age":{"minimum":"zero"}}}'
+    assert api.register("s", lax, schemaType=JSON).error_code == 42201
+    api.set_mode("IMPORT")
+    imported = api.registered("s", lax, schemaType=JSON, id=100, version=1)
+    api.set_mode("READWRITE")
+    assert imported["schema"] == lax
+    assert api.get("/schemas/ids/100", format="anything").json["schema"] == lax
+    check = api.post("/compatibility/subjects/s/versions/latest", {"schema": PERSON, "schemaType": JSON})
+    assert check.status == 200, check

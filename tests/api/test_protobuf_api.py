@@ -106,3 +106,60 @@ def test_a_protobuf_schema_can_reference_a_schema_with_its_own_reference(api: Ap
     assert api.version("batches", 1).json["references"] == [ref]
     served = FileDescriptorProto.FromString(base64.b64decode(api.get(f"/schemas/ids/{batch['id']}", format="serialized").json["schema"]))
     assert served.message_type[0].field[0].type_name == ".shop.Order"
+
+
+def test_an_incompatible_change_is_409_naming_confluents_change_types(api: Api) -> None:
+    proto(api, "c", 'syntax = "proto3";\nmessage A {\n  int32 a = 1;\n  Inner i = 2;\n  message Inner {\n    string s = 1;\n  }\n}\n')
+    changed = 'syntax = "proto3";\nmessage A {\n  string a = 1;\n}\n'
+    verbose = api.post("/compatibility/subjects/c/versions/latest", {"schema": changed, "schemaType": "PROTOBUF"}, verbose="true").json
+    assert verbose["is_compatible"] is False
+    assert verbose["messages"][:2] == [
+        "{errorType:\"FIELD_SCALAR_KIND_CHANGED\", description:\"The kind of a SCALAR field at path '#/A/1' "
+        "in the new schema does not match its kind in the old schema\"}",
+        "{errorType:\"MESSAGE_REMOVED\", description:\"The new schema is missing a MESSAGE type at path "
+        "'#/A/Inner' in the old schema\"}",
+    ]
+    refused = api.register("c", changed, schemaType="PROTOBUF")
+    assert refused.status == 409 and 'errorType:"FIELD_SCALAR_KIND_CHANGED"' in refused.json["message"]
+
+
+def test_a_compatible_change_registers_as_version_2(api: Api) -> None:
+    proto(api, "c", 'syntax = "proto3";\nmessage A {\n  int32 a = 1;\n}\n')
+    added = proto(api, "c", 'syntax = "proto3";\nmessage A {\n  int32 a = 1;\n  string b = 2;\n}\n')
+    assert added["version"] == 2
+
+
+def test_a_reserved_field_name_in_the_first_message_is_refused_with_validate_fields(api: Api) -> None:
+    api.set_config("r", compatibility="NONE", validateFields=True)
+    metadata = {"properties": {"confluent:reserved": "secret"}}
+    reply = api.register("r", 'syntax = "proto3";\nmessage A {\n  string secret = 1;\n}\n', schemaType="PROTOBUF", metadata=metadata)
+    assert reply.error_code == 40901
+    assert "The new schema has field that conflicts with the reserved field secret." in reply.json["message"]
+
+
+def test_serialized_replies_load_into_a_descriptor_pool_as_the_python_deserializer_loads_them(
+    api: Api, order: dict
+) -> None:
+    """confluent-kafka's deserializer builds a pool from the well-known files it bundles, each
+    reference fetched with format=serialized and added under its reference name, then the
+    schema itself under the name "default"; a message type from that pool must decode what
+    the writer encoded."""
+    from google.protobuf import descriptor_pool, message_factory, timestamp_pb2
+
+    pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(timestamp_pb2.DESCRIPTOR.serialized_pb)
+    for ref in api.get(f"/schemas/ids/{order['id']}").json["references"]:
+        served = api.version(ref["subject"], ref["version"], format="serialized").json["schema"]
+        dep = FileDescriptorProto.FromString(base64.b64decode(served))
+        dep.name = ref["name"]
+        pool.Add(dep)
+    own = FileDescriptorProto.FromString(base64.b64decode(api.get(f"/schemas/ids/{order['id']}", format="serialized").json["schema"]))
+    own.name = "default"
+    pool.Add(own)
+    order_type = message_factory.GetMessageClass(pool.FindMessageTypeByName("shop.Order"))
+    sent = order_type()
+    sent.customer.name = "Ada"
+    sent.placed.seconds = 1_700_000_000
+    received = order_type.FromString(sent.SerializeToString())
+    assert (received.customer.name, received.placed.seconds) == ("Ada", 1_700_000_000)
+    assert pool.FindMessageTypeByName("shop.Order.Line").full_name == "shop.Order.Line"

@@ -160,3 +160,16 @@ def test_avro_schema_type_can_be_left_out_as_in_7x(database_url: str) -> None:
     assert "schemaType" not in registered
     assert "schemaType" not in client.get("/schemas/ids/1").get_json()
     assert "schemaType" not in client.get("/subjects/legacy/versions/1").get_json()
+
+
+@pytest.mark.parametrize("schema_type", ["AVRO", "JSON"])
+def test_a_lone_surrogate_in_a_schema_is_stored_escaped(api: Api, schema_type: str) -> None:
+    # "\ud800" decodes to a code point UTF-8 cannot carry: the stored text keeps it escaped.
+    text = (
+        '{"type":"record","name":"R","doc":"\\ud800","fields":[]}' if schema_type == "AVRO"
+        else '{"type":"object","description":"\\ud800"}'
+    )
+    registered = api.registered("s", text, schemaType=schema_type)
+    stored = api.get(f"/schemas/ids/{registered['id']}").json["schema"]
+    assert "\\uD800" in stored
+    assert api.registered("s", text, schemaType=schema_type)["id"] == registered["id"]

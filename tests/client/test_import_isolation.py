@@ -35,3 +35,14 @@ def test_json_schema_serializers_load_jsonschema_only_when_first_used():
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
     assert json.loads(result.stdout) == [False, True, "app.client.json_schema"]
+
+
+def test_protobuf_serializers_load_the_protobuf_runtime_only_when_first_used():
+    probe = (
+        "import json, sys, app.client\n"
+        "before = 'google.protobuf' in sys.modules\n"
+        "from app.client import ProtobufDeserializer\n"
+        "print(json.dumps([before, 'google.protobuf' in sys.modules, ProtobufDeserializer.__module__]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == [False, True, "app.client.protobuf"]

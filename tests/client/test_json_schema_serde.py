@@ -89,7 +89,8 @@ VALIDATION_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case, schema, good, bad, keyword, path", VALIDATION_CASES, ids=[c[0] for c in VALIDATION_CASES])
+@pytest.mark.parametrize("case, schema, good, bad, keyword, path", VALIDATION_CASES,
+                         ids=[case[0] for case in VALIDATION_CASES])
 def test_records_are_validated_by_the_draft_their_schema_names(case, schema, good, bad, keyword, path):
     source = InMemoryResolver([json_schema(schema)])
     deserialize = JsonDeserializer(source)
@@ -259,6 +260,18 @@ def test_writer_choices_and_record_naming(ours, unique_subject):
     latest = JsonSerializer(ours, subject=v1.subject, writer=UseLatest())
     assert latest.writer.version == 2 and latest({"name": "a", "count": 1})[:5] != first[:5]
     assert JsonSerializer(ours, EVENT_V1, topic=topic, subject_name_strategy=record_name).subject == "Event"
+
+
+def test_a_reader_version_holds_records_of_newer_writers_to_its_own_rules(ours, unique_subject):
+    subject = unique_subject()
+    old = JsonSerializer(ours, EVENT_V1, subject=subject)({"name": "a"})
+    new = JsonSerializer(ours, EVENT_V2, subject=subject)
+    reader_v1 = JsonDeserializer(RegistryClient(ours.urls), reader=ReaderVersion(subject, 1))
+    assert reader_v1(old) == {"name": "a"}
+    assert reader_v1(new({"name": "b"})) == {"name": "b"}
+    with pytest.raises(RecordInvalid, match="the reader's JSON schema: Additional properties are not allowed"):
+        reader_v1(new({"name": "c", "count": 3}))  # v1 is closed: it has no `count`
+    assert JsonDeserializer(ours, reader=ReaderVersion(subject))(new({"name": "c", "count": 3}))["count"] == 3
 
 
 def test_using_the_latest_version_of_an_avro_subject_is_refused(ours, unique_subject):

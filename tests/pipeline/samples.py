@@ -56,5 +56,7 @@ EVERYTHING = json.dumps({"type": "record", "name": "Everything", "namespace": "t
     {"name": "fixed_amount", "type": {"type": "fixed", "name": "Amt", "size": 8, "logicalType": "decimal",
                                       "precision": 12, "scale": 3}},
     {"name": "uid", "type": {"type": "string", "logicalType": "uuid"}},
+    {"name": "clock_ms", "type": {"type": "int", "logicalType": "time-millis"}},
+    {"name": "clock_us", "type": {"type": "long", "logicalType": "time-micros"}},
     {"name": "again", "type": "Inner"},
 ]})

@@ -2,13 +2,15 @@
 and `decode` reads it back; an incompatible DataFrame fails on the driver before any task."""
 from __future__ import annotations
 
+import json
+import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
 import pytest
 from samples import EVENT_V1, EVENT_V2
 
-from app.client import AvroSerializer, IncompatibleSchema, PinnedVersion, RegistryClient
+from app.client import AvroSerializer, IncompatibleSchema, PinnedVersion, RegistryClient, SubjectNotFound
 from app.pipeline import decode, encode
 
 pytestmark = pytest.mark.parametrize("live_server", ["sqlite"], indirect=True)
@@ -51,3 +53,71 @@ def test_incompatible_dataframe_fails_with_the_registry_reasons_before_writing(s
     with pytest.raises(IncompatibleSchema):
         encode(df, client, subject=subject, record_name="Event", namespace="shop").write.parquet(str(tmp_path / "o"))
     assert not (tmp_path / "o").exists()
+
+
+ORDER = json.dumps({"type": "record", "name": "Order", "namespace": "shop", "doc": "a team's own .avsc", "fields": [
+    {"name": "id", "type": "long"},
+    {"name": "status", "type": {"type": "enum", "name": "Status", "symbols": ["NEW", "PAID"]}},
+    {"name": "code", "type": {"type": "fixed", "name": "Code", "size": 3}},
+    {"name": "ref", "type": {"type": "string", "logicalType": "uuid"}},
+    {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+    {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+    {"name": "total", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}},
+    {"name": "lines", "type": {"type": "array", "items": {"type": "record", "name": "Line", "fields": [
+        {"name": "sku", "type": "string"}, {"name": "qty", "type": "int"}]}}},
+    {"name": "attrs", "type": {"type": "map", "values": "string"}},
+    {"name": "note", "type": ["null", "string"], "default": None},
+    {"name": "channel", "type": "string", "default": "web"},
+]})
+
+
+def order(n: int) -> dict:
+    return {"id": n, "status": ["NEW", "PAID"][n % 2], "code": bytes([65, 66, 67 + n]), "ref": str(uuid.UUID(int=n)),
+            "day": date(2026, 2, 1 + n), "at": datetime(2026, 2, 1, 9, 30, n, 250000, tzinfo=timezone.utc),
+            "total": Decimal(f"{n}9.95"), "lines": [{"sku": f"s{n}", "qty": n}], "attrs": {"k": str(n)},
+            "note": None if n % 2 else f"note {n}"}
+
+
+ORDER_COLUMNS = ("id long, status string, code binary, ref string, day date, at timestamp, total decimal(9,2), "
+                 "lines array<struct<sku:string,qty:int>>, attrs map<string,string>, note string")
+
+
+def test_given_schema_text_is_registered_and_bytes_equal_the_client_serializer(spark, live_server, unique_subject):
+    client = RegistryClient(live_server)
+    subject = unique_subject()
+    records = [order(n) for n in range(6)]
+    df = spark.createDataFrame([tuple(r.values()) for r in records], ORDER_COLUMNS)
+    framed = encode(df, client, subject=subject, schema=ORDER, keep=["id"], columns=df.columns)
+    rows = framed.orderBy("id").collect()
+    assert client.get_latest_version(subject).schema.text == client.lookup(subject, ORDER).schema.text
+    # `channel` has no column: its default is written, as the client serializer writes it.
+    serialize = AvroSerializer(RegistryClient(live_server), ORDER, subject=subject)
+    assert [row["value"] for row in rows] == [serialize(record) for record in records]
+    back = decode(framed, "value", client, subject=subject, output="order").orderBy("id").collect()
+    assert [row["order"]["channel"] for row in back] == ["web"] * 6
+    assert [row["order"]["status"] for row in back] == ["NEW", "PAID"] * 3
+
+
+def test_given_incompatible_schema_fails_with_the_registry_reasons_before_writing(spark, live_server,
+                                                                                  unique_subject, tmp_path):
+    client = RegistryClient(live_server)
+    subject = unique_subject()
+    client.register(subject, ORDER)
+    narrowed = json.loads(ORDER)
+    narrowed["fields"].append({"name": "region", "type": "string"})  # no default: old records lack it
+    df = spark.createDataFrame([tuple(order(1).values()) + ("eu",)], ORDER_COLUMNS + ", region string")
+    with pytest.raises(IncompatibleSchema, match="READER_FIELD_MISSING_DEFAULT_VALUE.*region"):
+        encode(df, client, subject=subject, schema=json.dumps(narrowed)).write.parquet(str(tmp_path / "o"))
+    assert not (tmp_path / "o").exists()
+    assert client.get_versions(subject) == [1]
+
+
+def test_given_schema_that_the_columns_cannot_fill_is_refused_before_registering(spark, live_server,
+                                                                                 unique_subject):
+    client = RegistryClient(live_server)
+    subject = unique_subject()
+    df = spark.createDataFrame([(1, "x")], "id long, surprise string")
+    with pytest.raises(ValueError, match=r"without a column or a default \['status'.*without a field \['surprise'\]"):
+        encode(df, client, subject=subject, schema=ORDER)
+    with pytest.raises(SubjectNotFound):
+        client.get_versions(subject)

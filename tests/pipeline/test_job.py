@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from samples import EVENT_V1, EVENT_V2, event
 
-from app.client import AvroSerializer, RegistryClient
+from app.client import SINGLE_OBJECT, AvroSerializer, RegistryClient
 from app.pipeline.job import main
 
 pytestmark = pytest.mark.parametrize("live_server", ["sqlite"], indirect=True)
@@ -32,3 +32,15 @@ def test_runs_before_and_after_an_evolution_merge_in_one_parquet_folder(spark, l
     assert merged.schema["value"].dataType.fieldNames() == ["id", "name", "email", "score"]
     assert rows[0]["value"].asDict() == {**event(1, 0), "email": None, "score": None}
     assert rows[4]["value"].asDict() == event(2, 4)
+
+
+def test_single_object_dump_decodes_with_the_framing_flag(spark, live_server, unique_subject, tmp_path):
+    client = RegistryClient(live_server)
+    subject = unique_subject()
+    client.register(subject, EVENT_V1)
+    serializer = AvroSerializer(client, EVENT_V1, subject=subject, framing=SINGLE_OBJECT)
+    dump(spark, tmp_path / "dump", serializer, 1, range(4))
+    assert main(["decode", "--registry", live_server, "--subject", subject, "--input", str(tmp_path / "dump"),
+                 "--output", str(tmp_path / "out"), "--framing", "single-object"]) == 0
+    rows = spark.read.parquet(str(tmp_path / "out")).orderBy("offset").collect()
+    assert [row["value"].asDict() for row in rows] == [event(1, n) for n in range(4)]

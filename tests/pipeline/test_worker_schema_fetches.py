@@ -3,6 +3,7 @@ record, per batch or per task. The registry runs in-process (SQLite and PostgreS
 Spark's Python workers reach it over HTTP like any consumer."""
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -16,10 +17,11 @@ TASKS = 8
 
 
 def python_workers() -> int:
-    """How many Python workers Spark's daemon has forked and keeps for reuse. local[2] runs two
-    tasks at once, but a task whose plan holds two Python steps uses two workers, so the pool an
-    earlier test left behind may hold more than two."""
-    commands: dict[int, tuple[int, str]] = {}
+    """How many Python workers this session's Spark daemon has forked and keeps for reuse.
+    local[2] runs two tasks at once, but a task whose plan holds two Python steps uses two
+    workers, so the pool an earlier test left behind may hold more than two. Only processes
+    under this test run's own JVM count: other Spark sessions may run on the same machine."""
+    processes: dict[int, tuple[int, str]] = {}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
@@ -28,9 +30,10 @@ def python_workers() -> int:
             parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             continue
-        commands[int(proc.name)] = (parent, command)
-    daemons = {pid for pid, (_, command) in commands.items() if "pyspark.daemon" in command}
-    return sum(1 for pid, (parent, _) in commands.items() if parent in daemons and pid in daemons)
+        processes[int(proc.name)] = (parent, command)
+    jvms = {pid for pid, (parent, command) in processes.items() if parent == os.getpid() and "java" in command}
+    daemons = {pid for pid, (parent, command) in processes.items() if parent in jvms and "pyspark.daemon" in command}
+    return sum(1 for parent, _ in processes.values() if parent in daemons)
 
 
 def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_registry):

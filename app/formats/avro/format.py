@@ -6,8 +6,8 @@ object identities for the checker, none of which fastavro's parsed form preserve
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from app.client.canonical import parsing_canonical_form
@@ -20,7 +20,7 @@ from app.formats.avro.nesting import check_document
 from app.formats.avro.normalize import normalized_text
 from app.formats.avro.parser import Parser
 from app.formats.avro.tags import modify_tags as modify_inline_tags
-from app.formats.base import STRICT_POLICY, EntityTags, Incompatibility, ParsedSchema, SchemaParseError
+from app.formats.base import STRICT_POLICY, EntityTags, Incompatibility, ParsedSchema, refusals
 
 _REFUSAL = "Invalid schema of type AVRO, details: {}"
 
@@ -55,17 +55,8 @@ def _native(schema: ParsedSchema) -> AvroNative:
     return schema.native
 
 
-@contextmanager
-def _refusals() -> Iterator[None]:
-    """Java's refusals as Confluent words them. The nesting bounds keep every walk far from
-    Python's recursion limit; should some combination of schemas still reach it, the client
-    gets the same kind of refusal instead of a 500."""
-    try:
-        yield
-    except InvalidAvro as exc:
-        raise SchemaParseError(_REFUSAL.format(exc)) from None
-    except RecursionError:
-        raise SchemaParseError(_REFUSAL.format("Schema is nested too deeply to process")) from None
+def _refusals() -> AbstractContextManager[None]:
+    return refusals(InvalidAvro, _REFUSAL)
 
 
 class AvroFormat:

@@ -1,9 +1,8 @@
 """JSON text exactly as Java Avro's Jackson generator prints it.
 
 Canonical Avro text is hashed to give schema ids, so the bytes must match what the Java
-registry stores: Jackson escapes control characters as upper-case `\\u00XX` (Python: lower
-case), prints doubles with `Double.toString` (`1.0E20`, where Python prints `1e+20`) and writes
-non-finite doubles as strings. Everything else (compact separators, raw non-ASCII) agrees.
+registry stores: `app.formats.jackson` writes it, with Avro's numbers: doubles as Java's
+`Double.toString` (`1.0E20`, where Python prints `1e+20`), non-finite ones as strings.
 Reading is Python's decoder with Jackson's refusals, and a nesting bound checked first (the
 decoder recurses per level; see `nesting`).
 """
@@ -14,11 +13,10 @@ import math
 from decimal import Decimal
 from typing import Any
 
+from app.formats import jackson
 from app.formats.avro.nesting import check_document
 
-_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-_ESCAPES = {code: f"\\u{code:04X}" for code in range(0x20)}
-_ESCAPES.update({ord(ch): text for ch, text in _SHORT_ESCAPES.items()})
+quote = jackson.quote
 
 
 class _RejectConstant(ValueError):
@@ -35,10 +33,6 @@ def loads(text: str) -> Any:
     for a text nested deeper than the registry walks."""
     check_document(text)
     return json.loads(text, parse_constant=_reject_constant)
-
-
-def quote(text: str) -> str:
-    return '"' + text.translate(_ESCAPES) + '"'
 
 
 def java_double(value: float) -> str:
@@ -63,31 +57,11 @@ def java_double(value: float) -> str:
     return f"{prefix}{text[0]}.{fraction}E{point - 1}"
 
 
+def _number(value: float) -> str:
+    """Jackson's double: `Double.toString`, non-finite ones as strings (WRITE_NAN_AS_STRINGS)."""
+    return java_double(value) if math.isfinite(value) else quote(java_double(value))
+
+
 def dumps(value: Any) -> str:
     """Compact JSON of a parsed JSON value, printed as Jackson prints the same tree."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        return quote(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return java_double(value)
-        return quote(java_double(value))  # Jackson's WRITE_NAN_AS_STRINGS default
-    # loops, not generators, below: one frame per level of nesting, not two (see `nesting`)
-    if isinstance(value, list):
-        items = []
-        for item in value:
-            items.append(dumps(item))
-        return "[" + ",".join(items) + "]"
-    if isinstance(value, dict):
-        members = []
-        for key, item in value.items():
-            members.append(quote(key) + ":" + dumps(item))
-        return "{" + ",".join(members) + "}"
-    raise TypeError(f"not a JSON value: {value!r}")
+    return jackson.dumps(value, _number)

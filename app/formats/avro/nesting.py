@@ -25,15 +25,11 @@ under 100.
 """
 from __future__ import annotations
 
-import re
-
+from app.formats import jackson
 from app.formats.avro.errors import InvalidAvro
 
-MAX_DOCUMENT_DEPTH = 200
+MAX_DOCUMENT_DEPTH = jackson.MAX_DOCUMENT_DEPTH
 MAX_WALK_DEPTH = 2 * MAX_DOCUMENT_DEPTH
-
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKET = re.compile(r"[\[\]{}]")
 
 
 class NestingTooDeep(InvalidAvro):
@@ -41,24 +37,11 @@ class NestingTooDeep(InvalidAvro):
 
 
 def check_document(text: str) -> None:
-    """Refuse a JSON text nested deeper than `MAX_DOCUMENT_DEPTH`, without recursing.
-
-    Strings are cut out first, so brackets inside names or docs do not count. A text with
-    no more opening brackets than the bound cannot exceed it, which spares typical schemas
-    the scan.
-    """
-    if text.count("[") + text.count("{") <= MAX_DOCUMENT_DEPTH:
-        return
-    depth = 0
-    for bracket in _BRACKET.findall(_STRING.sub("", text)):
-        if bracket in "[{":
-            depth += 1
-            if depth > MAX_DOCUMENT_DEPTH:
-                raise NestingTooDeep(
-                    f"Schema is nested more than {MAX_DOCUMENT_DEPTH} levels deep (JSON arrays and objects)"
-                )
-        else:
-            depth -= 1
+    """Refuse a JSON text nested deeper than `MAX_DOCUMENT_DEPTH`, without recursing."""
+    if jackson.depth_exceeds(text, MAX_DOCUMENT_DEPTH):
+        raise NestingTooDeep(
+            f"Schema is nested more than {MAX_DOCUMENT_DEPTH} levels deep (JSON arrays and objects)"
+        )
 
 
 def deeper(depth: int) -> int:

@@ -9,21 +9,21 @@ failing its users later. Compatibility is the `diff` package's (Confluent's `Sch
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
 from referencing import Resource
 from referencing.exceptions import Unresolvable
 
-from app.formats.base import LENIENT_POLICY, STRICT_POLICY, Incompatibility, ParsedSchema, SchemaParseError
+from app.formats.base import LENIENT_POLICY, STRICT_POLICY, Incompatibility, ParsedSchema, refusals
 from app.formats.json_schema.drafts import draft_of
 from app.formats.json_schema.errors import InvalidJsonSchema
 from app.formats.json_schema.json_text import dumps, loads, sorted_keys
 from app.formats.json_schema.metaschema import check_against_metaschema
 from app.formats.json_schema.model import JsonNative, build_native
-from app.formats.json_schema.subschemas import Ref, walk_refs
+from app.formats.json_schema.subschemas import Ref, scan
 
 SCHEMA_TYPE = "JSON"
 _REFUSAL = "Invalid schema of type JSON, details: {}"
@@ -34,17 +34,8 @@ def _native(schema: ParsedSchema) -> JsonNative:
     return schema.native
 
 
-@contextmanager
-def _refusals() -> Iterator[None]:
-    """Refusals worded as Confluent's provider words them. The nesting bounds keep every walk
-    far from Python's recursion limit; should one still reach it, the client gets a refusal
-    of the same kind instead of a 500."""
-    try:
-        yield
-    except InvalidJsonSchema as exc:
-        raise SchemaParseError(_REFUSAL.format(exc)) from None
-    except RecursionError:
-        raise SchemaParseError(_REFUSAL.format("Schema is nested too deeply to process")) from None
+def _refusals() -> AbstractContextManager[None]:
+    return refusals(InvalidJsonSchema, _REFUSAL)
 
 
 def _document(text: str) -> Any:
@@ -56,11 +47,11 @@ def _document(text: str) -> Any:
     return document
 
 
-def _built(document: Any, dependencies: Mapping[str, Any]) -> JsonNative:
+def _built(document: Any, dependencies: Mapping[str, Any], *, crawl: bool) -> JsonNative:
     """`build_native`, with a refusal for documents whose ids and subschemas are not shaped
     as their draft says (only a schema that skipped the metaschema check can be one)."""
     try:
-        return build_native(document, dependencies)
+        return build_native(document, dependencies, crawl=crawl)
     except (TypeError, AttributeError, ValueError) as exc:
         raise InvalidJsonSchema(f"Invalid JSON schema: cannot index its subschemas ({exc})") from None
 
@@ -87,12 +78,13 @@ class JsonSchemaFormat:
         with _refusals():
             document = _document(text)
             draft = draft_of(document)
-            refs = walk_refs(document, draft)  # bounds the nesting before anything recurses
+            found = scan(document, draft)  # bounds the nesting before anything recurses
             if strict:
                 check_against_metaschema(document, draft)
-            native = _built(document, {name: loads(dependency) for name, dependency in dependencies.items()})
+            decoded = {name: loads(dependency) for name, dependency in dependencies.items()}
+            native = _built(document, decoded, crawl=found.embedded_names or bool(decoded))
             if strict:
-                _check_refs(native, refs)
+                _check_refs(native, found.refs)
             canonical = dumps(document)
         return ParsedSchema(self.schema_type, canonical, native)
 

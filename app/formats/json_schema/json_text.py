@@ -16,23 +16,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from decimal import Decimal
 from typing import Any
 
+from app.formats import jackson
 from app.formats.json_schema.errors import InvalidJsonSchema
 
-# How many JSON arrays and objects may nest in one schema text. Python's decoder and the writers
-# below take a frame per level; the bound keeps them far from Python's 1,000-frame limit.
-MAX_DOCUMENT_DEPTH = 200
-
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKET = re.compile(r"[\[\]{}]")
-_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-_ESCAPES = {code: f"\\u{code:04X}" for code in range(0x20)}
-_ESCAPES.update({ord(ch): text for ch, text in _SHORT_ESCAPES.items()})
-# Unpaired surrogates (`"\ud800"` decodes to one) cannot be sent as UTF-8: keep them escaped.
-_ESCAPES.update({code: f"\\u{code:04X}" for code in range(0xD800, 0xE000)})
+MAX_DOCUMENT_DEPTH = jackson.MAX_DOCUMENT_DEPTH
+quote = jackson.quote
 
 
 class JsonTextError(InvalidJsonSchema):
@@ -52,20 +43,9 @@ class JsonFloat(float):
 
 
 def check_depth(text: str) -> None:
-    """`JsonTextError` for a text nested deeper than `MAX_DOCUMENT_DEPTH`, without recursing.
-    Brackets inside strings do not count; a text with few brackets cannot be too deep."""
-    if text.count("[") + text.count("{") <= MAX_DOCUMENT_DEPTH:
-        return
-    depth = 0
-    for bracket in _BRACKET.findall(_STRING.sub("", text)):
-        if bracket in "[{":
-            depth += 1
-            if depth > MAX_DOCUMENT_DEPTH:
-                raise JsonTextError(
-                    f"Schema is nested more than {MAX_DOCUMENT_DEPTH} levels deep (JSON arrays and objects)"
-                )
-        else:
-            depth -= 1
+    """`JsonTextError` for a text nested deeper than `MAX_DOCUMENT_DEPTH`, without recursing."""
+    if jackson.depth_exceeds(text, MAX_DOCUMENT_DEPTH):
+        raise JsonTextError(f"Schema is nested more than {MAX_DOCUMENT_DEPTH} levels deep (JSON arrays and objects)")
 
 
 def _constant(token: str) -> float:
@@ -81,10 +61,6 @@ def loads(text: str) -> Any:
         raise JsonTextError(f"Invalid JSON schema: {exc}") from None
 
 
-def quote(text: str) -> str:
-    return '"' + text.translate(_ESCAPES) + '"'
-
-
 def _number(value: float) -> str:
     literal = getattr(value, "literal", None)
     if literal is not None:
@@ -97,30 +73,7 @@ def _number(value: float) -> str:
 
 def dumps(value: Any) -> str:
     """Compact JSON of a parsed document, keys in their order, as Jackson prints it."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        return quote(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _number(value)
-    # loops rather than generator expressions: one frame per level of nesting
-    if isinstance(value, list):
-        items = []
-        for item in value:
-            items.append(dumps(item))
-        return "[" + ",".join(items) + "]"
-    if isinstance(value, dict):
-        members = []
-        for key, item in value.items():
-            members.append(quote(key) + ":" + dumps(item))
-        return "{" + ",".join(members) + "}"
-    raise TypeError(f"not a JSON value: {value!r}")
+    return jackson.dumps(value, _number)
 
 
 def _utf16(key: str) -> bytes:

@@ -57,9 +57,14 @@ def dependency_uris(name: str, base_uri: str) -> list[str]:
     return uris
 
 
-def build_native(document: Any, dependencies: Mapping[str, Any]) -> JsonNative:
+def build_native(document: Any, dependencies: Mapping[str, Any], *, crawl: bool = True) -> JsonNative:
     """The root `document` with its already-decoded `dependencies` (reference name -> schema
-    document, transitive ones included) loaded into one registry."""
+    document, transitive ones included) loaded into one registry.
+
+    `crawl=False` leaves out indexing the subschemas' own ids and anchors, which costs as much
+    as the rest of a parse: for a caller that knows the documents have none, lookups by name
+    and by JSON pointer resolve the same without it.
+    """
     specification = specification_of(document)
     root = Resource(contents=document, specification=specification)
     base_uri = root.id() or ROOT_URI
@@ -68,5 +73,7 @@ def build_native(document: Any, dependencies: Mapping[str, Any]) -> JsonNative:
         resource = Resource(contents=dependency, specification=specification_of(dependency))
         pairs.extend((uri, resource) for uri in dependency_uris(name, base_uri))
     pairs.append((base_uri, root))
-    registry = METASCHEMAS.with_resources(pairs).crawl()
+    registry = METASCHEMAS.with_resources(pairs)
+    if crawl:
+        registry = registry.crawl()
     return JsonNative(document, base_uri, registry, specification)

@@ -9,12 +9,19 @@ even when they look like schemas.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urldefrag
 
-from app.formats.json_schema.drafts import Draft
+from app.formats.json_schema.drafts import (
+    ALL_DRAFTS,
+    SCHEMA,
+    SCHEMA_ARRAY,
+    SCHEMA_MAP,
+    SCHEMA_OR_ARRAY,
+    Draft,
+)
 from app.formats.json_schema.errors import InvalidJsonSchema
 from app.formats.json_schema.model import ROOT_URI
 
@@ -23,19 +30,12 @@ from app.formats.json_schema.model import ROOT_URI
 # to the caller. Real schemas nest a few levels; ones generated from deep documents a few tens.
 MAX_SCHEMA_DEPTH = 40
 
-# keyword -> the shape of its value: a schema, an array of schemas, or a name -> schema object.
-SCHEMA = "schema"
-SCHEMA_ARRAY = "array"
-SCHEMA_MAP = "map"
+# Every keyword that holds subschemas in some draft: for bounding the nesting, finding `$ref`s
+# and naming keywords, a value that is a schema in any draft is treated as one.
 SUBSCHEMA_KEYWORDS: dict[str, str] = {
-    **dict.fromkeys(
-        ("additionalItems", "additionalProperties", "contains", "contentSchema", "else", "if", "items", "not",
-         "propertyNames", "then", "unevaluatedItems", "unevaluatedProperties"),
-        SCHEMA,
-    ),
-    **dict.fromkeys(("allOf", "anyOf", "oneOf", "prefixItems"), SCHEMA_ARRAY),
-    **dict.fromkeys(("$defs", "definitions", "dependencies", "dependentSchemas", "patternProperties", "properties"),
-                    SCHEMA_MAP),
+    keyword: SCHEMA_OR_ARRAY if keyword == "items" else shape
+    for draft in ALL_DRAFTS
+    for keyword, shape in draft.subschemas.items()
 }
 
 
@@ -57,13 +57,14 @@ def pointer(path: Sequence[str | int]) -> str:
     return "#" + "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
 
 
-def _children(node: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """(relative path, subschema) for each subschema directly inside `node`."""
+def children(node: dict[str, Any], subschemas: Mapping[str, str]) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """(relative path, value) for each subschema position directly inside `node`, by the
+    keyword shapes of `subschemas`; the values may be anything a schema document holds."""
     for keyword, value in node.items():
-        shape = SUBSCHEMA_KEYWORDS.get(keyword)
+        shape = subschemas.get(keyword)
         if shape is None:
             continue
-        if shape == SCHEMA_ARRAY or (keyword == "items" and isinstance(value, list)):
+        if shape == SCHEMA_ARRAY or (shape == SCHEMA_OR_ARRAY and isinstance(value, list)):
             if isinstance(value, list):
                 for index, item in enumerate(value):
                     yield (keyword, index), item
@@ -75,15 +76,30 @@ def _children(node: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any
             yield (keyword,), value
 
 
-def walk_refs(document: Any, draft: Draft) -> list[Ref]:
-    """Every `$ref` in `document`, in document order;
-    `SchemaTooDeep` when its subschemas nest deeper than `MAX_SCHEMA_DEPTH`.
+@dataclass(frozen=True)
+class Scan:
+    """What one walk over a schema found: its `$ref`s in document order, and whether any
+    subschema below the root names itself (`$id`, `id`) or an anchor, which only a crawl of the
+    document makes resolvable."""
+
+    refs: list[Ref]
+    embedded_names: bool
+
+
+# Keywords by which a subschema can be found other than by its JSON pointer.
+_NAMING_KEYWORDS = ("$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor")
+
+
+def scan(document: Any, draft: Draft) -> Scan:
+    """Walk every subschema of `document`; `SchemaTooDeep` when they nest deeper than
+    `MAX_SCHEMA_DEPTH`.
 
     An `$id` (`id` in draft 4), the root's included, moves the base for everything inside it,
     except where `$ref` makes its siblings inert (draft 7 and before); these are the rules by
     which `referencing` gives `JsonNative.base_uri`, so the bases agree with its registry.
     """
     refs: list[Ref] = []
+    embedded_names = False
     stack: list[tuple[Any, tuple[str | int, ...], str, int]] = [(document, (), ROOT_URI, 0)]
     while stack:
         node, path, node_base, depth = stack.pop()
@@ -91,6 +107,8 @@ def walk_refs(document: Any, draft: Draft) -> list[Ref]:
             continue
         if depth > MAX_SCHEMA_DEPTH:
             raise SchemaTooDeep(f"Schema is nested more than {MAX_SCHEMA_DEPTH} levels deep (subschemas)")
+        if depth and not embedded_names:
+            embedded_names = any(keyword in node for keyword in _NAMING_KEYWORDS)
         ref = node.get("$ref")
         overridden = isinstance(ref, str) and draft.ref_overrides
         identifier = node.get(draft.id_keyword)
@@ -98,10 +116,9 @@ def walk_refs(document: Any, draft: Draft) -> list[Ref]:
             node_base = urldefrag(urljoin(node_base, identifier))[0]
         if isinstance(ref, str):
             refs.append(Ref(ref, node_base, pointer((*path, "$ref"))))
-        children = list(_children(node))
-        for relative, child in reversed(children):
+        for relative, child in reversed(list(children(node, SUBSCHEMA_KEYWORDS))):
             stack.append((child, path + relative, node_base, depth + 1))
-    return refs
+    return Scan(refs, embedded_names)
 
 
 def keyword_of(path: Sequence[str | int]) -> str | None:
@@ -116,7 +133,7 @@ def keyword_of(path: Sequence[str | int]) -> str | None:
         elif expect in ("keyword", "items") and isinstance(part, str):
             keyword = part
             shape = SUBSCHEMA_KEYWORDS.get(part)
-            if part == "items":
+            if shape == SCHEMA_OR_ARRAY:
                 expect = "items"  # a schema, or an array of them
             elif shape in (SCHEMA_ARRAY, SCHEMA_MAP):
                 expect = "member"

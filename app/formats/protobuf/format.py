@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 
-from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from google.protobuf.message import DecodeError
 
 from app.formats.base import STRICT_POLICY, Incompatibility, ParsedSchema, SchemaParseError
 from app.formats.protobuf.compiler import REFUSAL, compile_text
+from app.formats.protobuf.diff import compare, describe, incompatible
+from app.formats.protobuf.equivalence import same_schema
 from app.formats.protobuf.model import ProtobufNative
-from app.formats.protobuf.printer import default_json_name, render
+from app.formats.protobuf.options import quote
+from app.formats.protobuf.printer import render
+from app.formats.protobuf.recent import RecentParses
 
 SCHEMA_TYPE = "PROTOBUF"
 SERIALIZED = "serialized"
@@ -49,108 +50,31 @@ def decode_descriptor(text: str) -> FileDescriptorProto | None:
 def _imports_for(file: FileDescriptorProto, dependencies: Mapping[str, str]) -> ProtobufNative:
     """The imports a sent descriptor names, compiled, so that its type and option names can be
     printed (a stand-in file that only imports them)."""
-    stub = 'syntax = "proto3";\n' + "".join(f'import "{name}";\n' for name in file.dependency)
+    stub = 'syntax = "proto3";\n' + "".join(f"import {quote(name)};\n" for name in file.dependency)
     compiled = compile_text(stub, dependencies)
     return ProtobufNative(file, compiled.imports, dependencies)
-
-
-def _without_options(file: FileDescriptorProto) -> FileDescriptorProto:
-    """A copy without options, and without json names protoc would derive anyway: what is
-    left must be equal byte for byte; options are compared through their printed form."""
-    copy = FileDescriptorProto()
-    copy.CopyFrom(file)
-    copy.ClearField("options")
-
-    def message(m: DescriptorProto) -> None:
-        m.ClearField("options")
-        for f in (*m.field, *m.extension):
-            _clear_field(f)
-        for o in m.oneof_decl:
-            o.ClearField("options")
-        for r in m.extension_range:
-            r.ClearField("options")
-        for n in m.nested_type:
-            message(n)
-        for e in m.enum_type:
-            _clear_enum(e)
-
-    for m in copy.message_type:
-        message(m)
-    for e in copy.enum_type:
-        _clear_enum(e)
-    for f in copy.extension:
-        _clear_field(f)
-    for s in copy.service:
-        s.ClearField("options")
-        for method in s.method:
-            method.ClearField("options")
-    return copy
-
-
-def _clear_field(field) -> None:
-    field.ClearField("options")
-    if field.json_name == default_json_name(field.name):
-        field.ClearField("json_name")
-
-
-def _clear_enum(enum) -> None:
-    enum.ClearField("options")
-    for value in enum.value:
-        value.ClearField("options")
-
-
-def _same_schema(a: ProtobufNative, b: ProtobufNative) -> bool:
-    if a.file == b.file:
-        return True
-    return _without_options(a.file) == _without_options(b.file) and render(a, qualify=True) == render(b, qualify=True)
-
-
-class _RecentParses:
-    """The last parses by content. A client re-registering or looking up the same schema
-    (serializers do, once per process and subject) sends the same text each time, and a
-    compile-print-compile round costs milliseconds for a large file. Parsed schemas are
-    immutable, so sharing them is safe."""
-
-    def __init__(self, capacity: int = 128) -> None:
-        self._entries: OrderedDict[bytes, ParsedSchema] = OrderedDict()
-        self._capacity = capacity
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def key(text: str, dependencies: Mapping[str, str], strict: bool) -> bytes:
-        digest = hashlib.sha256(b"strict" if strict else b"stored")
-        for part in (text, *(x for item in sorted(dependencies.items()) for x in item)):
-            encoded = part.encode("utf-8", "surrogatepass")
-            digest.update(len(encoded).to_bytes(8, "big") + encoded)
-        return digest.digest()
-
-    def get(self, key: bytes) -> ParsedSchema | None:
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-            return found
-
-    def put(self, key: bytes, parsed: ParsedSchema) -> ParsedSchema:
-        with self._lock:
-            self._entries[key] = parsed
-            if len(self._entries) > self._capacity:
-                self._entries.popitem(last=False)
-        return parsed
 
 
 class ProtobufFormat:
     schema_type = SCHEMA_TYPE
 
     def __init__(self) -> None:
-        self._recent = _RecentParses()
+        self._recent = RecentParses()
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
         """protoc is as strict as it gets either way. `strict=False` marks a stored text,
         which may be a normalized one: that is its own canonical text too."""
         key = self._recent.key(text, dependencies, strict)
         found = self._recent.get(key)
-        return found if found is not None else self._recent.put(key, self._parse(text, dependencies, strict))
+        if found is not None:
+            return found
+        parsed = self._recent.put(key, self._parse(text, dependencies, strict))
+        if parsed.canonical != text:
+            # The canonical text was just compiled too: its own parse (as stored, or sent back
+            # by a client that read it) is this one.
+            for as_stored in (False, True):
+                self._recent.put(self._recent.key(parsed.canonical, dependencies, as_stored), parsed)
+        return parsed
 
     def _parse(self, text: str, dependencies: Mapping[str, str], strict: bool) -> ParsedSchema:
         native = self._compile(text, dependencies)
@@ -165,7 +89,13 @@ class ProtobufFormat:
         if sent is None:
             compiled = compile_text(text, deps)
         else:
-            compiled = compile_text(render(_imports_for(sent, deps), qualify=True), deps)
+            try:
+                printed = render(_imports_for(sent, deps), qualify=True)
+            except RecursionError:  # a sent descriptor nested deeper than protoc would ever accept
+                raise SchemaParseError(REFUSAL.format("Reached maximum recursion limit for nested messages.")) from None
+            except (TypeError, ValueError, IndexError, KeyError):  # not UTF-8, no such type, oneof or enum value
+                raise SchemaParseError(REFUSAL.format("the FileDescriptorProto sent cannot be read as a schema")) from None
+            compiled = compile_text(printed, deps)
         return ProtobufNative(compiled.file, compiled.imports, deps)
 
     def _checked(self, printed: str, native: ProtobufNative, dependencies: Mapping[str, str]) -> ParsedSchema:
@@ -175,7 +105,7 @@ class ProtobufFormat:
             text = render(native, qualify=True) if qualify else printed
             again = compile_text(text, dependencies)
             again = ProtobufNative(again.file, again.imports, native.dependencies)
-            if _same_schema(native, again):
+            if same_schema(native, again):
                 return ParsedSchema(SCHEMA_TYPE, text, again)
         raise SchemaParseError(REFUSAL.format("the schema cannot be printed as text that compiles to the same descriptor"))
 
@@ -192,13 +122,9 @@ class ProtobufFormat:
         """Confluent's SchemaDiff.compare(previous, new) with the writer as the previous
         schema and the reader as the new one; Protobuf has no lenient rules, so `policy`
         changes nothing."""
-        from app.formats.protobuf.diff import compare, incompatible
-
         return incompatible(compare(_native(writer), _native(reader)))
 
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
-        from app.formats.protobuf.diff import describe
-
         return describe(incompatibility, reader_label, writer_label)
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:

@@ -25,6 +25,7 @@ class SymbolTable:
 
     def __init__(self, file: FileDescriptorProto, imports: Mapping[str, FileDescriptorProto]) -> None:
         self._kinds: dict[str, int] = {}
+        self._spelled: dict[tuple[str, str, bool], str] = {}
         for visible in _visible_files(file, imports):
             self._add_file(visible)
 
@@ -81,7 +82,15 @@ class SymbolTable:
 
     def shortest(self, target: str, relative_to: str, *, types_only: bool = True) -> str:
         """`target` (`.a.b.C`) as written from inside the element named `relative_to`
-        (a field's or method's full name, or a scope name plus a dummy last component)."""
+        (a field's or method's full name, or a scope name plus a dummy last component).
+        protoc drops that last component before looking, so the answer depends on the scope."""
+        key = (target, relative_to.rpartition(".")[0], types_only)
+        spelled = self._spelled.get(key)
+        if spelled is None:
+            spelled = self._spelled[key] = self._shortest(target, relative_to, types_only)
+        return spelled
+
+    def _shortest(self, target: str, relative_to: str, types_only: bool) -> str:
         full = target[1:] if target.startswith(".") else target
         parts = full.split(".")
         for i in range(len(parts) - 1, -1, -1):

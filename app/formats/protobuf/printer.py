@@ -8,7 +8,8 @@ declaration order and oneofs stay where they were declared, so the text compiles
 the very same descriptor (`format.py` checks that).
 
 `normalize=True` is Confluent's normalized form: imports and options sorted, fields by
-number with oneofs after them, enum constants by number, every type name fully qualified
+number with oneofs after them, enum constants by number after the first (the default),
+every type name fully qualified
 with a leading dot. `qualify=True` alone qualifies the names and keeps the order: the
 fallback when a short spelling would not compile back to the same type. `ignore_extensions=True` leaves out custom options and `extend` blocks
 (the `format=ignore_extensions` reading).
@@ -22,9 +23,9 @@ from google.protobuf.descriptor_pb2 import (
     Edition,
     EnumDescriptorProto,
     FieldDescriptorProto,
-    FileDescriptorProto,
     ServiceDescriptorProto,
 )
+from google.protobuf.message import Message
 
 from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.names import SymbolTable
@@ -69,6 +70,8 @@ class _Lines:
 
 
 class Printer:
+    """One rendering of one compiled file (a fresh instance per text: it accumulates lines)."""
+
     def __init__(
         self, native: ProtobufNative, *, normalize: bool = False, qualify: bool = False, ignore_extensions: bool = False
     ) -> None:
@@ -92,14 +95,14 @@ class Printer:
             return option.name
         return f"({self.symbols.qualified(option.name, relative_to)})"
 
-    def _option_values(self, options: object, relative_to: str) -> list[tuple[str, str]]:
+    def _option_values(self, options: Message, relative_to: str) -> list[tuple[str, str]]:
         pairs = [
             (self._option_name(o, relative_to), o.value)
             for o in self.options.values(options, ignore_extensions=self.ignore_extensions)
         ]
         return sorted(pairs, key=lambda p: p[0].strip("()")) if self.normalize else pairs
 
-    def _option_statements(self, owner: object, relative_to: str) -> None:
+    def _option_statements(self, owner: Message, relative_to: str) -> None:
         if owner.HasField("options"):
             for name, value in self._option_values(owner.options, relative_to):
                 self.out.add(f"option {name} = {value};")
@@ -238,7 +241,7 @@ class Printer:
         where that order needs them; the rest come after the fields."""
         out = self.out
         entries = {m.name: m for m in message.nested_type if m.options.map_entry}
-        groups = self._inline_group_types(message.nested_type, message.field)
+        groups = self._inline_group_types(message.nested_type, (*message.field, *message.extension))
         nested = list(message.nested_type)
         by_name = {m.name: m for m in nested}
         position = 0
@@ -352,7 +355,10 @@ class Printer:
         self._option_statements(enum, f"{full}.x")
         if enum.reserved_range or enum.reserved_name:
             self._reserved(enum.reserved_range, enum.reserved_name, exclusive_end=False)
-        values = sorted(enum.value, key=lambda v: (v.number, v.name)) if self.normalize else enum.value
+        values = list(enum.value)
+        if self.normalize and values:
+            # The first value stays first: it is the default (proto2) and must be zero (proto3).
+            values[1:] = sorted(values[1:], key=lambda v: (v.number, v.name))
         for value in values:
             pairs = self._option_values(value.options, f"{full}.{value.name}") if value.HasField("options") else []
             out.add(f"{value.name} = {value.number}{self._inline(pairs)};")

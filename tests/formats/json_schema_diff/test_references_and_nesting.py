@@ -4,21 +4,24 @@ walk with a `SchemaParseError`, never a RecursionError."""
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import sys
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from json_schema_rules import Rule, check_rule, modern
 
 from app.formats.base import SchemaParseError
-from app.formats.json_schema.diff import compare, incompatible
+from app.formats.json_schema.diff import compare, incompatible, schema_diff
 from app.formats.json_schema.diff.context import MAX_COMPARE_DEPTH
-from app.formats.json_schema.diff.loader import MAX_DEPTH
+from app.formats.json_schema.diff.loader import MAX_DEPTH, model_of
 from app.formats.json_schema.model import build_native
+
+from .json_schema_rules import Rule, check_rule, modern
 
 T = TypeVar("T")
 CUSTOMER = {"type": "object", "properties": {"name": {"type": "string"}}}
@@ -46,6 +49,12 @@ RULES = [
          writer=modern({"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 5}),
          reader=modern({"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 4}),
          changes=["COMBINED_TYPE_SUBSCHEMAS_CHANGED #/"], compatible=False),
+    Rule("a chain of references is followed to its end (Confluent stops after one step)",
+         writer={"$ref": "#/definitions/a", "definitions": {"a": {"$ref": "#/definitions/b"},
+                                                            "b": {"type": "string", "maxLength": 3}}},
+         reader={"$ref": "#/definitions/a", "definitions": {"a": {"$ref": "#/definitions/b"},
+                                                            "b": {"type": "string", "maxLength": 2}}},
+         changes=["MAX_LENGTH_DECREASED #/maxLength"], compatible=False),
     Rule("a reader whose referenced subject changed a property type refuses the writer's values",
          writer={"properties": {"c": {"$ref": "customer.json"}}},
          reader={"properties": {"c": {"$ref": "customer.json"}}},
@@ -155,9 +164,14 @@ def _chain(prefix: str, length: int) -> dict[str, Any]:
     return {"$ref": f"#/definitions/{prefix}1", "definitions": defs}
 
 
-def test_two_cycles_of_different_lengths_stop_at_the_walk_bound() -> None:
-    """Cycles of 19 and 20 definitions only repeat a pair after 380 steps, deeper than the
-    comparison walks."""
+def test_two_cycles_of_different_lengths_compare() -> None:
+    """Cycles of 19 and 20 definitions only repeat a pair after 380 steps: far deeper than
+    Python's stack would allow a recursive walk, which is why the walk keeps its own."""
+    assert compare(build_native(_chain("A", 19), {}), build_native(_chain("B", 20), {})) == []
+
+
+def test_a_walk_deeper_than_its_bound_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(schema_diff, "MAX_COMPARE_DEPTH", 50)
     with pytest.raises(SchemaParseError) as raised:
         compare(build_native(_chain("A", 19), {}), build_native(_chain("B", 20), {}))
     assert raised.value.message == (
@@ -191,3 +205,22 @@ def _stack_depth() -> int:
         depth += 1
         frame = frame.f_back
     return depth
+
+
+def test_a_reference_that_only_points_back_to_itself_is_refused() -> None:
+    writer = build_native({"$ref": "#/definitions/a", "definitions": {"a": {"$ref": "#/definitions/a"}}}, {})
+    with pytest.raises(SchemaParseError) as raised:
+        compare(writer, build_native({}, {}))
+    assert raised.value.message == "Invalid schema of type JSON, details: Circular $ref '#/definitions/a'"
+
+
+def test_a_model_is_built_once_and_goes_with_its_schema() -> None:
+    """The checker keeps its model of each parsed schema for the next check, but must not keep
+    the schema alive itself (the registry's cache decides how long a parsed schema lives)."""
+    native = build_native({"properties": {"c": {"$ref": "#/definitions/c"}}, "definitions": {"c": CUSTOMER}}, {})
+    assert model_of(native) is model_of(native)
+    compare(native, native)
+    gone = weakref.ref(native)
+    del native
+    gc.collect()
+    assert gone() is None

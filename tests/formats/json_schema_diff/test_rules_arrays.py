@@ -3,7 +3,8 @@ contains bounds, and the 2020-12 spellings (prefixItems, items, unevaluatedItems
 from __future__ import annotations
 
 import pytest
-from json_schema_rules import Rule, check_rule, modern
+
+from .json_schema_rules import Rule, check_rule, modern
 
 STR = {"type": "string"}
 NUM = {"type": "number"}
@@ -75,6 +76,12 @@ RULES = [
          writer=modern(arr(prefixItems=[STR, NUM], unevaluatedItems=NUM)),
          reader=modern(arr(prefixItems=[STR], unevaluatedItems=NUM)),
          changes=["ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL #/items/1"], compatible=True),
+    Rule("2019-09: an `items` array is positional, closed by additionalItems false",
+         writer={"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "array", "items": [STR],
+                 "additionalItems": False},
+         reader={"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "array", "items": [STR, NUM],
+                 "additionalItems": False},
+         changes=["ITEM_ADDED_TO_CLOSED_CONTENT_MODEL #/items/1"], compatible=True),
     Rule("2020-12: a reader with a larger minContains refuses arrays with fewer matches",
          writer=modern(arr(contains=NUM, minContains=1)), reader=modern(arr(contains=NUM, minContains=2)),
          changes=["MIN_CONTAINS_INCREASED #/minContains"], compatible=False),

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from json_schema_rules import Rule, check_rule, modern
+
+from .json_schema_rules import Rule, check_rule, modern
 
 STR = {"type": "string"}
 NUM = {"type": "number"}
@@ -58,6 +59,10 @@ RULES = [
     Rule("2020-12: a reader whose anyOf gained a member reads the writer's values",
          writer=modern({"anyOf": [STR]}), reader=modern({"anyOf": [STR, NUM]}),
          changes=["SUM_TYPE_EXTENDED #/"], compatible=True),
+    Rule("the policy decides inside a union: a member that gained an optional property pairs under LENIENT only",
+         writer={"oneOf": [{"type": "object", "properties": {"a": STR}}, NUM]},
+         reader={"oneOf": [{"type": "object", "properties": {"a": STR, "b": STR}}, NUM]},
+         changes=["COMBINED_TYPE_SUBSCHEMAS_CHANGED #/"], compatible=False, compatible_lenient=True),
     # not
     Rule("a reader that excludes less accepts the writer's values (NOT_TYPE_NARROWED)",
          writer={"not": NUM}, reader={"not": INT}, changes=["NOT_TYPE_NARROWED #/not"], compatible=True),

@@ -4,7 +4,8 @@ which constrain no data, stay free to change."""
 from __future__ import annotations
 
 import pytest
-from json_schema_rules import Rule, check_rule, modern
+
+from .json_schema_rules import Rule, check_rule, modern
 
 CHANGED = "UNSUPPORTED_KEYWORD_CHANGED"
 
@@ -45,6 +46,10 @@ RULES = [
     Rule("Kafka Connect and registry annotations change freely",
          writer={"type": "string", "connect.index": 1, "confluent:tags": ["PII"]},
          reader={"type": "string", "connect.index": 2, "confluent:tags": []},
+         changes=[], compatible=True),
+    Rule("code-generation hints change freely (a Java class renamed)",
+         writer={"type": "object", "javaType": "com.acme.Order", "properties": {"a": {"type": "string"}}},
+         reader={"type": "object", "javaType": "com.acme.v2.Order", "properties": {"a": {"type": "string"}}},
          changes=[], compatible=True),
     Rule("documentation keywords change freely",
          writer={"type": "string", "examples": ["a"], "$comment": "x", "deprecated": False, "readOnly": True},

@@ -3,7 +3,8 @@ dependencies, additional and unevaluated properties, property counts."""
 from __future__ import annotations
 
 import pytest
-from json_schema_rules import Rule, check_rule, modern
+
+from .json_schema_rules import Rule, check_rule, modern
 
 STR = {"type": "string"}
 NUM = {"type": "number"}

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from json_schema_rules import Rule, check_rule, modern
+
+from .json_schema_rules import Rule, check_rule, modern
 
 
 def string(**keywords: object) -> dict:

@@ -179,6 +179,38 @@ def test_the_well_known_files_ship_as_package_data() -> None:
     assert all(any(fnmatch.fnmatch(f, pattern) and f.count("/") == pattern.count("/") for pattern in patterns) for f in files)
 
 
-def test_the_same_text_is_compiled_once() -> None:
-    assert FORMAT.parse(PROTO3, {}) is FORMAT.parse(PROTO3, {})
-    assert FORMAT.parse(PROTO3, {}) is not FORMAT.parse(PROTO3, {"unused.proto": PROTO3})
+def test_the_same_text_is_compiled_once_and_its_canonical_text_too() -> None:
+    untidy = 'syntax="proto3";message Once{int32 a=1;}'
+    parsed = FORMAT.parse(untidy, {})
+    assert FORMAT.parse(untidy, {}) is parsed
+    assert FORMAT.parse(parsed.canonical, {}, strict=False) is parsed
+    assert FORMAT.parse(untidy, {"unused.proto": PROTO3}) is not parsed
+
+
+def test_a_sent_descriptor_nested_past_protocs_limit_is_refused() -> None:
+    from google.protobuf.descriptor_pb2 import FileDescriptorProto
+
+    file = FileDescriptorProto(name="deep.proto", syntax="proto3")
+    level = file.message_type.add(name="M0")
+    for depth in range(1, 400):
+        level = level.nested_type.add(name=f"M{depth}")
+    assert refused(base64.b64encode(file.SerializeToString()).decode()).startswith("Invalid schema of type PROTOBUF, details: ")
+
+
+def test_reference_names_that_cannot_both_be_files_do_not_break_the_compile() -> None:
+    deps = {"a.proto": PROTO3, "a.proto/b.proto": PROTO3.replace("shop", "other")}
+    parsed = FORMAT.parse('syntax = "proto3";\nimport "a.proto";\nmessage U {\n  shop.Order o = 1;\n}\n', deps)
+    assert set(parsed.native.imports) == {"a.proto"}
+
+
+def test_text_that_is_not_utf8_is_refused_not_crashed() -> None:
+    assert refused('syntax = "proto3";\nmessage A { string \ud800 = 1; }\n').endswith("the schema is not valid UTF-8 text")
+
+
+def test_a_sent_descriptor_with_names_that_are_not_text_is_refused() -> None:
+    from google.protobuf.descriptor_pb2 import FileDescriptorProto
+
+    file = FileDescriptorProto(name="x.proto", syntax="proto3")
+    file.message_type.add(name="ABC")
+    raw = file.SerializeToString().replace(b"ABC", b"A\xffC")
+    assert refused(base64.b64encode(raw).decode()).endswith("the FileDescriptorProto sent cannot be read as a schema")

@@ -7,6 +7,12 @@ The format calls three functions:
   (writer) schema and `update` the new (reader) one.
 - `incompatible(differences, policy)`: those the policy (STRICT or LENIENT) refuses.
 - `describe(incompatibility, reader_label, writer_label)`: the verbose message entry.
+
+Modules: `loader` builds the model (`nodes`) of a parsed schema as Confluent's loaders
+classify it; `schema_diff` walks a pair of models (`context` holds the walk's state and
+memo) and hands each pair of one kind to `objects`, `arrays`, `scalars` (strings, numbers),
+`combined` (allOf/anyOf/oneOf) or `values` (enum, const, not); `changes` names the change
+types and the policies' accepted sets, `messages` words them.
 """
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ from app.formats.json_schema.model import JsonNative
 
 from . import schema_diff
 from .changes import Difference, compatible_changes
-from .context import Context, Shared
+from .context import Context, Pair, Shared
 from .loader import model_of
 from .messages import verbose_entry
 from .refusals import refusal
@@ -42,11 +48,11 @@ def compare(original: JsonNative, update: JsonNative, *, policy: str = STRICT_PO
     try:
         original_root = model_of(original)
         update_root = model_of(update)
-        seed: dict = {}
+        seed: dict[Pair, list[Difference]] = {}
         while True:
             shared = Shared(accepted, seed, original.specification == update.specification)
             ctx = Context(shared)
-            schema_diff.compare(ctx, original_root, update_root)
+            schema_diff.walk(ctx, original_root, update_root)
             found = ctx.incompatible_pairs()
             if not shared.optimistic or found.keys() == seed.keys():
                 return ctx.differences

@@ -8,19 +8,19 @@ reports them.
 """
 from __future__ import annotations
 
-from . import schema_diff
-from .context import Context
+from .context import Compare, Context, Steps
 from .nodes import ArrayNode, EmptyNode, FalseNode, Node
 from .objects import compare_unevaluated
 from .scalars import compare_bound
 
 
-def compare_arrays(ctx: Context, original: ArrayNode, update: ArrayNode) -> None:
+def compare_arrays(ctx: Context, original: ArrayNode, update: ArrayNode) -> Steps:
     with ctx.at("items"):
-        schema_diff.compare(ctx, original.all_items, update.all_items)
-    _compare_positional(ctx, original, update)
-    _compare_additional(ctx, original, update)
-    compare_unevaluated(ctx, "unevaluatedItems", "UNEVALUATED_ITEMS", original.unevaluated, update.unevaluated)
+        yield Compare(ctx, original.all_items, update.all_items)
+    yield from _compare_positional(ctx, original, update)
+    yield from _compare_additional(ctx, original, update)
+    yield from compare_unevaluated(
+        ctx, "unevaluatedItems", "UNEVALUATED_ITEMS", original.unevaluated, update.unevaluated)
     _compare_counts(ctx, original, update)
 
 
@@ -50,28 +50,28 @@ def _compare_counts(ctx: Context, original: ArrayNode, update: ArrayNode) -> Non
     compare_bound(ctx, "minContains", "MIN_CONTAINS", original.min_contains, update.min_contains)
 
 
-def _compare_positional(ctx: Context, original: ArrayNode, update: ArrayNode) -> None:
+def _compare_positional(ctx: Context, original: ArrayNode, update: ArrayNode) -> Steps:
     before = original.item_schemas or []
     after = update.item_schemas or []
     for index in range(min(len(before), len(after))):
         with ctx.at("items", str(index)):
-            schema_diff.compare(ctx, before[index], after[index])
+            yield Compare(ctx, before[index], after[index])
     for index in range(len(after), len(before)):
         with ctx.at("items", str(index)):
-            _item_removed(ctx, before[index], update)
+            yield from _item_removed(ctx, before[index], update)
     for index in range(len(before), len(after)):
         with ctx.at("items", str(index)):
-            _item_added(ctx, after[index], original)
+            yield from _item_added(ctx, after[index], original)
 
 
-def _item_removed(ctx: Context, before: Node, update: ArrayNode) -> None:
+def _item_removed(ctx: Context, before: Node, update: ArrayNode) -> Steps:
     if is_open(update):
         ctx.add("ITEM_REMOVED_FROM_OPEN_CONTENT_MODEL")
         return
     covering = partial_schema(update)
     if covering is not None:
         sub = ctx.subcontext()
-        schema_diff.compare(sub, before, covering)
+        yield Compare(sub, before, covering)
         ctx.extend(sub.differences)
         ctx.add("ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
@@ -81,7 +81,7 @@ def _item_removed(ctx: Context, before: Node, update: ArrayNode) -> None:
         ctx.add("ITEM_REMOVED_FROM_CLOSED_CONTENT_MODEL")
 
 
-def _item_added(ctx: Context, after: Node, original: ArrayNode) -> None:
+def _item_added(ctx: Context, after: Node, original: ArrayNode) -> Steps:
     if is_open(original):
         ctx.add("ITEM_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL" if isinstance(after, EmptyNode)
                 else "ITEM_ADDED_TO_OPEN_CONTENT_MODEL")
@@ -89,7 +89,7 @@ def _item_added(ctx: Context, after: Node, original: ArrayNode) -> None:
     covering = partial_schema(original)
     if covering is not None:
         sub = ctx.subcontext()
-        schema_diff.compare(sub, covering, after)
+        yield Compare(sub, covering, after)
         ctx.extend(sub.differences)
         ctx.add("ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "ITEM_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
@@ -97,7 +97,7 @@ def _item_added(ctx: Context, after: Node, original: ArrayNode) -> None:
         ctx.add("ITEM_ADDED_TO_CLOSED_CONTENT_MODEL")
 
 
-def _compare_additional(ctx: Context, original: ArrayNode, update: ArrayNode) -> None:
+def _compare_additional(ctx: Context, original: ArrayNode, update: ArrayNode) -> Steps:
     with ctx.at("additionalItems"):
         if original.additional != update.additional:
             ctx.add("ADDITIONAL_ITEMS_REMOVED" if original.additional else "ADDITIONAL_ITEMS_ADDED")
@@ -106,4 +106,4 @@ def _compare_additional(ctx: Context, original: ArrayNode, update: ArrayNode) ->
         elif original.additional_schema is not None and update.additional_schema is None:
             ctx.add("ADDITIONAL_ITEMS_EXTENDED")
         else:
-            schema_diff.compare(ctx, original.additional_schema, update.additional_schema)
+            yield Compare(ctx, original.additional_schema, update.additional_schema)

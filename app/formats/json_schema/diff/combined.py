@@ -9,14 +9,12 @@ combinations of one member, or from a one-member one to `oneOf`, or to one membe
 """
 from __future__ import annotations
 
-from . import schema_diff
 from .changes import Difference
-from .context import Context
-from .loader import value_key
+from .context import Compare, Context, Steps
 from .nodes import ALL_OF, ANY_OF, ONE_OF, CombinedNode, Node
 
 
-def compare_combined(ctx: Context, original: CombinedNode, update: CombinedNode) -> None:
+def compare_combined(ctx: Context, original: CombinedNode, update: CombinedNode) -> Steps:
     if _compare_criteria(ctx, original, update) == "COMBINED_TYPE_CHANGED":
         return
     before = _distinct(original.subschemas)
@@ -31,7 +29,7 @@ def compare_combined(ctx: Context, original: CombinedNode, update: CombinedNode)
         with ctx.at(f"{original.criterion}/{i}"):
             for j, candidate in enumerate(after):
                 sub = ctx.subcontext()
-                schema_diff.compare(sub, member, candidate)
+                yield Compare(sub, member, candidate)
                 if sub.is_compatible():
                     compatible.setdefault(i, {})[j] = sub.differences
     matching = _maximum_matching(compatible, len(after))
@@ -64,7 +62,7 @@ def _distinct(members: list[Node]) -> list[Node]:
         if member.source is None:
             kept.append(member)
             continue
-        key = value_key(member.source)
+        key = member.source_text()
         if key not in seen:
             seen.add(key)
             kept.append(member)

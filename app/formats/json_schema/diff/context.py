@@ -4,36 +4,57 @@ Combined schemas are compared pairwise (every original subschema against every u
 subschema), and recursive schemas meet the same pair again and again; so the result of each
 (original, update) node pair is memoized with pointers relative to the pair, and rebased onto
 the pointer where it is reused. A pair met again while it is still being compared is a cycle:
-it is assumed compatible, and `compare` repeats the whole walk, feeding back the pairs found
+it is assumed compatible, and `diff.compare` repeats the whole walk, feeding back the pairs found
 incompatible, until that assumption no longer changes the answer (Confluent's fixpoint).
 """
 from __future__ import annotations
 
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import TypeVar
 
 from .changes import Difference
+from .nodes import Node
 
-# Pairs of schemas compared inside one another beyond this are refused. Twice the nesting
-# the format lets one document have (40 subschemas), so any two documents within that bound
-# compare; only references chaining documents, or two cycles of different lengths, go further.
-# At up to six frames a level this leaves over 400 of Python's 1,000 frames to the caller.
-MAX_COMPARE_DEPTH = 80
+T = TypeVar("T")
+
+# Pairs in progress inside one another beyond this are refused. Not for Python's stack (the
+# walk keeps its own) but to bound the work on absurd inputs: a recursive union of twelve
+# types, Confluent's stress case, needs under 300.
+MAX_COMPARE_DEPTH = 10_000
 WALK_TOO_DEEP = f"Schema is nested more than {MAX_COMPARE_DEPTH} levels deep, following its references"
 
 Pair = tuple[int, int]
 
 
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """A request, yielded by a comparison step: compare `original` with `update` and add the
+    differences to `ctx`. The step resumes when that is done."""
+
+    ctx: "Context"
+    original: Node | None
+    update: Node | None
+
+
+# A comparison step: a generator of requests, returning T (most return nothing).
+Steps = Generator[Compare, None, T]
+
+
 class Shared:
     """What every context of one walk shares."""
 
-    def __init__(self, compatible: frozenset[str], seed: dict[Pair, list[Difference]], same_draft: bool) -> None:
+    def __init__(
+        self, compatible: frozenset[str], seed: dict[Pair, list[Difference]], same_draft: bool
+    ) -> None:
         self.compatible = compatible
         # Equal JSON is an equal schema only when both sides read it under one draft.
         self.same_draft = same_draft
         self.seed = seed
         self.memo: dict[Pair, list[Difference]] = {}
         self.in_progress: set[Pair] = set()
+        # Whether a cycle was assumed compatible during the walk (the fixpoint needs another pass).
         self.optimistic = False
-        self.depth = 0
 
 
 class Context:

@@ -12,7 +12,6 @@ is a finite graph the comparison can walk with cycle detection.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -41,6 +40,7 @@ from .nodes import (
     RefNode,
     StringNode,
     TrueNode,
+    value_key,
 )
 
 # Subschemas nested beyond this in one document are refused rather than risking the
@@ -48,23 +48,31 @@ from .nodes import (
 # nested past 40 when they are registered; this bound guards the checker on its own.
 MAX_DEPTH = 64
 
-STRING_KEYWORDS = ("minLength", "maxLength", "pattern", "format")
-NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-_OBJECT_V4 = ("properties", "required", "minProperties", "maxProperties", "dependencies",
-              "patternProperties", "additionalProperties")
-_OBJECT_V6 = _OBJECT_V4 + ("propertyNames",)
-_OBJECT_MODERN = _OBJECT_V6 + ("dependentRequired", "dependentSchemas", "unevaluatedProperties")
-_ARRAY_V4 = ("items", "additionalItems", "minItems", "maxItems", "uniqueItems")
-_ARRAY_V6 = _ARRAY_V4 + ("contains",)
-_ARRAY_MODERN = _ARRAY_V6 + ("prefixItems", "minContains", "maxContains", "unevaluatedItems")
+# Which keywords make a schema of each kind (sets: they are intersected with a schema's keys).
+STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern", "format"})
+NUMBER_KEYWORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+_OBJECT_V4 = frozenset({"properties", "required", "minProperties", "maxProperties", "dependencies",
+                        "patternProperties", "additionalProperties"})
+_OBJECT_V6 = _OBJECT_V4 | {"propertyNames"}
+_OBJECT_MODERN = _OBJECT_V6 | {"dependentRequired", "dependentSchemas", "unevaluatedProperties"}
+_ARRAY_V4 = frozenset({"items", "additionalItems", "minItems", "maxItems", "uniqueItems"})
+_ARRAY_V6 = _ARRAY_V4 | {"contains"}
+_ARRAY_MODERN = _ARRAY_V6 | {"prefixItems", "minContains", "maxContains", "unevaluatedItems"}
 _COMBINERS = ("allOf", "anyOf", "oneOf")
-_CONDITIONAL = ("if", "then", "else")
+_CONDITIONAL = frozenset({"if", "then", "else"})
+# What each kind claims from a schema when it is built (the uncompared ones stay unclaimed).
+_STRING_CLAIMS = frozenset({"minLength", "maxLength", "pattern"})
+_NUMBER_CLAIMS = frozenset({"minimum", "maximum", "multipleOf"})
+_EXCLUSIVE_BOUNDS = frozenset({"exclusiveMinimum", "exclusiveMaximum"})
 
-# Keywords that carry no constraint on data: ignored, as Confluent ignores them.
+# Keywords that carry no constraint on data: ignored, as Confluent ignores them. Besides the
+# specification's annotations, the code-generation hints of jsonschema2pojo, which Confluent's
+# Java serializers read (`javaType` is in its documentation's examples).
 _ANNOTATIONS = frozenset({
     "$schema", "$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$comment",
     "$vocabulary", "definitions", "$defs", "examples", "deprecated", "readOnly", "writeOnly",
     "contentEncoding", "contentMediaType", "title", "description", "default",
+    "javaType", "javaName", "javaInterfaces", "javaEnumNames", "existingJavaType",
 })
 
 # Keywords of an object or array schema that no rule compares (Confluent reads them and
@@ -76,12 +84,6 @@ def is_extension(keyword: str) -> bool:
     """Vendor annotations (`connect.type`, `confluent:tags`, `x-...`): Kafka Connect and the
     registry's own tooling change them freely between versions, and they constrain no data."""
     return "." in keyword or ":" in keyword or keyword.startswith("x-")
-
-
-def value_key(value: Any) -> str:
-    """A comparison key for a JSON value (enum and const members): equal JSON gives equal keys,
-    while `1`, `1.0` and `true` stay distinct, as they are to Confluent's comparison."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 # The model of each parsed schema, built on its first comparison: the registry keeps a parsed
@@ -201,13 +203,9 @@ class SchemaLoader:
 
     def _unsupported(self, schema: dict[str, Any], consumed: set[str]) -> dict[str, Any]:
         """The keywords no comparison reads (unknown ones, and known ones the rules leave
-        alone, such as `format` or draft 4's boolean `exclusiveMaximum`). An empty modern
-        `properties` reads as nothing at all (`_object_keyword`), so it is not one of them."""
-        return {
-            k: v for k, v in schema.items()
-            if k not in consumed and k not in _ANNOTATIONS and not is_extension(k)
-            and not (self.modern and k in ("properties", "patternProperties") and v == {})
-        }
+        alone, such as `format` or draft 4's boolean `exclusiveMaximum`)."""
+        left = schema.keys() - consumed - _ANNOTATIONS
+        return {k: schema[k] for k in left if not is_extension(k)} if left else {}
 
     def _reference(self, schema: dict[str, Any], resolver: Any) -> RefNode:
         ref = schema["$ref"]
@@ -259,27 +257,30 @@ class SchemaLoader:
             parts.append(ConstNode(value=value_key(schema["const"])))
             consumed.add("const")
         kinds = self._typed(schema, resolver, depth, parts, consumed)
-        if "array" not in kinds and any(k in schema for k in self.array_keywords):
+        keys = schema.keys()
+        if "array" not in kinds and keys & self.array_keywords:
             parts.append(self._array(schema, resolver, depth, consumed))
-        if "object" not in kinds and any(self._object_keyword(schema, k) for k in self.object_keywords):
-            parts.append(self._object(schema, resolver, depth, consumed))
-        if "number" not in kinds and any(k in schema for k in NUMBER_KEYWORDS):
+        if "object" not in kinds:
+            present = keys & self.object_keywords
+            if self._makes_object(schema, present):
+                parts.append(self._object(schema, resolver, depth, consumed))
+            else:
+                consumed |= present  # empty `properties` of 2019-09+: no constraint at all
+        if "number" not in kinds and keys & NUMBER_KEYWORDS:
             parts.append(self._number(schema, False, consumed))
-        if "string" not in kinds and any(k in schema for k in STRING_KEYWORDS):
+        if "string" not in kinds and keys & STRING_KEYWORDS:
             parts.append(self._string(schema, consumed))
-        if self.draft6_or_later and any(k in schema for k in _CONDITIONAL):
+        if self.draft6_or_later and keys & _CONDITIONAL:
             parts.append(ConditionalNode())
         return parts, consumed
 
-    def _object_keyword(self, schema: dict[str, Any], keyword: str) -> bool:
-        """Whether `keyword` makes an object schema. In 2019-09/2020-12 an empty
-        `properties`/`patternProperties` contributes nothing (json-sKema makes one schema per
-        entry), so `{"properties": {}}` stays the empty schema there."""
-        if keyword not in schema:
-            return False
-        if self.modern and keyword in ("properties", "patternProperties"):
-            return schema[keyword] != {}
-        return True
+    def _makes_object(self, schema: dict[str, Any], present: set[str]) -> bool:
+        """Whether the object keywords `present` make an object schema. In 2019-09/2020-12 an
+        empty `properties`/`patternProperties` contributes nothing (json-sKema makes one schema
+        per entry), so `{"properties": {}}` stays the empty schema there."""
+        if not self.modern:
+            return bool(present)
+        return any(schema[k] != {} or k not in ("properties", "patternProperties") for k in present)
 
     def _typed(
         self, schema: dict[str, Any], resolver: Any, depth: int, parts: list[Node], consumed: set[str]
@@ -315,7 +316,7 @@ class SchemaLoader:
 
     # ------------------------------------------------------------------ the kinds
     def _string(self, schema: dict[str, Any], consumed: set[str]) -> StringNode:
-        consumed.update(k for k in ("minLength", "maxLength", "pattern") if k in schema)
+        consumed |= schema.keys() & _STRING_CLAIMS
         pattern = schema.get("pattern")
         return StringNode(
             min_length=_int_or_none(schema.get("minLength")),
@@ -324,7 +325,7 @@ class SchemaLoader:
         )
 
     def _number(self, schema: dict[str, Any], integer: bool, consumed: set[str]) -> NumberNode:
-        consumed.update(k for k in ("minimum", "maximum", "multipleOf") if k in schema)
+        consumed |= schema.keys() & _NUMBER_CLAIMS
         node = NumberNode(
             minimum=_number_or_none(schema.get("minimum")),
             maximum=_number_or_none(schema.get("maximum")),
@@ -334,13 +335,13 @@ class SchemaLoader:
         if not self.draft4:
             # Draft 4's boolean exclusive flags are not compared by Confluent: they stay
             # unconsumed, so a change to one fails closed.
-            consumed.update(k for k in ("exclusiveMinimum", "exclusiveMaximum") if k in schema)
+            consumed |= schema.keys() & _EXCLUSIVE_BOUNDS
             node.exclusive_minimum = _number_or_none(schema.get("exclusiveMinimum"))
             node.exclusive_maximum = _number_or_none(schema.get("exclusiveMaximum"))
         return node
 
     def _object(self, schema: dict[str, Any], resolver: Any, depth: int, consumed: set[str]) -> ObjectNode:
-        consumed.update(k for k in self.object_keywords if k in schema and k not in _UNCOMPARED)
+        consumed |= (schema.keys() & self.object_keywords) - _UNCOMPARED
         node = ObjectNode(
             min_properties=_int_or_none(schema.get("minProperties")),
             max_properties=_int_or_none(schema.get("maxProperties")),
@@ -374,7 +375,7 @@ class SchemaLoader:
         return node
 
     def _array(self, schema: dict[str, Any], resolver: Any, depth: int, consumed: set[str]) -> ArrayNode:
-        consumed.update(k for k in self.array_keywords if k in schema and k not in _UNCOMPARED)
+        consumed |= (schema.keys() & self.array_keywords) - _UNCOMPARED
         node = ArrayNode(
             min_items=_int_or_none(schema.get("minItems")),
             max_items=_int_or_none(schema.get("maxItems")),
@@ -382,7 +383,8 @@ class SchemaLoader:
         )
         items = schema.get("items")
         if self.modern:
-            prefix = schema.get("prefixItems")
+            # 2019-09 still spells positional items as an `items` array; 2020-12 as prefixItems.
+            prefix = schema.get("prefixItems", items if isinstance(items, list) else None)
             if isinstance(prefix, list):
                 node.item_schemas = [self.load(s, resolver, depth) for s in prefix]
             if items is False:

@@ -11,9 +11,17 @@ hence `eq=False` everywhere.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+def value_key(value: Any) -> str:
+    """A comparison key for a JSON value (enum and const members, whole schemas): equal JSON
+    gives equal keys, while `1`, `1.0` and `true` stay distinct, as they are to Confluent's
+    comparison (Python's `==` would make them equal)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
 
 # A default that is absent, distinct from a default of JSON null.
 NO_DEFAULT: Any = object()
@@ -24,7 +32,7 @@ ANY_OF = "anyOf"
 ONE_OF = "oneOf"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     """What every schema has: the annotations Confluent compares on any pair of one kind, and
     the keywords it does not compare (`unsupported`, keyword -> JSON value), which we compare
@@ -47,41 +55,48 @@ case equal JSON does not mean an equal schema; `source_key` caches the source's 
     def has_default(self) -> bool:
         return self.default is not NO_DEFAULT
 
+    def source_text(self) -> str:
+        """The source's exact JSON text, computed once (the model is kept per parsed schema,
+        so a schema compared again and again serializes each of its subschemas once)."""
+        if self.source_key is None:
+            self.source_key = value_key(self.source)
+        return self.source_key
 
-@dataclass(eq=False)
+
+@dataclass(eq=False, slots=True)
 class EmptyNode(Node):
     """`{}` (or a schema of annotations only): accepts anything."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TrueNode(EmptyNode):
     """The boolean schema `true`. A kind of its own (Confluent's `TrueSchema`), yet an empty
     schema wherever the rules ask "does it accept anything"."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class FalseNode(Node):
     """The boolean schema `false`: accepts nothing."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class BooleanNode(Node):
     """`type: boolean`."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class NullNode(Node):
     """`type: null`."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class StringNode(Node):
     min_length: int | None = None
     max_length: int | None = None
     pattern: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class NumberNode(Node):
     """`number` or `integer` (`integer` is a number node that requires integers)."""
 
@@ -93,7 +108,7 @@ class NumberNode(Node):
     integer: bool = False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ObjectNode(Node):
     """`additional` is False for `additionalProperties: false`; `additional_schema` holds a
     schema given for it (`true` counts as absent, as Confluent reads it); `unevaluated` is the
@@ -111,7 +126,7 @@ class ObjectNode(Node):
     unevaluated: Node | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ArrayNode(Node):
     """`all_items` is the one schema for every item; `item_schemas` the positional ones (a
     draft 4-7 `items` array, or 2020-12 `prefixItems`), None when there are none;
@@ -130,19 +145,19 @@ class ArrayNode(Node):
     unevaluated: Node | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class EnumNode(Node):
-    """`values` holds a comparison key per allowed value (see `loader.value_key`)."""
+    """`values` holds a comparison key per allowed value (see `value_key`)."""
 
     values: frozenset[str] = frozenset()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ConstNode(Node):
     value: str = ""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class CombinedNode(Node):
     """`allOf`, `anyOf`, `oneOf`, also the ones the loader synthesizes (several kinds of
     keywords in one schema make an `allOf`; a list of types makes an `anyOf`)."""
@@ -151,18 +166,18 @@ class CombinedNode(Node):
     subschemas: list[Node] = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class NotNode(Node):
     must_not: Node = field(default_factory=EmptyNode)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ConditionalNode(Node):
     """`if`/`then`/`else`: Confluent compares nothing inside; the keywords sit in
     `unsupported`, so a change there fails closed."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class RefNode(Node):
     """A `$ref`. `resolve` loads the target once; the comparison always looks through a
     reference to its target (recursive schemas come back to the same target node)."""
@@ -175,4 +190,7 @@ class RefNode(Node):
         if self._target is None:
             assert self.resolve is not None
             self._target = self.resolve()
+            # The resolver holds the loader, and so the parsed schema the model is cached
+            # for: dropping it lets the model go when the schema does.
+            self.resolve = None
         return self._target

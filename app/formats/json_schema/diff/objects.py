@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import re
 
-from . import schema_diff
-from .context import Context
+from .context import Compare, Context, Steps
 from .nodes import EmptyNode, FalseNode, Node, ObjectNode
 from .scalars import compare_bound
 
 
-def compare_objects(ctx: Context, original: ObjectNode, update: ObjectNode) -> None:
+def compare_objects(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
     _compare_required(ctx, original, update)
-    _compare_properties(ctx, original, update)
-    _compare_dependencies(ctx, original, update)
-    _compare_additional(ctx, original, update)
-    _compare_unevaluated(ctx, original, update)
+    yield from _compare_properties(ctx, original, update)
+    yield from _compare_dependencies(ctx, original, update)
+    yield from _compare_additional(ctx, original, update)
+    yield from _compare_unevaluated(ctx, original, update)
     _compare_counts(ctx, original, update)
 
 
@@ -73,7 +72,7 @@ def _compare_required(ctx: Context, original: ObjectNode, update: ObjectNode) ->
                     ctx.add("REQUIRED_ATTRIBUTE_ADDED", name)
 
 
-def _compare_properties(ctx: Context, original: ObjectNode, update: ObjectNode) -> None:
+def _compare_properties(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
     names = list(original.properties) + [n for n in update.properties if n not in original.properties]
     with ctx.at("properties"):
         for name in names:
@@ -81,14 +80,14 @@ def _compare_properties(ctx: Context, original: ObjectNode, update: ObjectNode) 
                 before = original.properties.get(name)
                 after = update.properties.get(name)
                 if after is None:
-                    _property_removed(ctx, before, update, name)  # type: ignore[arg-type]
+                    yield from _property_removed(ctx, before, update, name)  # type: ignore[arg-type]
                 elif before is None:
-                    _property_added(ctx, after, original, update, name)
+                    yield from _property_added(ctx, after, original, update, name)
                 else:
-                    schema_diff.compare(ctx, before, after)
+                    yield Compare(ctx, before, after)
 
 
-def _property_removed(ctx: Context, before: Node, update: ObjectNode, name: str) -> None:
+def _property_removed(ctx: Context, before: Node, update: ObjectNode, name: str) -> Steps:
     """Only the update's model matters: the reader must still accept the property's values."""
     if is_open(update):
         ctx.add("PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL")
@@ -96,7 +95,7 @@ def _property_removed(ctx: Context, before: Node, update: ObjectNode, name: str)
     covering = partial_schema(update, name)
     if covering is not None:
         sub = ctx.subcontext()
-        schema_diff.compare(sub, before, covering)
+        yield Compare(sub, before, covering)
         ctx.extend(sub.differences)
         ctx.add("PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
@@ -106,7 +105,7 @@ def _property_removed(ctx: Context, before: Node, update: ObjectNode, name: str)
         ctx.add("PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL")
 
 
-def _property_added(ctx: Context, after: Node, original: ObjectNode, update: ObjectNode, name: str) -> None:
+def _property_added(ctx: Context, after: Node, original: ObjectNode, update: ObjectNode, name: str) -> Steps:
     """Only the original's model matters: it says what writers may already have sent."""
     required = name in update.required
     if is_open(original):
@@ -121,7 +120,7 @@ def _property_added(ctx: Context, after: Node, original: ObjectNode, update: Obj
     covering = partial_schema(original, name)
     if covering is not None:
         sub = ctx.subcontext()
-        schema_diff.compare(sub, covering, after)
+        yield Compare(sub, covering, after)
         ctx.extend(sub.differences)
         ctx.add("PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
@@ -132,7 +131,7 @@ def _property_added(ctx: Context, after: Node, original: ObjectNode, update: Obj
         ctx.add("OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL")
 
 
-def _compare_dependencies(ctx: Context, original: ObjectNode, update: ObjectNode) -> None:
+def _compare_dependencies(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
     with ctx.at("dependencies"):
         names = _union(original.property_dependencies, update.property_dependencies)
         for name in names:
@@ -158,14 +157,14 @@ def _compare_dependencies(ctx: Context, original: ObjectNode, update: ObjectNode
                 ctx.add("DEPENDENCY_SCHEMA_ADDED", name)
             else:
                 with ctx.at(name):
-                    schema_diff.compare(ctx, before_schema, after_schema)
+                    yield Compare(ctx, before_schema, after_schema)
 
 
 def _union(first: dict, second: dict) -> list[str]:
     return list(first) + [k for k in second if k not in first]
 
 
-def _compare_additional(ctx: Context, original: ObjectNode, update: ObjectNode) -> None:
+def _compare_additional(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
     with ctx.at("additionalProperties"):
         if original.additional != update.additional:
             ctx.add("ADDITIONAL_PROPERTIES_ADDED" if update.additional else "ADDITIONAL_PROPERTIES_REMOVED")
@@ -174,16 +173,16 @@ def _compare_additional(ctx: Context, original: ObjectNode, update: ObjectNode) 
         elif original.additional_schema is not None and update.additional_schema is None:
             ctx.add("ADDITIONAL_PROPERTIES_EXTENDED")
         else:
-            schema_diff.compare(ctx, original.additional_schema, update.additional_schema)
+            yield Compare(ctx, original.additional_schema, update.additional_schema)
 
 
-def _compare_unevaluated(ctx: Context, original: ObjectNode, update: ObjectNode) -> None:
-    compare_unevaluated(ctx, "unevaluatedProperties", "UNEVALUATED_PROPERTIES",
+def _compare_unevaluated(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
+    yield from compare_unevaluated(ctx, "unevaluatedProperties", "UNEVALUATED_PROPERTIES",
                         original.unevaluated, update.unevaluated)
 
 
 def compare_unevaluated(ctx: Context, keyword: str, change: str, before: Node | None,
-                        after: Node | None) -> None:
+                        after: Node | None) -> Steps:
     """`unevaluatedProperties`/`unevaluatedItems`: `false` closes the model, a schema
     narrows it, absent or `true` leaves it open."""
     if before is None and after is None:
@@ -202,4 +201,4 @@ def compare_unevaluated(ctx: Context, keyword: str, change: str, before: Node | 
         elif not isinstance(before, EmptyNode) and isinstance(after, EmptyNode):
             ctx.add(f"{change}_EXTENDED")
         else:
-            schema_diff.compare(ctx, before, after)
+            yield Compare(ctx, before, after)

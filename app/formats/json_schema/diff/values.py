@@ -6,8 +6,7 @@ grows, so its subschemas are compared the other way round.
 """
 from __future__ import annotations
 
-from . import schema_diff
-from .context import Context
+from .context import Compare, Context, Steps
 from .nodes import ConstNode, EnumNode, NotNode
 
 
@@ -27,8 +26,8 @@ def compare_consts(ctx: Context, original: ConstNode, update: ConstNode) -> None
         ctx.add("ENUM_ARRAY_CHANGED", "const")
 
 
-def compare_nots(ctx: Context, original: NotNode, update: NotNode) -> None:
+def compare_nots(ctx: Context, original: NotNode, update: NotNode) -> Steps:
     with ctx.at("not"):
         sub = ctx.subcontext()
-        schema_diff.compare(sub, update.must_not, original.must_not)
+        yield Compare(sub, update.must_not, original.must_not)
         ctx.add("NOT_TYPE_NARROWED" if sub.is_compatible() else "NOT_TYPE_EXTENDED")

@@ -8,6 +8,11 @@ A BACKWARD check of a new schema against an old one is `compare(old, new)`.
 
 The comparison is pure and reads only the descriptors: what the schemas import is compared
 where a field's type leads into it, and each schema's view is built once and cached.
+
+Modules: `symbols` (a schema as Confluent's text model sees it, from descriptors), `walk`
+(location, findings, cycle guard and bounds), `elements` (messages, oneofs, enums), `fields`
+(kinds, scalar groups, labels, maps, named types), `java_order` (the order Confluent visits
+names and numbers in), `changes` (change types, the compatible set), `report` (wording).
 """
 from __future__ import annotations
 

@@ -14,11 +14,11 @@ type. Oneof membership is judged separately:
   MULTIPLE_FIELDS_MOVED_TO_ONEOF when more than one came from the top level, else
   FIELD_MOVED_TO_EXISTING_ONEOF; new fields do not count (old data never set them);
 * a oneof's name appearing or disappearing is ONEOF_ADDED / ONEOF_REMOVED;
-* a member gone from a oneof that survives in part is ONEOF_FIELD_REMOVED; removing a whole
-  oneof, members and all, is only ONEOF_REMOVED;
+* a member gone from the message while others of its oneof remain is ONEOF_FIELD_REMOVED;
+  removing a whole oneof, members and all, is only ONEOF_REMOVED;
 * a member leaving its oneof for the top level is ONEOF_FIELD_MOVED_TO_TOP_LEVEL.
 
-Every side is `original` = writer, `update` = reader.
+Throughout, `original` is the writer's schema and `update` the reader's.
 """
 from __future__ import annotations
 
@@ -42,7 +42,6 @@ def compare_level(
     original_by_name = {m.name: (index, m) for index, m in enumerate(original_messages)}
     update_by_name = {m.name: (index, m) for index, m in enumerate(update_messages)}
     for name in union_order(original_by_name, update_by_name):
-        assert isinstance(name, str)
         with walk.at(name):
             if name not in update_by_name:
                 walk.add(c.MESSAGE_REMOVED)
@@ -57,7 +56,6 @@ def compare_level(
     original_enum_by_name = {e.name: e for e in original_enums}
     update_enum_by_name = {e.name: e for e in update_enums}
     for name in union_order(original_enum_by_name, update_enum_by_name):
-        assert isinstance(name, str)
         with walk.at(name):
             if name not in update_enum_by_name:
                 walk.add(c.ENUM_REMOVED)
@@ -70,7 +68,6 @@ def compare_level(
 def compare_enum(walk: Walk, original: EnumView, update: EnumView) -> None:
     """Values pair up by number; a new name for a number is ENUM_CONST_CHANGED."""
     for number in union_order(original.values, update.values):
-        assert isinstance(number, int)
         with walk.at(str(number)):
             if number not in update.values:
                 walk.add(c.ENUM_CONST_REMOVED)

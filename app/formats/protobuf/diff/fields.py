@@ -19,7 +19,7 @@ import that changed) the two messages are compared here, their findings located 
 type's local name; if any of them fails a check, the field itself is
 FIELD_NAMED_TYPE_CHANGED too.
 
-Every side is `original` = writer, `update` = reader.
+Throughout, `original` is the writer's schema and `update` the reader's.
 """
 from __future__ import annotations
 
@@ -34,23 +34,17 @@ MESSAGE = "MESSAGE"
 
 GENERAL_NUMBER = "GENERAL_NUMBER"
 STRING_OR_BYTES = "STRING_OR_BYTES"
-_SCALAR_GROUPS = {
-    "int32": GENERAL_NUMBER,
-    "int64": GENERAL_NUMBER,
-    "uint32": GENERAL_NUMBER,
-    "uint64": GENERAL_NUMBER,
-    "bool": GENERAL_NUMBER,
-    "sint32": "SIGNED_NUMBER",
-    "sint64": "SIGNED_NUMBER",
-    "string": STRING_OR_BYTES,
-    "bytes": STRING_OR_BYTES,
-    "fixed32": "FIXED32",
-    "sfixed32": "FIXED32",
-    "fixed64": "FIXED64",
-    "sfixed64": "FIXED64",
-    "float": "FLOAT",
-    "double": "DOUBLE",
+# Confluent's groups (its ScalarKind names); every enum is a GENERAL_NUMBER too.
+_GROUPS = {
+    GENERAL_NUMBER: ("int32", "int64", "uint32", "uint64", "bool"),
+    "SIGNED_NUMBER": ("sint32", "sint64"),
+    STRING_OR_BYTES: ("string", "bytes"),
+    "FIXED32": ("fixed32", "sfixed32"),
+    "FIXED64": ("fixed64", "sfixed64"),
+    "FLOAT": ("float",),
+    "DOUBLE": ("double",),
 }
+_SCALAR_GROUPS = {scalar: group for group, scalars in _GROUPS.items() for scalar in scalars}
 
 
 def compare_field(walk: Walk, original: FieldView, update: FieldView) -> None:
@@ -154,7 +148,7 @@ def _compare_message_types(
         return
     if original_info.own and update_info.own:
         return  # compared where they are declared
-    if not original_info.own and not update_info.own and _same_file(original_info, update_info):
+    if not original_info.own and not update_info.own and walk.same_file(original_info.file, update_info.file):
         return  # one and the same import on both sides: nothing can differ
     assert original_info.message is not None and update_info.message is not None
     branch = walk.branch(original_info.local_name)
@@ -162,7 +156,3 @@ def _compare_message_types(
     walk.differences.extend(branch.differences)
     if not all(difference.compatible for difference in branch.differences):
         walk.add(c.FIELD_NAMED_TYPE_CHANGED)
-
-
-def _same_file(original: TypeInfo, update: TypeInfo) -> bool:
-    return original.file is update.file or original.file == update.file

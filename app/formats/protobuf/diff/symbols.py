@@ -24,6 +24,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from google.protobuf.descriptor_pb2 import (
     DescriptorProto,
@@ -57,11 +58,11 @@ _SCALARS = {
 }
 
 
-@dataclass(frozen=True)
-class FieldView:
+class FieldView(NamedTuple):
     """A field as written: `scalar` is the scalar keyword (`int32`), else `type_name` the
     full name of its message, enum or map-entry type (no leading dot; as written when it
-    cannot be resolved). `label` is None where the text writes none."""
+    cannot be resolved). `label` is None where the text writes none. A tuple: views of a
+    large schema build many, and fields compare by value."""
 
     name: str
     number: int
@@ -143,10 +144,9 @@ def _build(native: ProtobufNative) -> SchemaView:
         (imported, False) for imported in native.imports.values() if imported is not native.file
     ]
     files.append((native.file, True))
-    raw: dict[str, tuple[DescriptorProto | EnumDescriptorProto, FileDescriptorProto]] = {}
+    raw: dict[str, DescriptorProto | EnumDescriptorProto] = {}
     for file, _ in files:
-        for full_name, element in _walk_raw(file):
-            raw[full_name] = (element, file)
+        raw.update(_walk_raw(file))
     builder = _Builder(raw)
     types: dict[str, TypeInfo] = {}
     own_messages: tuple[MessageView, ...] = ()
@@ -177,8 +177,11 @@ def _walk_raw(
 class _Builder:
     """Builds views of one side, resolving field types against every file of that side."""
 
-    def __init__(self, raw: Mapping[str, tuple[DescriptorProto | EnumDescriptorProto, FileDescriptorProto]]):
+    def __init__(self, raw: Mapping[str, DescriptorProto | EnumDescriptorProto]):
         self._raw = raw
+        self._map_entries = {
+            name for name, element in raw.items() if isinstance(element, DescriptorProto) and _is_map_entry(element)
+        }
 
     def file_types(
         self, file: FileDescriptorProto, own: bool, types: dict[str, TypeInfo]
@@ -210,8 +213,8 @@ class _Builder:
             pending.extend((nested, f"{full_name}.{nested.name}") for nested in message.nested_type)
         built: dict[str, MessageView] = {}
         for message, full_name in reversed(order):
-            if _is_map_entry(message):
-                key, value = (self._field(f, full_name, syntax, True, False) for f in message.field)
+            if full_name in self._map_entries:
+                key, value = (self._field(f, self._type_of(f, full_name), syntax, True) for f in message.field)
                 types[full_name] = info(full_name, map_key=key, map_value=value)
                 continue
             view = self._message(message, full_name, syntax, built, enum_view)
@@ -229,22 +232,24 @@ class _Builder:
         built: Mapping[str, MessageView],
         enum_view: Callable[[EnumDescriptorProto, str], EnumView],
     ) -> MessageView:
+        declared = len(message.oneof_decl)
         real_oneofs = {
-            index
-            for index in range(len(message.oneof_decl))
-            if any(f.HasField("oneof_index") and f.oneof_index == index and not f.proto3_optional
-                   for f in message.field)
+            f.oneof_index
+            for f in message.field
+            if f.HasField("oneof_index") and not f.proto3_optional and f.oneof_index < declared
         }
-        group_types = {f.type_name.rsplit(".", 1)[-1] for f in message.field if f.type == f.TYPE_GROUP}
+        group_types: set[str] = set()
         fields: dict[int, FieldView] = {}
         oneof_of: dict[int, str] = {}
         members: dict[int, list[int]] = {index: [] for index in sorted(real_oneofs)}
         for descriptor in message.field:
             if descriptor.type == descriptor.TYPE_GROUP:
+                group_types.add(descriptor.type_name.rsplit(".", 1)[-1])
                 continue
             in_oneof = descriptor.HasField("oneof_index") and descriptor.oneof_index in real_oneofs
-            is_map = self._names_map_entry(self._resolve(descriptor.type_name, full_name))
-            fields[descriptor.number] = self._field(descriptor, full_name, syntax, in_oneof, is_map)
+            type_name = self._type_of(descriptor, full_name)
+            is_map = type_name is not None and type_name in self._map_entries
+            fields[descriptor.number] = self._field(descriptor, type_name, syntax, in_oneof or is_map)
             if in_oneof:
                 oneof_of[descriptor.number] = message.oneof_decl[descriptor.oneof_index].name
                 members[descriptor.oneof_index].append(descriptor.number)
@@ -264,20 +269,23 @@ class _Builder:
             enums=enums,
         )
 
-    def _field(self, descriptor: FieldDescriptorProto, scope: str, syntax: str, in_oneof: bool,
-               is_map: bool) -> FieldView:
-        # A client's descriptor may name a type without saying whether it is a message or
-        # an enum; `type` then reads as its default (double), so it only counts when set.
+    def _type_of(self, descriptor: FieldDescriptorProto, scope: str) -> str | None:
+        """The full name of a field's message or enum type (as written when it cannot be
+        resolved); None for a scalar. A client's descriptor may name a type without saying
+        whether it is a message or an enum: `type` then reads as its default (double), so it
+        only counts when set."""
         named = bool(descriptor.type_name) and not descriptor.HasField("type")
-        scalar = None if named else _SCALARS.get(descriptor.type)
-        type_name = None
-        if scalar is None:
-            type_name = self._resolve(descriptor.type_name, scope) or descriptor.type_name.lstrip(".")
+        if not named and descriptor.type in _SCALARS:
+            return None
+        return self._resolve(descriptor.type_name, scope) or descriptor.type_name.lstrip(".")
+
+    @staticmethod
+    def _field(descriptor: FieldDescriptorProto, type_name: str | None, syntax: str, unlabelled: bool) -> FieldView:
         return FieldView(
             name=descriptor.name,
             number=descriptor.number,
-            label=_written_label(descriptor, syntax, in_oneof or is_map),
-            scalar=scalar,
+            label=_written_label(descriptor, syntax, unlabelled),
+            scalar=_SCALARS[descriptor.type] if type_name is None else None,
             type_name=type_name,
         )
 
@@ -295,12 +303,6 @@ class _Builder:
                 return candidate
             parts.pop()
         return name if name in self._raw else None
-
-    def _names_map_entry(self, full_name: str | None) -> bool:
-        if full_name is None:
-            return False
-        element = self._raw[full_name][0]
-        return isinstance(element, DescriptorProto) and _is_map_entry(element)
 
 
 def _is_map_entry(message: DescriptorProto) -> bool:

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
+
 from app.formats.base import SchemaParseError
 from app.formats.protobuf.diff.changes import Difference
 from app.formats.protobuf.diff.symbols import MessageView, SchemaView
@@ -38,6 +40,7 @@ class _Progress:
         self.inside: set[MessageView] = set()
         self.depth = 0
         self.compared = 0
+        self.same_files: dict[tuple[int, int], bool] = {}
 
 
 class Walk:
@@ -85,6 +88,15 @@ class Walk:
             if fresh:
                 progress.inside.discard(original)
             progress.depth -= 1
+
+    def same_file(self, original: FileDescriptorProto, update: FileDescriptorProto) -> bool:
+        """Whether two imported files are equal; asked once per pair (a deep comparison), as
+        every field typed from an import asks it."""
+        key = (id(original), id(update))
+        known = self._progress.same_files.get(key)
+        if known is None:
+            known = self._progress.same_files[key] = original is update or original == update
+        return known
 
     def branch(self, local_name: str) -> Walk:
         """A comparison of a field's named types, located at their local name, sharing this

@@ -1,0 +1,97 @@
+"""The metaschema check node by node (app/formats/json_schema/metaschema.py) gives the verdict
+`jsonschema` gives on the whole document: checked on every schema of Confluent's JSON Schema
+corpora, as they are and with a bad keyword planted in each of their subschemas in turn."""
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.formats.json_schema.drafts import ALL_DRAFTS, Draft, draft_of
+from app.formats.json_schema.errors import InvalidJsonSchema
+from app.formats.json_schema.json_text import loads
+from app.formats.json_schema.metaschema import check_against_metaschema
+from app.formats.json_schema.subschemas import SUBSCHEMA_KEYWORDS, children
+
+# What gets planted: values each draft's metaschema refuses (or, for the last ones, accepts
+# in some drafts only).
+PLANTS: list[tuple[str, Any]] = [
+    ("minimum", "zero"), ("maxLength", -1), ("type", "strin"), ("required", [1]), ("enum", "red"),
+    ("properties", {"a": 5}), ("items", [True, 5]), ("additionalProperties", 5), ("allOf", []),
+    ("exclusiveMinimum", True), ("prefixItems", {"a": 1}), ("$anchor", "1bad"), ("items", []),
+    ("dependentRequired", {"a": "b"}), ("not", True), ("$defs", {"x": 7}), ("const", None),
+]
+CORPORA = ["diff-schema-examples.json", "diff-schema-examples-2020-12.json", "diff-combined-schema-examples.json",
+           "diff-combined-schema-examples-2020-12.json"]
+
+
+def corpus_schemas(shared_dir: Path) -> Iterator[Any]:
+    sys.path.insert(0, str(shared_dir / "conformance"))
+    from corpus_runner import load_lenient_json  # the corpora's own reader (trailing commas)
+
+    for name in CORPORA:
+        for case in load_lenient_json(str(shared_dir / "conformance" / "json-schema" / name)):
+            yield loads(json.dumps(case["original_schema"]))
+            yield loads(json.dumps(case["update_schema"]))
+
+
+def nodes(document: Any) -> Iterator[dict[str, Any]]:
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(child for _, child in children(node, SUBSCHEMA_KEYWORDS))
+
+
+def node_by_node(document: Any, draft: Draft) -> bool:
+    try:
+        check_against_metaschema(document, draft)
+    except InvalidJsonSchema:
+        return False
+    return True
+
+
+def test_every_corpus_schema_is_judged_as_jsonschema_judges_it(shared_dir: Path) -> None:
+    judged = 0
+    for document in corpus_schemas(shared_dir):
+        for draft in {draft_of(document), *ALL_DRAFTS}:
+            assert node_by_node(document, draft) == draft.validator.is_valid(document), (draft.name, document)
+            judged += 1
+    assert judged > 2500
+
+
+def test_a_bad_keyword_anywhere_is_judged_as_jsonschema_judges_it(shared_dir: Path) -> None:
+    refused = accepted = 0
+    for document in list(corpus_schemas(shared_dir))[::7]:
+        positions = sum(1 for _ in nodes(document))
+        for index in range(positions):
+            for keyword, value in PLANTS:
+                planted = copy.deepcopy(document)
+                node = next(n for i, n in enumerate(nodes(planted)) if i == index)
+                node[keyword] = value
+                draft = draft_of(planted)
+                expected = draft.validator.is_valid(planted)
+                assert node_by_node(planted, draft) == expected, (keyword, value, planted)
+                refused += not expected
+                accepted += expected
+    assert refused > 1000 and accepted > 100
+
+
+@pytest.mark.parametrize("draft", ALL_DRAFTS, ids=lambda draft: draft.name)
+def test_a_verdict_from_the_cache_names_the_right_pointer(draft: Draft) -> None:
+    bad = {"type": "integer", "minimum": "zero"}
+    document = {"properties": {"a": bad, "b": {"items": bad}}}
+    for expected in ("#/properties/a/minimum", "#/properties/a/minimum"):
+        with pytest.raises(InvalidJsonSchema) as raised:
+            check_against_metaschema(document, draft)
+        assert str(raised.value).startswith(expected + ": 'zero' is not of type 'number'")
+    del document["properties"]["a"]
+    with pytest.raises(InvalidJsonSchema) as raised:
+        check_against_metaschema(document, draft)
+    assert str(raised.value).startswith("#/properties/b/items/minimum: ")
