@@ -28,6 +28,7 @@ from app.core.errors import (
     IncompatibleSchema,
     InvalidSchema,
     OperationNotPermitted,
+    RegistryError,
     SchemaNotFound,
     StoreError,
     SubjectNotFound,
@@ -125,6 +126,10 @@ class Registrar:
         early = None if request is None else self.resolver.parse_early(
             request.schema_type, request.schema, request.references
         )
+        if prepare is None and request is not None:
+            already = self._registered_already(qs, request, normalize, force, guard, early)
+            if already is not None:
+                return self._reply(already, fmt)
         for attempt in range(_WRITE_ATTEMPTS):
             try:
                 with self.storage.write() as store:
@@ -142,6 +147,34 @@ class Registrar:
                 if attempt == _WRITE_ATTEMPTS - 1:
                     raise StoreError("Could not register the schema: too much concurrent contention") from None
         raise AssertionError("unreachable")
+
+    def _registered_already(
+        self, qs: QualifiedSubject, request: SchemaRequest, normalize: bool, force: bool, guard: Guard,
+        early: ParsedSchema | None,
+    ) -> Registered | None:
+        """A schema the subject already holds, found without a write transaction: the
+        answer registration's step 2 gives "whatever the mode", read the same way (alias,
+        authorization, settings, candidate, match) but without locking the subject, taking
+        SQLite's write lock or telling every cache on the host that something was committed.
+        Serializers re-register their schema on every start, so this is a hot path.
+
+        None sends the caller down the write path, which is authoritative: also when this
+        read fails (a concurrent hard delete, a refusal), so errors are always the write
+        path's, in its order."""
+        try:
+            with self.storage.read() as store:
+                row = store.subject(qs.context, qs.name)
+                target = alias_of(qs, row) if row is not None else None
+                if target is not None:
+                    qs, row = target, store.subject(target.context, target.name)
+                if row is None:
+                    return None
+                guard.check(Action.WRITE, qs.qualified())
+                reg = self._prepare(store, qs, LockedSubject(row, False), request, normalize, force, guard, early)
+                found = self._existing(store, reg)
+        except RegistryError:
+            return None
+        return None if found is None else Registered(qs, found, None)
 
     def _reply(self, done: Registered, fmt: str | None) -> SubjectVersion:
         """The registered subject-version; the content is in the cache by now (just stored,

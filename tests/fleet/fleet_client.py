@@ -33,13 +33,15 @@ def call(base: str, method: str, path: str, body: Any = None, timeout: float = 3
     try:
         response = session.request(method, base + path, data=None if body is None else json.dumps(body),
                                     headers={"Content-Type": V1_JSON}, timeout=timeout)
-    except requests.ConnectionError:
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = response.text
+    except requests.RequestException:
+        # No (complete) answer: refused, reset, or cut off mid-body by an instance that died
+        # after nginx had passed its headers on (nginx cannot retry once it has answered).
         _local.session = None
         return Reply(0, None, time.monotonic() - started)
-    try:
-        payload = response.json()
-    except ValueError:
-        payload = response.text
     return Reply(response.status_code, payload, time.monotonic() - started)
 
 
@@ -49,16 +51,21 @@ def record(name: str, *extra: str) -> str:
     return json.dumps({"type": "record", "name": name, "fields": fields})
 
 
-def register(base: str, subject: str, schema: str, attempts: int = 20) -> Reply:
-    """Register, retrying what a client library retries (no answer, 502/503/504, 5xx store
-    errors): registering the same schema again is idempotent."""
+def retried(base: str, method: str, path: str, body: Any = None, attempts: int = 20) -> Reply:
+    """A request retried as a client library retries (no answer, 502/503/504, 5xx store
+    errors) until it gets an answer that is not a failure of the server side."""
     reply = Reply(0, None, 0.0)
     for _ in range(attempts):
-        reply = call(base, "POST", f"/subjects/{subject}/versions", {"schema": schema})
-        if reply.status == 200 or 400 <= reply.status < 500:
+        reply = call(base, method, path, body)
+        if 200 <= reply.status < 500:
             return reply
         time.sleep(0.1)
     return reply
+
+
+def register(base: str, subject: str, schema: str, attempts: int = 20) -> Reply:
+    """Register with retries: registering the same schema again is idempotent."""
+    return retried(base, "POST", f"/subjects/{subject}/versions", {"schema": schema}, attempts)
 
 
 def metric(base: str, prefix: str) -> float:

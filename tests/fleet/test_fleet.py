@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from fleet_client import call, metric, record, register
+from fleet_client import call, metric, record, register, retried
 from sqlalchemy import create_engine, text
 from support.fleet import Fleet, NginxUnavailable, start_fleet
 from support.invariants import broken_invariants
@@ -159,8 +159,10 @@ def test_sigkill_of_one_instance_under_load_loses_no_acknowledged_write(fleet: F
 
     def reader() -> None:
         while not stop.is_set():
-            reply = call(fleet.url, "GET", "/subjects")
-            if reply.status != 200:  # nginx retries idempotent reads on another instance
+            # nginx retries idempotent reads on another instance itself; a reply the dying
+            # instance cut off mid-body is the client's to retry
+            reply = retried(fleet.url, "GET", "/subjects")
+            if reply.status != 200:
                 read_failures.append((reply.status, reply.body))
 
     with ThreadPoolExecutor(10) as pool:
