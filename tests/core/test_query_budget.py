@@ -178,3 +178,17 @@ def test_with_the_hot_read_cache_off_every_read_asks_the_database(settings: Sett
         assert len(statements) == 1
     finally:
         app.extensions["registry"].storage.close()
+
+
+def test_re_registering_a_held_schema_writes_nothing_and_keeps_cached_replies(service: RegistryService) -> None:
+    """Serializers re-register their schema at every start: the answer comes from a read,
+    so no write transaction runs and no cached reply on the host is invalidated."""
+    first = service.register("again-value", SchemaRequest(schema=schema_with_fields(3)))
+    wait_for_change_token(service)
+    token = service.storage.change_token()
+    with counted(service.storage.engine) as statements:
+        again = service.register("again-value", SchemaRequest(schema=schema_with_fields(3)))
+    assert (again.id, again.version) == (first.id, first.version)
+    assert service.storage.change_token() == token
+    assert not any(s.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "BEGIN")) for s in statements)
+    assert not any("FOR UPDATE" in s.upper() for s in statements)
