@@ -28,7 +28,6 @@ from app.core.errors import (
     IncompatibleSchema,
     InvalidSchema,
     OperationNotPermitted,
-    RegistryError,
     SchemaNotFound,
     StoreError,
     SubjectNotFound,
@@ -158,22 +157,19 @@ class Registrar:
         SQLite's write lock or telling every cache on the host that something was committed.
         Serializers re-register their schema on every start, so this is a hot path.
 
-        None sends the caller down the write path, which is authoritative: also when this
-        read fails (a concurrent hard delete, a refusal), so errors are always the write
-        path's, in its order."""
-        try:
-            with self.storage.read() as store:
-                row = store.subject(qs.context, qs.name)
-                target = alias_of(qs, row) if row is not None else None
-                if target is not None:
-                    qs, row = target, store.subject(target.context, target.name)
-                if row is None:
-                    return None
-                guard.check(Action.WRITE, qs.qualified())
-                reg = self._prepare(store, qs, LockedSubject(row, False), request, normalize, force, guard, early)
-                found = self._existing(store, reg)
-        except RegistryError:
-            return None
+        None (a new subject or a new schema) sends the caller down the write path. Errors
+        are the write path's own, in its order: the same checks run on the same rows before
+        anything is written (a database failure surfaces here, once, not twice)."""
+        with self.storage.read() as store:
+            row = store.subject(qs.context, qs.name)
+            target = alias_of(qs, row) if row is not None else None
+            if target is not None:
+                qs, row = target, store.subject(target.context, target.name)
+            if row is None:
+                return None
+            guard.check(Action.WRITE, qs.qualified())
+            reg = self._prepare(store, qs, LockedSubject(row, False), request, normalize, force, guard, early)
+            found = self._existing(store, reg)
         return None if found is None else Registered(qs, found, None)
 
     def _reply(self, done: Registered, fmt: str | None) -> SubjectVersion:
