@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from app.formats.base import LENIENT_POLICY, STRICT_POLICY, SchemaParseError
@@ -71,6 +71,11 @@ pairs = st.sampled_from(DRAFTS).flatmap(
                             schemas(draft is not None)))
 
 
+# A definition that is only a `$ref` to itself points to no schema: the checker refuses it
+# ("Circular $ref"), which is not what the properties below are about.
+SELF_REFERENCE = {"$ref": "#/definitions/d"}
+
+
 def _document(draft: str | None, schema: Any, definition: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
@@ -83,6 +88,7 @@ def _document(draft: str | None, schema: Any, definition: Any) -> Any:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(document=documents)
 def test_a_reader_equal_to_its_writer_is_compatible(document: tuple[str | None, Any, Any]) -> None:
+    assume(document[2] != SELF_REFERENCE)
     writer = _document(*document)
     reader = copy.deepcopy(writer)
     for policy in (STRICT_POLICY, LENIENT_POLICY):
@@ -93,6 +99,7 @@ def test_a_reader_equal_to_its_writer_is_compatible(document: tuple[str | None, 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(document=documents)
 def test_a_reader_that_accepts_anything_reads_every_writer(document: tuple[str | None, Any, Any]) -> None:
+    assume(document[2] != SELF_REFERENCE)
     writer = build_native(_document(*document), {})
     for reader in ({}, True):
         assert incompatible(compare(writer, build_native(reader, {})), STRICT_POLICY) == []
