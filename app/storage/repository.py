@@ -117,8 +117,8 @@ class SqlStore(ListingQueries):
     def subject(self, context: str, name: str) -> SubjectRow | None:
         if not storable(context, name):
             return None
-        row = self.conn.execute(st.SELECT_SUBJECT, {"context": context, "name": name}).first()
-        return subject_row(row) if row else None
+        rows = st.SELECT_SUBJECT_DIRECT.rows(self.conn, {"context": context, "name": name})
+        return _direct_subject_row(rows[0]) if rows else None
 
     def settings_rows(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SubjectRow]:
         """Several subject/context rows in one query (config and mode resolution)."""

@@ -43,9 +43,9 @@ class PerDialect:
 
 # ------------------------------------------------------------------ subjects
 BY_SUBJECT = (S.c.context == bindparam("context"), S.c.name == bindparam("name"))
-SELECT_SUBJECT = select(S).where(*BY_SUBJECT)
-# Raw-cursor rows of these two are SUBJECT_COLUMNS in this order (see `direct_subject_row`).
+# Raw-cursor rows of the subject statements are SUBJECT_COLUMNS in this order (`_direct_subject_row`).
 SUBJECT_COLUMNS = (S.c.id, S.c.context, S.c.name, S.c.config, S.c.mode)
+SELECT_SUBJECT_DIRECT = DirectStatement(select(*SUBJECT_COLUMNS).where(*BY_SUBJECT))
 SELECT_SUBJECT_FOR_UPDATE_DIRECT = DirectStatement(
     # SQLite's write transaction already holds the database lock.
     lambda dialect: select(*SUBJECT_COLUMNS).where(*BY_SUBJECT).with_for_update()
