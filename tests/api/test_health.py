@@ -35,9 +35,9 @@ def test_ready_answers_up_when_the_database_answers(api: Api) -> None:
     assert (reply.status, reply.json) == (200, {"status": "UP"})
 
 
+# SQLite only: a PostgreSQL outage is covered over HTTP by tests/fleet/test_fleet_outage.py.
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_ready_is_503_with_the_store_error_while_live_stays_up(app: Flask, api: Api, database_url: str) -> None:
-    if not database_url.startswith("sqlite"):
-        pytest.skip("a PostgreSQL outage is covered over HTTP by tests/fleet/test_fleet_outage.py")
     break_database(app, database_url)
 
     ready = api.get("/health/ready")
