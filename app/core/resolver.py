@@ -71,9 +71,14 @@ class SchemaResolver:
     ):
         self.formats = formats
         self.max_schema_bytes = max_schema_bytes
-        # Parsed models weigh most: half of the budget for them, a quarter each for content and renderings.
+        # Parsed models weigh most: three eighths of the budget for stored schemas' models and one
+        # for requests' (re-registrations send the same texts again), a quarter each for content
+        # and renderings.
         self._content: LruCache[int, StoredSchema] = LruCache(cache_bytes // 4, _content_bytes, cache_stats("content"))
-        self._parsed: LruCache[int, ParsedSchema] = LruCache(cache_bytes // 2, _parsed_bytes, cache_stats("parsed"))
+        self._parsed: LruCache[int, ParsedSchema] = LruCache(cache_bytes * 3 // 8, _parsed_bytes, cache_stats("parsed"))
+        self._requested: LruCache[tuple[str, str], ParsedSchema] = LruCache(
+            cache_bytes // 8, _parsed_bytes, cache_stats("requested")
+        )
         self._formatted: LruCache[tuple[int, str], str] = LruCache(cache_bytes // 4, len, cache_stats("formatted"))
 
     def format(self, schema_type: str) -> SchemaFormat:
@@ -215,15 +220,23 @@ class SchemaResolver:
         """A registration's schema parsed before it takes the subject's lock, so that other
         registrations into the subject do not wait for the parse. Only a schema without
         references can be (they are read under the lock); any failure is left for the
-        parse under the lock to report, in the reference's order of checks."""
+        parse under the lock to report, in the reference's order of checks. Such a parse
+        depends on the text alone, so it is kept: serializers register the same texts again
+        at every start, and a re-registration then costs no parse."""
         fmt = self.formats.get(schema_type)
         if fmt is None or refs or not isinstance(text, str) or not text.strip() or len(text) > self.max_schema_bytes:
             return None
+        key = (schema_type, text)
+        parsed = self._requested.get(key)
+        if parsed is not None:
+            return parsed
         try:
             with format_refusals():
-                return fmt.parse(text, {}, strict=True)
+                parsed = fmt.parse(text, {}, strict=True)
         except InvalidSchema:
             return None
+        self._requested.put(key, parsed)
+        return parsed
 
     def equivalent(
         self,

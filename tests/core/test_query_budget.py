@@ -192,3 +192,18 @@ def test_re_registering_a_held_schema_writes_nothing_and_keeps_cached_replies(se
     assert service.storage.change_token() == token
     assert not any(s.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "BEGIN")) for s in statements)
     assert not any("FOR UPDATE" in s.upper() for s in statements)
+
+
+def test_a_schema_text_registered_again_is_not_parsed_again(
+    service: RegistryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counting = CountingFormat(service.formats["AVRO"])
+    monkeypatch.setitem(service.formats, "AVRO", counting)
+    request = SchemaRequest(schema=schema_with_fields(3))
+    first = service.register("again", request)
+    parses = counting.parses
+
+    for _ in range(3):
+        assert service.register("again", request).id == first.id
+
+    assert parses >= 1 and counting.parses == parses
