@@ -12,14 +12,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from support.live import REPO_ROOT, LiveServer, launch, start_server
+from support.live import REPO_ROOT, LiveServer, answers, launch, start_server
 from support.postgres import free_port
 
 DEPLOY_NGINX = REPO_ROOT / "deploy" / "nginx.conf"
@@ -91,17 +88,10 @@ def start_nginx(upstreams: list[str], workdir: Path, timeout: float = 15.0) -> N
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     log.close()
     nginx = Nginx(process, f"http://127.0.0.1:{port}", workdir)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"nginx exited with {process.returncode}:\n{nginx.error_log()}")
-        try:
-            with urllib.request.urlopen(nginx.url + "/health/live", timeout=2) as reply:
-                if reply.status == 200:
-                    return nginx
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.05)
+    if answers(process, nginx.url + "/health/live", timeout):
+        return nginx
+    if process.poll() is not None:
+        raise RuntimeError(f"nginx exited with {process.returncode}:\n{nginx.error_log()}")
     nginx.stop()
     raise RuntimeError(f"nginx did not answer within {timeout:.0f}s:\n{nginx.error_log()}")
 

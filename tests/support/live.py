@@ -69,16 +69,25 @@ def launch(
     log.close()
     server = LiveServer(url=f"http://127.0.0.1:{port}", process=process, log_path=log_path)
     name = " ".join(command[2:4])  # "app.cli serve", "gunicorn wsgi:app"
+    if answers(process, server.url + "/", timeout):
+        return server
+    if process.poll() is not None:
+        raise RuntimeError(f"{name} exited with {process.returncode} before answering:\n{server.log_tail()}")
+    server.stop()
+    raise RuntimeError(f"{name} did not answer GET / within {timeout:.0f}s:\n{server.log_tail()}")
+
+
+def answers(process: subprocess.Popen[bytes], url: str, timeout: float) -> bool:
+    """Whether `url` answers 200 within `timeout` seconds; False as soon as `process` exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{name} exited with {process.returncode} before answering:\n{server.log_tail()}")
+            return False
         try:
-            with urllib.request.urlopen(server.url + "/", timeout=2) as reply:
+            with urllib.request.urlopen(url, timeout=2) as reply:
                 if reply.status == 200:
-                    return server
+                    return True
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
         time.sleep(0.05)
-    server.stop()
-    raise RuntimeError(f"{name} did not answer GET / within {timeout:.0f}s:\n{server.log_tail()}")
+    return False
