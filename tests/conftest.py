@@ -195,3 +195,22 @@ def protobuf_samples(tmp_path_factory: pytest.TempPathFactory):
     from support.protobuf_samples import generate
 
     return generate(tmp_path_factory.mktemp("protobuf-samples"))
+
+
+# ------------------------------------------------------------------ clients of the live server
+@pytest.fixture
+def ours(live_server: str):
+    """This project's client (app.client) on the live server."""
+    from app.client import RegistryClient
+
+    return RegistryClient(live_server)
+
+
+@pytest.fixture
+def confluent(live_server: str):
+    """confluent-kafka's registry client on the live server (the interop tests' other side)."""
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+
+    client = SchemaRegistryClient({"url": live_server})
+    yield client
+    client.close()

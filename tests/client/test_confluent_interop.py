@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from client_samples import USER_V1, USER_V2, user_record
 from confluent_kafka.schema_registry import (
     Schema as ConfluentSchema,
     SchemaReference as ConfluentReference,
-    SchemaRegistryClient,
     topic_record_subject_name_strategy,
 )
 from confluent_kafka.schema_registry.avro import AvroDeserializer as ConfluentDeserializer
 from confluent_kafka.schema_registry.avro import AvroSerializer as ConfluentSerializer
-from confluent_kafka.serialization import MessageField, SerializationContext
+from support.interop import context
 
 from app.client import (
     AvroDeserializer,
@@ -34,22 +32,6 @@ CUSTOMER = json.dumps({"type": "record", "name": "Customer", "namespace": "com.e
                        "fields": [{"name": "id", "type": "long"}, {"name": "vip", "type": "boolean"}]})
 ORDER = json.dumps({"type": "record", "name": "Order", "namespace": "com.example",
                     "fields": [{"name": "buyer", "type": "com.example.Customer"}, {"name": "total", "type": "double"}]})
-
-
-@pytest.fixture
-def confluent(live_server: str):
-    client = SchemaRegistryClient({"url": live_server})
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def ours(live_server: str) -> RegistryClient:
-    return RegistryClient(live_server)
-
-
-def context(topic: str) -> SerializationContext:
-    return SerializationContext(topic, MessageField.VALUE)
 
 
 def test_same_schema_and_record_give_identical_bytes(confluent, ours, unique_subject):

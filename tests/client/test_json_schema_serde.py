@@ -178,11 +178,6 @@ def test_the_single_object_encoding_is_refused_for_json():
 
 
 # ------------------------------------------------------------------ through the registry under gunicorn
-@pytest.fixture
-def ours(live_server: str) -> RegistryClient:
-    return RegistryClient(live_server)
-
-
 def test_records_round_trip_as_compact_json_behind_the_confluent_header(ours, unique_subject):
     subject = unique_subject()
     serialize = JsonSerializer(ours, EVENT_V3, subject=subject)

@@ -216,11 +216,6 @@ def test_the_single_object_encoding_is_refused_for_protobuf(protobuf_samples, re
 
 
 # ------------------------------------------------------------------ through the registry
-@pytest.fixture
-def ours(live_server: str) -> RegistryClient:
-    return RegistryClient(live_server)
-
-
 def test_records_round_trip_with_their_imports_registered_as_references(protobuf_samples, ours, unique_subject):
     topic = unique_subject("orders")
     serialize = ProtobufSerializer(ours, protobuf_samples.order_pb2.Order, topic=topic)

@@ -3,16 +3,13 @@ gunicorn (SQLite and PostgreSQL), with and without references to other subjects:
 writes the other reads and validates, byte for byte where the record is plain JSON."""
 from __future__ import annotations
 
-from typing import Iterator
-
 import pytest
 from confluent_kafka.schema_registry import Schema as ConfluentSchema
 from confluent_kafka.schema_registry import SchemaReference as ConfluentReference
-from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer as ConfluentDeserializer
 from confluent_kafka.schema_registry.json_schema import JSONSerializer as ConfluentSerializer
-from confluent_kafka.serialization import MessageField, SerializationContext
 from confluent_kafka.serialization import SerializationError as ConfluentSerializationError
+from support.interop import context
 from support.json_samples import (
     ADDRESS,
     CUSTOMER,
@@ -33,22 +30,6 @@ from app.client import (
     SchemaReference,
     UseLatest,
 )
-
-
-@pytest.fixture
-def confluent(live_server: str) -> Iterator[SchemaRegistryClient]:
-    client = SchemaRegistryClient({"url": live_server})
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def ours(live_server: str) -> RegistryClient:
-    return RegistryClient(live_server)
-
-
-def context(topic: str) -> SerializationContext:
-    return SerializationContext(topic, MessageField.VALUE)
 
 
 def json_schema(text: str, *references: SchemaReference) -> Schema:

@@ -6,31 +6,12 @@ whose file imports another registered file (which imports a third) and the well-
 schema ids and write identical bytes."""
 from __future__ import annotations
 
-from typing import Iterator
-
-import pytest
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer as ConfluentDeserializer
 from confluent_kafka.schema_registry.protobuf import ProtobufSerializer as ConfluentSerializer
-from confluent_kafka.serialization import MessageField, SerializationContext
+from support.interop import context
 
 from app.client import LookupOnly, ProtobufDeserializer, ProtobufSerializer, RegistryClient, UseLatest
-
-
-@pytest.fixture
-def confluent(live_server: str) -> Iterator[SchemaRegistryClient]:
-    client = SchemaRegistryClient({"url": live_server})
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def ours(live_server: str) -> RegistryClient:
-    return RegistryClient(live_server)
-
-
-def context(topic: str) -> SerializationContext:
-    return SerializationContext(topic, MessageField.VALUE)
 
 
 def their_serializer(message_type, confluent: SchemaRegistryClient, **conf) -> ConfluentSerializer:
