@@ -27,10 +27,16 @@ class Action(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Principal:
-    """The caller as the authentication layer identified it."""
+    """The caller as the authentication layer identified it.
+
+    `name` is `user:NAME` for an authenticated caller and `anonymous` otherwise; `groups`
+    holds `group:NAME` entries (from the auth file's `[[users]]` entry or a token's groups
+    claim); `method` is how the caller proved it (`basic`, `bearer`, `mtls`, `anonymous`, or
+    `none` when no authentication is configured), which the audit trail records."""
 
     name: str
-    roles: frozenset[str] = field(default_factory=frozenset)
+    groups: frozenset[str] = field(default_factory=frozenset)
+    method: str = "none"
 
 
 ANONYMOUS = Principal("anonymous")
