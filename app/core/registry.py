@@ -227,13 +227,29 @@ class RegistryService:
         self, subject: str, request: SchemaRequest, normalize: bool = False, force: bool = False,
         fmt: str | None = None, *, principal: Principal = ANONYMOUS,
     ) -> SubjectVersion:
+        guard = self.guard(principal)
         try:
-            done = self.registrar.register(subject, request, normalize, force, fmt, guard=self.guard(principal))
+            done = self._register(subject, request, normalize, force, fmt, guard)
         except IncompatibleSchema:
             self._emit(Action.WRITE, "register", subject, principal, outcome=INCOMPATIBLE)
             raise
         self._emit(Action.WRITE, "register", done.subject, principal, versions=(done.version,), schema_id=done.id)
         return done
+
+    def _register(
+        self, subject: str, request: SchemaRequest, normalize: bool, force: bool, fmt: str | None, guard: Guard
+    ) -> SubjectVersion:
+        """Serializers re-register their schema on every start, and many producers start at
+        once: the answer for a schema the subject already holds is kept like a read's reply,
+        under the storage's change token, so it costs no query until something commits.
+        A registration that does write commits, which changes the token: its own entry is
+        never served. Requests with references or documents are not kept (their identity
+        is not the text alone, and they are rare)."""
+        register = lambda: self.registrar.register(subject, request, normalize, force, fmt, guard=guard)  # noqa: E731
+        if force or not guard.unrestricted or request.references or request.metadata or request.rule_set:
+            return register()
+        key = ("register", subject, request.schema_type, request.schema, request.id, request.version, normalize, fmt)
+        return self.read_cache.get(key, register, _reply_bytes)
 
     def modify_tags(
         self, subject: str, version: str, request: TagRequest, *, principal: Principal = ANONYMOUS

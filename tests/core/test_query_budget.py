@@ -51,11 +51,20 @@ def seed(service: RegistryService, subject: str, versions: int) -> None:
 
 def wait_for_change_token(service: RegistryService) -> None:
     """On PostgreSQL the change listener connects in the background; until it listens,
-    every read goes to the database."""
+    every read goes to the database. Once it listens, the notifications of commits made
+    before may still be on their way (each one changes the token): wait until the token
+    has held still for a while."""
     deadline = time.monotonic() + 10
     while service.storage.change_token() is None:
         assert time.monotonic() < deadline, "the change listener never connected"
         time.sleep(0.01)
+    token, since = service.storage.change_token(), time.monotonic()
+    while time.monotonic() - since < 0.2:
+        assert time.monotonic() < deadline, "the change token never settled"
+        time.sleep(0.01)
+        current = service.storage.change_token()
+        if current != token:
+            token, since = current, time.monotonic()
 
 
 @contextmanager
@@ -207,3 +216,20 @@ def test_a_schema_text_registered_again_is_not_parsed_again(
         assert service.register("again", request).id == first.id
 
     assert parses >= 1 and counting.parses == parses
+
+
+def test_a_re_registration_is_answered_without_a_statement_until_something_is_committed(
+    service: RegistryService,
+) -> None:
+    request = SchemaRequest(schema=schema_with_fields(3))
+    first = service.register("restart-value", request)
+    wait_for_change_token(service)
+    service.register("restart-value", request)
+    with counted(service.storage.engine) as statements:
+        again = service.register("restart-value", request)
+    assert statements == []
+    assert (again.id, again.version) == (first.id, first.version)
+
+    service.delete_version("restart-value", "1")
+    after_delete = service.register("restart-value", request)
+    assert (after_delete.id, after_delete.version) == (first.id, 2)
