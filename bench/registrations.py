@@ -8,7 +8,8 @@ Two measurements, printed as figures only:
 2. Over HTTP against `sqlregistry serve` (gunicorn, the default workers): 8 writer threads
    on keep-alive connections register (a) new schemas into distinct subjects and (b) new
    versions into one subject, and (c) re-register one existing schema, for a fixed time;
-   registrations per second.
+   registrations per second. (d) reads its version with the same load generator, so
+   that (c) can be quoted as a ratio to a read in the same run (issue 17: at least half).
 
     python bench/registrations.py [--seconds 10] [--writers 8] [--no-postgres] [--skip-length]
 """
@@ -73,8 +74,15 @@ def cost_by_length(label: str, database_url: str, samples: int = 20) -> None:
 
 
 # ------------------------------------------------------------------ 2. throughput over HTTP
-def throughput(base_url: str, writers: int, seconds: float, body_for: Callable[[int, int], tuple[str, str]]) -> float:
-    """`body_for(writer, n)` -> (subject, schema); returns registrations per second."""
+Request = tuple[str, str, "str | None"]  # method, path, JSON body
+
+
+def registering(subject: str, text: str) -> Request:
+    return "POST", f"/subjects/{subject}/versions", json.dumps({"schema": text})
+
+
+def throughput(base_url: str, writers: int, seconds: float, request_for: Callable[[int, int], Request]) -> float:
+    """`request_for(writer, n)` -> the request to send; returns requests per second."""
     host, _, port = base_url.removeprefix("http://").partition(":")
     counts = [0] * writers
     failures: list[str] = []
@@ -84,9 +92,8 @@ def throughput(base_url: str, writers: int, seconds: float, body_for: Callable[[
         conn = http.client.HTTPConnection(host, int(port), timeout=30)
         n = 0
         while time.perf_counter() < deadline:
-            subject, text = body_for(writer, n)
-            conn.request("POST", f"/subjects/{subject}/versions", json.dumps({"schema": text}),
-                         {"Content-Type": CONTENT_TYPE})
+            method, path, body = request_for(writer, n)
+            conn.request(method, path, body, {"Content-Type": CONTENT_TYPE} if body else {})
             reply = conn.getresponse()
             payload = reply.read()
             if reply.status != 200:
@@ -104,7 +111,7 @@ def throughput(base_url: str, writers: int, seconds: float, body_for: Callable[[
         t.join()
     elapsed = time.perf_counter() - started
     if failures:
-        raise RuntimeError(f"registrations failed: {failures[:3]}")
+        raise RuntimeError(f"requests failed: {failures[:3]}")
     return sum(counts) / elapsed
 
 
@@ -135,20 +142,23 @@ def http_figures(label: str, database_url: str, workdir: Path, writers: int, sec
     database = lambda pid, command, parent: command == "postgres"  # noqa: E731
     try:
         run = time.time_ns()
-        for kind, body_for in (
-            ("to distinct subjects", lambda w, n: (f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0))),
-            ("into one subject", lambda w, n: (f"one-{run}", schema("One", 0, f"t{w}_{n}"))),
-            # After the first request, each is a re-registration answered with the existing
-            # version (the issue's target: at least half of read_path.py's read figure).
-            ("again (existing schema)", lambda w, n: (f"again-{run}", schema("Again", 0))),
+        rates: dict[str, float] = {}
+        for kind, request_for in (
+            ("to distinct subjects", lambda w, n: registering(f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0))),
+            ("into one subject", lambda w, n: registering(f"one-{run}", schema("One", 0, f"t{w}_{n}"))),
+            # After the first request, each is a re-registration answered with the existing version.
+            ("again (existing schema)", lambda w, n: registering(f"again-{run}", schema("Again", 0))),
+            ("read of its version 1", lambda w, n: ("GET", f"/subjects/again-{run}/versions/1", None)),
         ):
             before = cpu_seconds(registry), cpu_seconds(database)
-            rate = throughput(server.url, writers, seconds, body_for)
-            registrations = rate * seconds
-            app_ms = (cpu_seconds(registry) - before[0]) / registrations * 1000
-            db_ms = (cpu_seconds(database) - before[1]) / registrations * 1000
-            print(f"{label:<9} {writers} writers, {workers} workers: {rate:6.0f} registrations/s {kind:<23} "
-                  f"(CPU per registration: registry {app_ms:.2f} ms, PostgreSQL {db_ms:.2f} ms)")
+            rate = rates[kind] = throughput(server.url, writers, seconds, request_for)
+            requests = rate * seconds
+            app_ms = (cpu_seconds(registry) - before[0]) / requests * 1000
+            db_ms = (cpu_seconds(database) - before[1]) / requests * 1000
+            print(f"{label:<9} {writers} writers, {workers} workers: {rate:6.0f} requests/s {kind:<23} "
+                  f"(CPU per request: registry {app_ms:.2f} ms, PostgreSQL {db_ms:.2f} ms)")
+        print(f"{label:<9} re-registration / read of a version: "
+              f"{rates['again (existing schema)'] / rates['read of its version 1']:.2f}")
     finally:
         server.stop()
 
