@@ -117,3 +117,13 @@ def auth_app(sqlite_url: str, tmp_path: Path) -> Iterator[Callable[..., Flask]]:
 def whoami():
     principal = current_principal()
     return jsonify(name=principal.name, groups=sorted(principal.groups), method=principal.method)
+
+
+def serve_with_auth_file(workdir: Path, text: str, workers: int = 2):
+    """`sqlregistry serve` on SQLite with an auth file of `text` at workdir/auth.toml (the
+    server's log, which carries the auth log lines, at workdir/server.log)."""
+    from support.live import start_server
+
+    path = write_file(workdir / "auth.toml", text)
+    return start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log", workers=workers,
+                        env={"REGISTRY_AUTH_FILE": str(path)})
