@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from conftest import basic, hashed, serve_with_auth_file, users_text, write_file
+from auth_support import basic, hashed, serve_with_auth_file, users_text, write_file
 
 from app.security.records import Role
 from app.security.reload import AuthFileWatcher
