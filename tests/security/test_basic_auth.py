@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import threading
 
 import pytest
 from auth_support import basic, hashed, users_text
@@ -128,6 +129,30 @@ def test_a_cached_credential_costs_no_scrypt(client, scrypt_calls):
     assert scrypt_calls.take() == 0
     # The cache remembers the pair, not the user: another password is checked (and fails).
     assert_unauthorized(client.get("/subjects", headers=basic("alice", "other")))
+    assert scrypt_calls.take() == 1
+
+
+def concurrently(client, headers: dict[str, str], threads: int = 8) -> list[int]:
+    """The status each of `threads` simultaneous requests with `headers` gets."""
+    barrier = threading.Barrier(threads)
+    statuses: list[int] = []
+
+    def one() -> None:
+        barrier.wait()
+        statuses.append(client.get("/subjects", headers=headers).status_code)
+
+    workers = [threading.Thread(target=one) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return statuses
+
+
+def test_simultaneous_requests_with_one_credential_share_one_scrypt(client, scrypt_calls):
+    assert concurrently(client, basic("alice", "alice-secret")) == [200] * 8
+    assert scrypt_calls.take() == 1
+    assert concurrently(client, basic("bob", "wrong")) == [401] * 8
     assert scrypt_calls.take() == 1
 
 
