@@ -8,12 +8,13 @@ import sys
 
 from app.factory import create_app
 from app.security.errors import AuthFileError
-from app.security.reload import describe
 from app.settings import Settings
 
 _settings = Settings.from_env()
 try:
     app = create_app(_settings)
 except AuthFileError as exc:
+    from app.security.reload import describe
+
     print(f"sqlregistry: error: {describe(_settings.auth_file, exc)}", file=sys.stderr, flush=True)
     sys.exit(3)

@@ -272,13 +272,15 @@ def test_serve_refuses_to_start_on_an_invalid_file_with_one_line(tmp_path: Path)
     assert not (tmp_path / "r.db").exists()  # stopped before the database step
 
 
-def test_gunicorn_wsgi_app_stops_on_an_invalid_file_naming_it(tmp_path: Path):
-    """The plain `gunicorn wsgi:app` form: the worker fails to boot, the master stops."""
+@pytest.mark.parametrize("config", [[], ["-c", "deploy/gunicorn.conf.py"]], ids=["plain", "deploy-config"])
+def test_gunicorn_wsgi_app_stops_on_an_invalid_file_naming_it(tmp_path: Path, config: list[str]):
+    """`gunicorn wsgi:app`: plain, a worker fails to boot and the master stops; with the
+    deploy config, the master checks the file before it forks."""
     from support.postgres import free_port
 
     path = write_file(tmp_path / "auth.toml", "[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"regex:[\"]\n")
     result = subprocess.run(
-        [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{free_port()}", "-w", "1", "wsgi:app"],
+        [sys.executable, "-m", "gunicorn", *config, "-b", f"127.0.0.1:{free_port()}", "-w", "1", "wsgi:app"],
         capture_output=True, text=True, cwd=REPO_ROOT, timeout=60,
         env={**_env(), "REGISTRY_AUTH_FILE": str(path), "REGISTRY_DATABASE_URL": f"sqlite:///{tmp_path}/r.db",
              "REGISTRY_METRICS": "false"},
