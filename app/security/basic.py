@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import binascii
 import hashlib
-import hmac
 import os
 import threading
 import time
@@ -61,11 +60,15 @@ def decode_credentials(encoded: str) -> tuple[bytes, bytes]:
 class CredentialCache:
     """Verified credentials by HMAC, each until its expiry; at most CACHE_CAPACITY entries."""
 
-    def __init__(self, seconds: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, seconds: int, clock: Callable[[], float] = time.monotonic, key: bytes | None = None) -> None:
+        """`key`: the HMAC key (at most 64 bytes); a fresh random one unless a test sets it."""
         self._seconds = seconds
         self._clock = clock
-        # Keyed once; each digest copies the keyed state (a third of what hmac.digest costs).
-        self._keyed = hmac.new(os.urandom(32), digestmod=hashlib.sha256)
+        # HMAC-SHA256 from its two keyed SHA-256 states (RFC 2104), computed once: a digest
+        # is then two state copies, under half of what the hmac module costs per call.
+        key = (key if key is not None else os.urandom(32)).ljust(64, b"\0")
+        self._inner = hashlib.sha256(bytes(byte ^ 0x36 for byte in key))
+        self._outer = hashlib.sha256(bytes(byte ^ 0x5C for byte in key))
         self._entries: dict[bytes, tuple[float, Principal]] = {}
         self._lock = threading.Lock()
 
@@ -74,9 +77,11 @@ class CredentialCache:
 
     def digest(self, name: bytes, password: bytes) -> bytes:
         # The name's length first, so that no (name, password) pair collides with another.
-        mac = self._keyed.copy()
-        mac.update(len(name).to_bytes(4, "big") + name + password)
-        return mac.digest()
+        inner = self._inner.copy()
+        inner.update(len(name).to_bytes(4, "big") + name + password)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
 
     def get(self, digest: bytes) -> Principal | None:
         entry = self._entries.get(digest)

@@ -4,6 +4,7 @@ limit), and that no Authorization header whatsoever gets anything but 200 or 401
 from __future__ import annotations
 
 import base64
+import hmac
 import json
 import logging
 import threading
@@ -260,6 +261,12 @@ def test_the_credential_cache_holds_at_most_ten_thousand_entries():
     assert len(cache) == CACHE_CAPACITY
     assert cache.get(first) is None  # the oldest went first
     assert cache.get(cache.digest(b"a", str(CACHE_CAPACITY + 49).encode())) is principal
+
+
+def test_the_cache_key_is_hmac_sha256_of_the_name_length_name_and_password():
+    key = bytes(range(32))
+    expected = hmac.digest(key, (5).to_bytes(4, "big") + b"alice" + b"pw:1", "sha256")
+    assert CredentialCache(300, key=key).digest(b"alice", b"pw:1") == expected
 
 
 def test_the_cache_key_is_per_process():
