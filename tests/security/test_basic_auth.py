@@ -15,7 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.core.access import Principal
+from app.security.authenticate import challenges
 from app.security.basic import CACHE_CAPACITY, CredentialCache, FailureLimiter
+from app.security.records import AuthenticationSettings
 
 UNAUTHORIZED = b'{"error_code":401,"message":"Unauthorized"}'
 MEDIA_TYPE = "application/vnd.schemaregistry.v1+json"
@@ -106,6 +108,23 @@ def test_a_password_may_hold_colons_and_non_ascii(auth_app):
 def test_the_realm_of_the_file_is_in_the_challenge(auth_app):
     client = auth_app(auth_section(realm="corp-registry") + users_text()).test_client()
     assert_unauthorized(client.get("/subjects"), ['Basic realm="corp-registry", charset="UTF-8"'])
+
+
+@pytest.mark.parametrize(("methods", "token_presented", "expected"), [
+    (["basic"], False, [BASIC_CHALLENGE]),
+    (["basic", "bearer"], False, [BASIC_CHALLENGE, 'Bearer realm="sqlregistry"']),
+    (["basic", "bearer", "mtls"], True, [BASIC_CHALLENGE, 'Bearer realm="sqlregistry", error="invalid_token"']),
+    (["bearer"], True, ['Bearer realm="sqlregistry", error="invalid_token"']),
+    (["mtls"], False, []),
+])
+def test_one_challenge_per_enabled_scheme(methods: list[str], token_presented: bool, expected: list[str]):
+    assert challenges(AuthenticationSettings(methods=frozenset(methods)), token_presented) == expected
+
+
+def test_with_only_client_certificates_enabled_a_request_without_one_is_refused(auth_app):
+    client = auth_app(auth_section(methods=["mtls"]) + users_text()).test_client()
+    assert_unauthorized(client.get("/subjects"), [])
+    assert_unauthorized(client.get("/subjects", headers=basic("alice", "alice-secret")), [])
 
 
 def test_anonymous_callers_when_the_file_allows_them(auth_app):
