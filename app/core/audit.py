@@ -1,0 +1,206 @@
+"""The audit trail's records: who changed what, from where, and how it ended.
+
+A committed change and its `AuditEntry` are written by the same write transaction
+(`Store.insert_audit`), so no change can exist without its row; a write attempt the API
+refused after authentication (403, other 4xx) gets a row of its own (`AuditLog.append`).
+The core knows nothing of HTTP: the API layer describes the request in an `Origin`, and
+each write flow takes an `Audit` (the caller and that origin) and records through it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+from app.core.access import ANONYMOUS, Principal
+from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
+
+# Actions: what the change was. The policies issue adds its own.
+REGISTER = "REGISTER"
+DELETE_VERSION = "DELETE_VERSION"
+DELETE_SUBJECT = "DELETE_SUBJECT"
+SET_CONFIG = "SET_CONFIG"
+DELETE_CONFIG = "DELETE_CONFIG"
+SET_MODE = "SET_MODE"
+DELETE_MODE = "DELETE_MODE"
+DELETE_CONTEXT = "DELETE_CONTEXT"
+ACTIONS = frozenset({
+    REGISTER, DELETE_VERSION, DELETE_SUBJECT, SET_CONFIG, DELETE_CONFIG, SET_MODE, DELETE_MODE, DELETE_CONTEXT,
+})
+
+# Outcomes.
+SUCCESS = "success"
+DENIED = "denied"      # refused by the authorizer (403)
+REJECTED = "rejected"  # any other 4xx after authentication
+OUTCOMES = frozenset({SUCCESS, DENIED, REJECTED})
+
+USER_AGENT_CHARS = 200
+FORWARDED_FOR_CHARS = 512
+PATH_CHARS = 2048
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a request came from, as the API layer saw it (all optional: a change made by a
+    script through the core has no request). `forwarded_for` is set only when the peer is a
+    trusted proxy; the texts are cut to their column's size here, once."""
+
+    remote_addr: str | None = None
+    forwarded_for: str | None = None
+    user_agent: str | None = None
+    method: str | None = None
+    path: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, size in (("user_agent", USER_AGENT_CHARS), ("forwarded_for", FORWARDED_FOR_CHARS),
+                           ("path", PATH_CHARS)):
+            value = getattr(self, name)
+            if value is not None and len(value) > size:
+                object.__setattr__(self, name, value[:size])
+
+
+NO_ORIGIN = Origin()
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One row of the trail before the database gives it an id and a time. `subject` is the
+    qualified subject name (None for global, context and context-wide operations)."""
+
+    action: str
+    principal: str
+    auth_method: str
+    origin: Origin
+    context: str | None = None
+    subject: str | None = None
+    version: int | None = None
+    schema_id: int | None = None
+    outcome: str = SUCCESS
+    status: int | None = None
+    error_code: int | None = None
+    detail: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """A stored entry: `ts` is UTC epoch milliseconds."""
+
+    id: int
+    ts: int
+    entry: AuditEntry
+
+
+@dataclass(frozen=True)
+class AuditQuery:
+    """The filters of `GET /audit` and `sqlregistry audit list`; times are epoch ms,
+    `until` inclusive. Rows come newest first."""
+
+    subject: str | None = None
+    principal: str | None = None
+    action: str | None = None
+    outcome: str | None = None
+    since: int | None = None
+    until: int | None = None
+    offset: int = 0
+    limit: int = DEFAULT_LIMIT
+
+
+class AuditLog(Protocol):
+    """What storage offers the trail outside the registry's own write transactions."""
+
+    def append_audit(self, entry: AuditEntry) -> None:
+        """Store one entry in a transaction of its own (refused attempts)."""
+        ...
+
+    def audit_events(self, query: AuditQuery) -> list[AuditRow]: ...
+
+    def prune_audit(self, before_ms: int) -> int:
+        """Delete the entries older than `before_ms`; how many went."""
+        ...
+
+
+class AuditWriter(Protocol):
+    """The one thing a write transaction's store does for the trail."""
+
+    def insert_audit(self, entry: AuditEntry) -> None: ...
+
+
+@dataclass(frozen=True)
+class Audit:
+    """A write's caller and origin, carried through the write flows: `record` adds the
+    change's entry to the transaction of the store it is given. Disabled (the benchmark's
+    REGISTRY_AUDIT=false), it records nothing."""
+
+    principal: Principal = ANONYMOUS
+    origin: Origin = NO_ORIGIN
+    enabled: bool = True
+
+    def record(
+        self, store: AuditWriter, action: str, scope: QualifiedSubject | None, *,
+        version: int | None = None, schema_id: int | None = None, detail: dict[str, Any] | None = None,
+    ) -> None:
+        if self.enabled:
+            store.insert_audit(self.entry(action, scope, version=version, schema_id=schema_id, detail=detail))
+
+    def entry(
+        self, action: str, scope: QualifiedSubject | None, *, version: int | None = None,
+        schema_id: int | None = None, outcome: str = SUCCESS, status: int | None = None,
+        error_code: int | None = None, detail: dict[str, Any] | None = None,
+    ) -> AuditEntry:
+        context = scope.context if scope is not None else DEFAULT_CONTEXT
+        subject = scope.qualified() if scope is not None and scope.name else None
+        return AuditEntry(
+            action=action, principal=self.principal.name, auth_method=self.principal.method, origin=self.origin,
+            context=context, subject=subject, version=version, schema_id=schema_id, outcome=outcome,
+            status=status, error_code=error_code, detail=detail or None,
+        )
+
+
+NO_AUDIT = Audit(enabled=False)
+
+
+def scope_of(subject: str | None) -> QualifiedSubject:
+    """The scope a config, mode or context operation names: "" and None are the global
+    settings (the default context's row)."""
+    return QualifiedSubject.parse(subject) if subject else QualifiedSubject(DEFAULT_CONTEXT, "")
+
+
+# ------------------------------------------------------------------ times
+_EPOCH_MS = re.compile(r"-?\d+")
+
+
+def parse_time(text: str) -> int:
+    """Epoch milliseconds from an ISO-8601 time (`Z` or an offset; without one, UTC) or a
+    number of epoch milliseconds. ValueError names what is wrong."""
+    value = text.strip()
+    if _EPOCH_MS.fullmatch(value):
+        return int(value)
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{text!r} is neither an ISO-8601 time nor epoch milliseconds") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
+
+
+def iso_time(ms: int) -> str:
+    """`2026-11-25T13:12:19.123Z`: ISO-8601 in UTC with milliseconds."""
+    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+_DURATION = re.compile(r"(\d+)\s*([smhdw])")
+_UNIT_MS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+
+
+def parse_duration(text: str) -> int:
+    """Milliseconds from `365d`, `12h`, `30m`, `45s` or `2w`."""
+    found = _DURATION.fullmatch(text.strip())
+    if not found:
+        raise ValueError(f"{text!r} is not a duration such as 365d, 12h, 30m or 45s")
+    return int(found.group(1)) * _UNIT_MS[found.group(2)]
