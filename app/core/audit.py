@@ -2,8 +2,9 @@
 
 A committed change and its `AuditEntry` are written by the same write transaction
 (`Store.insert_audit`), so no change can exist without its row; a write attempt the API
-refused after authentication (403, other 4xx) gets a row of its own (`AuditLog.append`).
-The core knows nothing of HTTP: the API layer describes the request in an `Origin`, and
+refused after authentication (403, other 4xx) gets a row of its own (`append_audit`).
+The records themselves are storage's interface (app/core/store.py). The core knows nothing
+of HTTP: the API layer describes the request in an `Origin`, and
 each write flow takes an `Audit` (the caller and that origin) and records through it.
 """
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Protocol
+from typing import Any
 
 from app.core.access import ANONYMOUS, Principal
+from app.core.store import NO_ORIGIN, AuditEntry, AuditLog, Origin, Store
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 
 # Actions: what the change was. The policies issue adds its own.
@@ -30,103 +32,12 @@ ACTIONS = frozenset({
 })
 
 # Outcomes.
-SUCCESS = "success"
+SUCCESS = "success"    # the change committed (AuditEntry's default)
 DENIED = "denied"      # refused by the authorizer (403)
 REJECTED = "rejected"  # any other 4xx after authentication
 OUTCOMES = frozenset({SUCCESS, DENIED, REJECTED})
 
-USER_AGENT_CHARS = 200
-FORWARDED_FOR_CHARS = 512
-PATH_CHARS = 2048
-
-DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Where a request came from, as the API layer saw it (all optional: a change made by a
-    script through the core has no request). `forwarded_for` is set only when the peer is a
-    trusted proxy; the texts are cut to their column's size here, once."""
-
-    remote_addr: str | None = None
-    forwarded_for: str | None = None
-    user_agent: str | None = None
-    method: str | None = None
-    path: str | None = None
-
-    def __post_init__(self) -> None:
-        for name, size in (("user_agent", USER_AGENT_CHARS), ("forwarded_for", FORWARDED_FOR_CHARS),
-                           ("path", PATH_CHARS)):
-            value = getattr(self, name)
-            if value is not None and len(value) > size:
-                object.__setattr__(self, name, value[:size])
-
-
-NO_ORIGIN = Origin()
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    """One row of the trail before the database gives it an id and a time. `subject` is the
-    qualified subject name (None for global, context and context-wide operations)."""
-
-    action: str
-    principal: str
-    auth_method: str
-    origin: Origin
-    context: str | None = None
-    subject: str | None = None
-    version: int | None = None
-    schema_id: int | None = None
-    outcome: str = SUCCESS
-    status: int | None = None
-    error_code: int | None = None
-    detail: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class AuditRow:
-    """A stored entry: `ts` is UTC epoch milliseconds."""
-
-    id: int
-    ts: int
-    entry: AuditEntry
-
-
-@dataclass(frozen=True)
-class AuditQuery:
-    """The filters of `GET /audit` and `sqlregistry audit list`; times are epoch ms,
-    `until` inclusive. Rows come newest first."""
-
-    subject: str | None = None
-    principal: str | None = None
-    action: str | None = None
-    outcome: str | None = None
-    since: int | None = None
-    until: int | None = None
-    offset: int = 0
-    limit: int = DEFAULT_LIMIT
-
-
-class AuditLog(Protocol):
-    """What storage offers the trail outside the registry's own write transactions."""
-
-    def append_audit(self, entry: AuditEntry) -> None:
-        """Store one entry in a transaction of its own (refused attempts)."""
-        ...
-
-    def audit_events(self, query: AuditQuery) -> list[AuditRow]: ...
-
-    def prune_audit(self, before_ms: int) -> int:
-        """Delete the entries older than `before_ms`; how many went."""
-        ...
-
-
-class AuditWriter(Protocol):
-    """The one thing a write transaction's store does for the trail."""
-
-    def insert_audit(self, entry: AuditEntry) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -138,9 +49,12 @@ class Audit:
     principal: Principal = ANONYMOUS
     origin: Origin = NO_ORIGIN
     enabled: bool = True
+    # Added to every entry's detail: what the flow knows that the recording step does not
+    # (the tags endpoint's base version, for the registration it makes).
+    detail: dict[str, Any] | None = None
 
     def record(
-        self, store: AuditWriter, action: str, scope: QualifiedSubject | None, *,
+        self, store: Store, action: str, scope: QualifiedSubject | None, *,
         version: int | None = None, schema_id: int | None = None, detail: dict[str, Any] | None = None,
     ) -> None:
         if self.enabled:
@@ -156,11 +70,38 @@ class Audit:
         return AuditEntry(
             action=action, principal=self.principal.name, auth_method=self.principal.method, origin=self.origin,
             context=context, subject=subject, version=version, schema_id=schema_id, outcome=outcome,
-            status=status, error_code=error_code, detail=detail or None,
+            status=status, error_code=error_code, detail={**(self.detail or {}), **(detail or {})} or None,
         )
 
 
 NO_AUDIT = Audit(enabled=False)
+
+
+class AuditTrail:
+    """The trail as the service keeps it: each write's `Audit`, and the rows of refused
+    attempts. `enabled` is REGISTRY_AUDIT (off only to measure what the trail costs)."""
+
+    def __init__(self, log: AuditLog, enabled: bool):
+        self.log = log
+        self.enabled = enabled
+
+    def audit(self, principal: Principal, origin: Origin) -> Audit:
+        return Audit(principal, origin, self.enabled)
+
+    def record_refusal(
+        self, action: str, subject: str | None, *, status: int, error_code: int, principal: Principal = ANONYMOUS,
+        origin: Origin = NO_ORIGIN, version: int | None = None, detail: dict[str, Any] | None = None,
+    ) -> None:
+        """A write attempt refused after authentication, in a transaction of its own: `denied`
+        when the authorizer refused it (403), `rejected` for any other 4xx. `subject` as the
+        request named it (`:.ctx:` for a context; None for the global settings)."""
+        if not self.enabled:
+            return
+        scope = QualifiedSubject.parse(subject) if subject else None
+        self.log.append_audit(Audit(principal, origin).entry(
+            action, scope, version=version, outcome=DENIED if status == 403 else REJECTED, status=status,
+            error_code=error_code, detail=detail,
+        ))
 
 
 def scope_of(subject: str | None) -> QualifiedSubject:
