@@ -9,8 +9,12 @@ Two measurements, printed as figures only:
    on keep-alive connections register (a) new schemas into distinct subjects and (b) new
    versions into one subject, and (c) re-register one existing schema, for a fixed time;
    registrations per second.
+3. With `--audit both`: (2) with the audit trail off (REGISTRY_AUDIT=false) and on, alternating
+   over `--rounds` fresh databases, best of each, and the ratio on/off (issue 18's target:
+   at least 0.9 on PostgreSQL).
 
     python bench/registrations.py [--seconds 10] [--writers 8] [--no-postgres] [--skip-length]
+                                  [--audit on|off|both] [--rounds 3]
 """
 from __future__ import annotations
 
@@ -126,13 +130,18 @@ def cpu_seconds(match: Callable[[int, str, int], bool]) -> float:
     return total
 
 
-def http_figures(label: str, database_url: str, workdir: Path, writers: int, seconds: float, workers: int) -> None:
+def http_figures(
+    label: str, database_url: str, workdir: Path, writers: int, seconds: float, workers: int, audit: bool = True,
+) -> dict[str, float]:
+    """Registrations/s by kind (and printed), against a server with the audit trail on or off."""
     from support.live import start_server
 
-    server = start_server(database_url, workdir / f"{label}.log", workers=workers)
+    env = {"REGISTRY_AUDIT": "true" if audit else "false"}
+    server = start_server(database_url, workdir / f"{label}.log", workers=workers, env=env)
     master = server.process.pid
     registry = lambda pid, command, parent: pid == master or parent == master  # noqa: E731
     database = lambda pid, command, parent: command == "postgres"  # noqa: E731
+    rates: dict[str, float] = {}
     try:
         run = time.time_ns()
         for kind, body_for in (
@@ -147,10 +156,31 @@ def http_figures(label: str, database_url: str, workdir: Path, writers: int, sec
             registrations = rate * seconds
             app_ms = (cpu_seconds(registry) - before[0]) / registrations * 1000
             db_ms = (cpu_seconds(database) - before[1]) / registrations * 1000
-            print(f"{label:<9} {writers} writers, {workers} workers: {rate:6.0f} registrations/s {kind:<23} "
+            rates[kind] = rate
+            print(f"{label:<9} audit {'on ' if audit else 'off'} {writers} writers, {workers} workers: "
+                  f"{rate:6.0f} registrations/s {kind:<23} "
                   f"(CPU per registration: registry {app_ms:.2f} ms, PostgreSQL {db_ms:.2f} ms)")
     finally:
         server.stop()
+    return rates
+
+
+def audit_ratio(
+    label: str, make_url: Callable[[str], str], workdir: Path, writers: int, seconds: float, workers: int, rounds: int,
+) -> None:
+    """The trail's cost: servers with it off and on, alternating on fresh databases (so load
+    on a shared machine hits both alike), best rate of each kind, then on/off."""
+    best: dict[bool, dict[str, float]] = {False: {}, True: {}}
+    for round_ in range(rounds):
+        for audit in (False, True):
+            rates = http_figures(label, make_url(f"audit{int(audit)}r{round_}"), workdir, writers, seconds, workers,
+                                 audit)
+            for kind, rate in rates.items():
+                best[audit][kind] = max(best[audit].get(kind, 0.0), rate)
+    for kind, off in best[False].items():
+        on = best[True][kind]
+        print(f"{label:<9} audit trail on/off, best of {rounds}: {on:6.0f} / {off:6.0f} registrations/s "
+              f"{kind:<23} = {on / off:.2f}x")
 
 
 def main() -> None:
@@ -160,6 +190,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=Settings().workers, help="gunicorn workers (serve's default)")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--skip-length", action="store_true", help="skip the cost-by-length measurement")
+    parser.add_argument("--audit", choices=("on", "off", "both"), default="on",
+                        help="the audit trail in the HTTP figures; both: off and on alternating, with the ratio")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of off/on with --audit both")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="sqlreg-bench-"))
     targets: list[tuple[str, Callable[[str], str]]] = [("sqlite", lambda tag: f"sqlite:///{workdir / tag}.db")]
@@ -176,7 +209,11 @@ def main() -> None:
         for label, make_url in targets:
             if not args.skip_length:
                 cost_by_length(label, make_url("length"))
-            http_figures(label, make_url("http"), workdir, args.writers, args.seconds, args.workers)
+            if args.audit == "both":
+                audit_ratio(label, make_url, workdir, args.writers, args.seconds, args.workers, args.rounds)
+            else:
+                http_figures(label, make_url("http"), workdir, args.writers, args.seconds, args.workers,
+                             args.audit == "on")
     finally:
         if cluster is not None:
             cluster.stop()

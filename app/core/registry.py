@@ -232,7 +232,8 @@ class RegistryService:
     ) -> SubjectVersion:
         try:
             done = self.registrar.register(
-                subject, request, normalize, force, fmt, guard=self.guard(principal), audit=self.audit(principal, origin)
+                subject, request, normalize, force, fmt,
+                guard=self.guard(principal), audit=self.audit(principal, origin),
             )
         except IncompatibleSchema:
             self._emit(Action.WRITE, "register", subject, principal, outcome=INCOMPATIBLE)

@@ -51,8 +51,8 @@ def test_audit_list_prints_json_lines_newest_first(changed: str, capsys) -> None
         ("SET_CONFIG", "orders-value"), ("REGISTER", "users-value"), ("REGISTER", "orders-value")]
     assert every[-1]["principal"] == "user:ci" and every[-1]["authMethod"] == "basic"
     assert every[-1]["version"] == 1 and every[-1]["outcome"] == "success"
-    assert [e["action"] for e in lines(capsys, "audit", "list", "--database-url", changed, "--subject", "orders-value")] \
-        == ["SET_CONFIG", "REGISTER"]
+    orders = lines(capsys, "audit", "list", "--database-url", changed, "--subject", "orders-value")
+    assert [e["action"] for e in orders] == ["SET_CONFIG", "REGISTER"]
     assert len(lines(capsys, "audit", "list", "--database-url", changed, "--limit", "2")) == 2
 
 
@@ -70,7 +70,8 @@ def test_audit_prune_deletes_only_rows_older_than_the_duration(changed: str, cap
     engine = create_engine(changed)
     try:
         with engine.begin() as conn:  # the two registrations happened 400 days ago
-            conn.execute(text("UPDATE audit_events SET ts = ts - :age WHERE action = 'REGISTER'"), {"age": 400 * DAY_MS})
+            conn.execute(text("UPDATE audit_events SET ts = ts - :age WHERE action = 'REGISTER'"),
+                         {"age": 400 * DAY_MS})
     finally:
         engine.dispose()
     assert main(["audit", "prune", "--older-than", "365d", "--database-url", changed]) == 0

@@ -303,7 +303,8 @@ class MemoryStorage:
             return all(want is None or have == want for have, want in (
                 (e.subject, query.subject), (e.principal, query.principal), (e.action, query.action),
                 (e.outcome, query.outcome),
-            )) and (query.since is None or row.ts >= query.since) and (query.until is None or row.ts <= query.until)
+            )) and (query.since is None or row.ts >= query.since) and (
+                query.until is None or row.ts <= query.until)
 
         with self._lock:
             rows = sorted((r for r in self._state.audit if keep(r)), key=lambda r: (r.ts, r.id), reverse=True)
