@@ -9,9 +9,12 @@ Two measurements, printed as figures only:
    on keep-alive connections register (a) new schemas into distinct subjects and (b) new
    versions into one subject, and (c) re-register one existing schema, for a fixed time;
    registrations per second.
-3. With `--audit both`: (2) with the audit trail off (REGISTRY_AUDIT=false) and on, alternating
-   over `--rounds` fresh databases, best of each, and the ratio on/off (issue 18's target:
-   at least 0.9 on PostgreSQL).
+3. With `--audit both`: the audit trail's cost (issue 18's target: at least 0.9x on
+   PostgreSQL), twice. In process, two services side by side on two databases, one with the
+   trail off (REGISTRY_AUDIT=false) and one with it on, registering alternate batches into
+   distinct subjects: the best batch of each (a shared machine's noise only ever slows a
+   batch down) and the median CPU per registration. Then (2) with the trail off and on,
+   alternating over `--rounds` fresh databases, best of each.
 
     python bench/registrations.py [--seconds 10] [--writers 8] [--no-postgres] [--skip-length]
                                   [--audit on|off|both] [--rounds 3]
@@ -165,6 +168,35 @@ def http_figures(
     return rates
 
 
+def interleaved_audit_ratio(label: str, make_url: Callable[[str], str], batches: int = 30, size: int = 25) -> None:
+    from statistics import median
+
+    from app.core.types import SchemaRequest
+    from app.wiring import build_registry
+
+    services = {audit: build_registry(Settings(database_url=make_url(f"inproc{int(audit)}"), audit=audit))
+                for audit in (False, True)}
+    best = {False: float("inf"), True: float("inf")}
+    cpu: dict[bool, list[float]] = {False: [], True: []}
+    try:
+        for batch in range(-2, batches):  # two warm-up batches each
+            for audit, service in services.items():
+                requests = [SchemaRequest(schema=schema(f"B{batch + 2}x{n}", 0)) for n in range(size)]
+                started, cpu_started = time.perf_counter(), time.process_time()
+                for n, request in enumerate(requests):
+                    service.register(f"b{batch}-{n}", request)
+                if batch >= 0:
+                    best[audit] = min(best[audit], (time.perf_counter() - started) / size)
+                    cpu[audit].append((time.process_time() - cpu_started) / size)
+    finally:
+        for service in services.values():
+            service.storage.close()  # type: ignore[attr-defined]
+    off, on = 1 / best[False], 1 / best[True]
+    print(f"{label:<9} in process, audit trail on/off, best of {batches} batches of {size}: "
+          f"{on:6.0f} / {off:6.0f} registrations/s = {on / off:.2f}x; registry CPU per registration "
+          f"{median(cpu[True]) * 1000:.2f} / {median(cpu[False]) * 1000:.2f} ms")
+
+
 def audit_ratio(
     label: str, make_url: Callable[[str], str], workdir: Path, writers: int, seconds: float, workers: int, rounds: int,
 ) -> None:
@@ -210,6 +242,7 @@ def main() -> None:
             if not args.skip_length:
                 cost_by_length(label, make_url("length"))
             if args.audit == "both":
+                interleaved_audit_ratio(label, make_url)
                 audit_ratio(label, make_url, workdir, args.writers, args.seconds, args.workers, args.rounds)
             else:
                 http_figures(label, make_url("http"), workdir, args.writers, args.seconds, args.workers,

@@ -2,12 +2,13 @@
 
 Every public method takes plain values (subject strings as they arrived in the path or
 query, already percent-decoded; `None` for absent parameters) and the caller (`principal`,
-anonymous unless the API layer authenticated someone), and returns records from
-`app.core.records` or plain lists/dicts. Errors are `RegistryError`s.
+anonymous unless the API layer authenticated someone; writes also the request's `origin`),
+and returns records from `app.core.records` or plain lists/dicts. Errors are `RegistryError`s.
 
 Reads run on one connection with as few queries as the answer needs (the subject-version
 read path is one query); schema content and parsed schemas come from in-process caches.
-Writes are one transaction each, and each committed write is reported to the `events` sink.
+Writes are one transaction each, which also writes the change's audit row (app/core/audit.py),
+and each committed write is reported to the `events` sink.
 """
 from __future__ import annotations
 
