@@ -424,3 +424,36 @@ def test_the_trail_costs_a_registration_one_insert_and_can_be_switched_off(setti
     assert [s for s in costs[True] if "audit_events" in s] == [
         s for s in costs[True] if s.lstrip().upper().startswith("INSERT INTO AUDIT_EVENTS")]
     assert len([s for s in costs[True] if "audit_events" in s]) == 1
+
+
+# ------------------------------------------------------------------ under gunicorn
+@pytest.fixture(scope="module")
+def proxied_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`sqlregistry serve` on SQLite with the loopback as its trusted proxy."""
+    from support.live import start_server
+
+    workdir = tmp_path_factory.mktemp("audit-live")
+    server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log", workers=1,
+                          env={"REGISTRY_TRUSTED_PROXIES": "127.0.0.0/8, ::1"})
+    yield server.url
+    server.stop()
+
+
+def test_under_gunicorn_the_peer_the_proxys_client_and_the_path_as_sent_are_recorded(proxied_server: str) -> None:
+    import urllib.request
+
+    def call(method: str, path: str, body: Any = None) -> Any:
+        request = urllib.request.Request(
+            proxied_server + path, method=method, data=None if body is None else json.dumps(body).encode(),
+            headers={"Content-Type": V1, "User-Agent": "audit-test/1.0", "X-Forwarded-For": "198.51.100.9"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return json.loads(reply.read() or b"null")
+
+    call("POST", "/contexts/.live/subjects/a%2Fb/versions", {"schema": record("A", "a")})
+    (entry,) = call("GET", "/audit?subject=:.live:a/b")
+    assert entry["remoteAddr"] == "127.0.0.1" and entry["forwardedFor"] == "198.51.100.9"
+    assert entry["userAgent"] == "audit-test/1.0" and entry["method"] == "POST"
+    assert entry["path"] == "/contexts/.live/subjects/a%2Fb/versions"
+    assert (entry["context"], entry["subject"], entry["version"]) == (".live", ":.live:a/b", 1)
+    assert ISO_UTC_MS.fullmatch(entry["ts"])
