@@ -75,6 +75,7 @@ class Registration:
     schema_id: int = 0
     schema_pk: int = 0
     fresh: StoredSchema | None = None
+    purged: tuple[int, ...] = ()  # soft-deleted versions of the same id the store step removed
 
     @property
     def importing(self) -> bool:
@@ -336,6 +337,7 @@ class Registrar:
             ]
             if stale:
                 store.hard_delete(reg.subject.id, stale, [])
+                reg.purged = tuple(stale)
         else:
             fmt = self.resolver.format(candidate.schema_type)
             key = store.insert_schema(NewSchema(
@@ -437,8 +439,8 @@ class Registrar:
 
 
 def _register_detail(reg: Registration) -> dict[str, Any]:
-    """The flags that made this registration unusual: forced past compatibility, or an id or
-    version given explicitly (IMPORT)."""
+    """The flags that made this registration unusual: forced past compatibility, an id or
+    version given explicitly (IMPORT), soft-deleted versions it replaced for good."""
     detail: dict[str, Any] = {}
     if reg.force:
         detail["force"] = True
@@ -446,4 +448,6 @@ def _register_detail(reg: Registration) -> dict[str, Any]:
         detail["importedId"] = reg.request.id
     if reg.explicit_version:
         detail["importedVersion"] = reg.request.version
+    if reg.purged:
+        detail["purgedVersions"] = list(reg.purged)
     return detail

@@ -123,8 +123,9 @@ class SubjectSettings:
             raise OperationNotPermitted("Mode changes are not allowed")
         with self.storage.write() as store:
             rows = store.settings_rows(rows_needed(*key))
+            purged: dict[str, list[int]] = {}
             if new == Mode.IMPORT.value and effective_mode(key[0], key[1], rows) is not Mode.IMPORT and not force:
-                self._prepare_import(store, key)
+                purged = self._prepare_import(store, key)
             store.set_subject_settings(key[0], key[1], mode=new)
             if new is None:
                 row = store.subject(*key)
@@ -134,6 +135,8 @@ class SubjectSettings:
             detail: dict[str, Any] = {"old": own.mode if own else None, "new": new}
             if force:
                 detail["force"] = True
+            if purged:
+                detail["purged"] = purged
             audit.record(store, SET_MODE, QualifiedSubject(*key), detail=detail)
         return new
 
@@ -160,9 +163,10 @@ class SubjectSettings:
         return old
 
     # ------------------------------------------------------------------ helpers
-    def _prepare_import(self, store: Store, key: tuple[str, str]) -> None:
+    def _prepare_import(self, store: Store, key: tuple[str, str]) -> dict[str, list[int]]:
         """Switching a scope to IMPORT: refuse while it has live versions; otherwise its
-        soft-deleted versions are hard-deleted first (unless something references them)."""
+        soft-deleted versions are hard-deleted first (unless something references them).
+        Returns what went (qualified subject -> versions), for the audit row."""
         context, name = key
         if key == GLOBAL_KEY:
             scope = store.versions_in_scope(None, None)
@@ -181,6 +185,10 @@ class SubjectSettings:
         for subject_id, versions in by_subject.items():
             store.hard_delete(subject_id, [v.version for v in versions], [v.schema_pk for v in versions])
             store.clear_subject(subject_id)
+        purged: dict[str, list[int]] = {}
+        for item in sorted(scope, key=lambda item: (item.context, item.subject, item.version.version)):
+            purged.setdefault(QualifiedSubject(item.context, item.subject).qualified(), []).append(item.version.version)
+        return purged
 
 
 def _validated_changes(changes: dict[str, Any]) -> dict[str, Any]:

@@ -457,3 +457,23 @@ def test_under_gunicorn_the_peer_the_proxys_client_and_the_path_as_sent_are_reco
     assert entry["path"] == "/contexts/.live/subjects/a%2Fb/versions"
     assert (entry["context"], entry["subject"], entry["version"]) == (".live", ":.live:a/b", 1)
     assert ISO_UTC_MS.fullmatch(entry["ts"])
+
+
+def test_versions_removed_for_good_as_a_side_effect_are_named_in_the_row(audited) -> None:
+    """Switching to IMPORT purges soft-deleted versions; re-registering a soft-deleted
+    schema replaces its old version (§5.2): both are part of the recorded change."""
+    app, service = audited
+    client = app.test_client()
+    first, second = {"schema": record("A", "a")}, {"schema": record("A", "a", "b")}
+    send(client, "POST", "/subjects/again/versions", first)
+    send(client, "POST", "/subjects/again/versions", second)
+    send(client, "DELETE", "/subjects/again/versions/1")
+    assert send(client, "POST", "/subjects/again/versions", first).get_json()["version"] == 3
+    send(client, "POST", "/subjects/gone/versions", first)
+    send(client, "DELETE", "/subjects/gone")
+    send(client, "DELETE", "/subjects/again")
+    assert send(client, "PUT", "/mode", {"mode": "IMPORT"}).status_code == 200
+    rows = trail(service)
+    assert rows[3].entry.action == "REGISTER" and rows[3].entry.detail == {"purgedVersions": [1]}
+    assert rows[-1].entry.action == "SET_MODE"
+    assert rows[-1].entry.detail == {"old": None, "new": "IMPORT", "purged": {"again": [2, 3], "gone": [1]}}
