@@ -1,11 +1,11 @@
-"""The audit trail's records: who changed what, from where, and how it ended.
+"""The audit trail: who changed what, from where, and how it ended.
 
 A committed change and its `AuditEntry` are written by the same write transaction
 (`Store.insert_audit`), so no change can exist without its row; a write attempt the API
 refused after authentication (403, other 4xx) gets a row of its own (`append_audit`).
-The records themselves are storage's interface (app/core/store.py). The core knows nothing
-of HTTP: the API layer describes the request in an `Origin`, and
-each write flow takes an `Audit` (the caller and that origin) and records through it.
+The records are storage's interface and live in app/core/store.py. The core knows nothing
+of HTTP: the API layer describes the request in an `Origin`, and each write flow takes an
+`Audit` (the caller and that origin) and records through it.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ DENIED = "denied"      # refused by the authorizer (403)
 REJECTED = "rejected"  # any other 4xx after authentication
 OUTCOMES = frozenset({SUCCESS, DENIED, REJECTED})
 
-MAX_LIMIT = 1000
+MAX_LIMIT = 1000  # rows per `GET /audit` page
 
 
 @dataclass(frozen=True)
