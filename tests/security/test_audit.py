@@ -477,3 +477,11 @@ def test_versions_removed_for_good_as_a_side_effect_are_named_in_the_row(audited
     assert rows[3].entry.action == "REGISTER" and rows[3].entry.detail == {"purgedVersions": [1]}
     assert rows[-1].entry.action == "SET_MODE"
     assert rows[-1].entry.detail == {"old": None, "new": "IMPORT", "purged": {"again": [2, 3], "gone": [1]}}
+
+
+def test_trusted_proxies_are_cidrs_and_a_bad_one_is_refused_at_start_naming_the_variable() -> None:
+    settings = Settings.from_env({"REGISTRY_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.1, ::1", "REGISTRY_AUDIT": "false"})
+    assert [str(n) for n in settings.trusted_proxy_networks] == ["10.0.0.0/8", "192.0.2.1/32", "::1/128"]
+    assert settings.audit is False
+    with pytest.raises(ValueError, match="REGISTRY_TRUSTED_PROXIES"):
+        Settings.from_env({"REGISTRY_TRUSTED_PROXIES": "10.0.0.0/33"})
