@@ -6,8 +6,10 @@ order-dependent and a fleet's behaviour hard to reason about).
 """
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from dataclasses import dataclass, field, fields, replace
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -63,6 +65,12 @@ class Settings:
     # The auth file (TOML: users, grants, bearer and mTLS settings; app/security/authfile.py).
     # Empty: no authentication, every caller may do everything.
     auth_file: str = ""
+    # The audit trail (app/core/audit.py): every change and refused write attempt gets a row.
+    # Off only to measure what it costs (bench/registrations.py); an operator keeps it on.
+    audit: bool = True
+    # Comma-separated CIDRs of the proxies whose `X-Forwarded-For` the audit trail records;
+    # from any other peer the header is ignored (a client could write anything in it).
+    trusted_proxies: str = ""
 
     def __post_init__(self) -> None:
         # Values gunicorn would accept and then fail on while booting a worker (threads=0), or
@@ -72,11 +80,20 @@ class Settings:
             if value < low or (high is not None and value > high):
                 bound = f"between {low} and {high}" if high is not None else f"at least {low}"
                 raise ValueError(f"REGISTRY_{name.upper()} (--{name}): must be {bound}, got {value}")
+        try:
+            self.trusted_proxy_networks
+        except ValueError as exc:
+            raise ValueError(f"REGISTRY_TRUSTED_PROXIES: {exc}") from None
         if self.access_log_format not in ACCESS_LOG_FORMATS:
             raise ValueError(
                 f"REGISTRY_ACCESS_LOG_FORMAT: must be one of {', '.join(ACCESS_LOG_FORMATS)}, "
                 f"got {self.access_log_format!r}"
             )
+
+    @property
+    def trusted_proxy_networks(self) -> tuple[IPv4Network | IPv6Network, ...]:
+        """`trusted_proxies` parsed (a bare address is a /32 or /128 network)."""
+        return _networks(self.trusted_proxies)
 
     @property
     def access_log_target(self) -> str | None:
@@ -116,6 +133,12 @@ def _convert(name: str, raw: str, kind: type) -> object:
         except ValueError:
             raise ValueError(f"REGISTRY_{name.upper()}: expected an integer, got {raw!r}") from None
     return raw
+
+
+@functools.cache
+def _networks(text: str) -> tuple[IPv4Network | IPv6Network, ...]:
+    """Parsed once per distinct value: the audit trail asks on every refused or committed write."""
+    return tuple(ip_network(part.strip(), strict=False) for part in text.split(",") if part.strip())
 
 
 _DEFAULTS = Settings()

@@ -10,8 +10,15 @@ Two measurements, printed as figures only:
    versions into one subject, and (c) re-register one existing schema, for a fixed time;
    registrations per second. (d) reads its version with the same load generator, so
    that (c) can be quoted as a ratio to a read in the same run (issue 17: at least half).
+3. With `--audit both`: the audit trail's cost (issue 18's target: at least 0.9x on
+   PostgreSQL), twice. In process, two services side by side on two databases, one with the
+   trail off (REGISTRY_AUDIT=false) and one with it on, registering alternate batches into
+   distinct subjects: the best batch of each (a shared machine's noise only ever slows a
+   batch down) and the median CPU per registration. Then (2) with the trail off and on,
+   alternating over `--rounds` fresh databases, best of each.
 
     python bench/registrations.py [--seconds 10] [--writers 8] [--no-postgres] [--skip-length]
+                                  [--audit on|off|both] [--rounds 3]
 """
 from __future__ import annotations
 
@@ -133,16 +140,20 @@ def cpu_seconds(match: Callable[[int, str, int], bool]) -> float:
     return total
 
 
-def http_figures(label: str, database_url: str, workdir: Path, writers: int, seconds: float, workers: int) -> None:
+def http_figures(
+    label: str, database_url: str, workdir: Path, writers: int, seconds: float, workers: int, audit: bool = True,
+) -> dict[str, float]:
+    """Registrations/s by kind (and printed), against a server with the audit trail on or off."""
     from support.live import start_server
 
-    server = start_server(database_url, workdir / f"{label}.log", workers=workers)
+    env = {"REGISTRY_AUDIT": "true" if audit else "false"}
+    server = start_server(database_url, workdir / f"{label}.log", workers=workers, env=env)
     master = server.process.pid
     registry = lambda pid, command, parent: pid == master or parent == master  # noqa: E731
     database = lambda pid, command, parent: command == "postgres"  # noqa: E731
+    rates: dict[str, float] = {}
     try:
         run = time.time_ns()
-        rates: dict[str, float] = {}
         for kind, request_for in (
             ("to distinct subjects", lambda w, n: registering(f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0))),
             ("into one subject", lambda w, n: registering(f"one-{run}", schema("One", 0, f"t{w}_{n}"))),
@@ -155,12 +166,61 @@ def http_figures(label: str, database_url: str, workdir: Path, writers: int, sec
             requests = rate * seconds
             app_ms = (cpu_seconds(registry) - before[0]) / requests * 1000
             db_ms = (cpu_seconds(database) - before[1]) / requests * 1000
-            print(f"{label:<9} {writers} writers, {workers} workers: {rate:6.0f} requests/s {kind:<23} "
+            print(f"{label:<9} audit {'on ' if audit else 'off'} {writers} writers, {workers} workers: "
+                  f"{rate:6.0f} requests/s {kind:<23} "
                   f"(CPU per request: registry {app_ms:.2f} ms, PostgreSQL {db_ms:.2f} ms)")
         print(f"{label:<9} re-registration / read of a version: "
               f"{rates['again (existing schema)'] / rates['read of its version 1']:.2f}")
     finally:
         server.stop()
+    return rates
+
+
+def interleaved_audit_ratio(label: str, make_url: Callable[[str], str], batches: int = 30, size: int = 25) -> None:
+    from statistics import median
+
+    from app.core.types import SchemaRequest
+    from app.wiring import build_registry
+
+    services = {audit: build_registry(Settings(database_url=make_url(f"inproc{int(audit)}"), audit=audit))
+                for audit in (False, True)}
+    best = {False: float("inf"), True: float("inf")}
+    cpu: dict[bool, list[float]] = {False: [], True: []}
+    try:
+        for batch in range(-2, batches):  # two warm-up batches each
+            for audit, service in services.items():
+                requests = [SchemaRequest(schema=schema(f"B{batch + 2}x{n}", 0)) for n in range(size)]
+                started, cpu_started = time.perf_counter(), time.process_time()
+                for n, request in enumerate(requests):
+                    service.register(f"b{batch}-{n}", request)
+                if batch >= 0:
+                    best[audit] = min(best[audit], (time.perf_counter() - started) / size)
+                    cpu[audit].append((time.process_time() - cpu_started) / size)
+    finally:
+        for service in services.values():
+            service.storage.close()  # type: ignore[attr-defined]
+    off, on = 1 / best[False], 1 / best[True]
+    print(f"{label:<9} in process, audit trail on/off, best of {batches} batches of {size}: "
+          f"{on:6.0f} / {off:6.0f} registrations/s = {on / off:.2f}x; registry CPU per registration "
+          f"{median(cpu[True]) * 1000:.2f} / {median(cpu[False]) * 1000:.2f} ms")
+
+
+def audit_ratio(
+    label: str, make_url: Callable[[str], str], workdir: Path, writers: int, seconds: float, workers: int, rounds: int,
+) -> None:
+    """The trail's cost: servers with it off and on, alternating on fresh databases (so load
+    on a shared machine hits both alike), best rate of each kind, then on/off."""
+    best: dict[bool, dict[str, float]] = {False: {}, True: {}}
+    for round_ in range(rounds):
+        for audit in (False, True):
+            rates = http_figures(label, make_url(f"audit{int(audit)}r{round_}"), workdir, writers, seconds, workers,
+                                 audit)
+            for kind, rate in rates.items():
+                best[audit][kind] = max(best[audit].get(kind, 0.0), rate)
+    for kind, off in best[False].items():
+        on = best[True][kind]
+        print(f"{label:<9} audit trail on/off, best of {rounds}: {on:6.0f} / {off:6.0f} registrations/s "
+              f"{kind:<23} = {on / off:.2f}x")
 
 
 def main() -> None:
@@ -170,6 +230,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=Settings().workers, help="gunicorn workers (serve's default)")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--skip-length", action="store_true", help="skip the cost-by-length measurement")
+    parser.add_argument("--audit", choices=("on", "off", "both"), default="on",
+                        help="the audit trail in the HTTP figures; both: off and on alternating, with the ratio")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of off/on with --audit both")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="sqlreg-bench-"))
     targets: list[tuple[str, Callable[[str], str]]] = [("sqlite", lambda tag: f"sqlite:///{workdir / tag}.db")]
@@ -186,7 +249,12 @@ def main() -> None:
         for label, make_url in targets:
             if not args.skip_length:
                 cost_by_length(label, make_url("length"))
-            http_figures(label, make_url("http"), workdir, args.writers, args.seconds, args.workers)
+            if args.audit == "both":
+                interleaved_audit_ratio(label, make_url)
+                audit_ratio(label, make_url, workdir, args.writers, args.seconds, args.workers, args.rounds)
+            else:
+                http_figures(label, make_url("http"), workdir, args.writers, args.seconds, args.workers,
+                             args.audit == "on")
     finally:
         if cluster is not None:
             cluster.stop()

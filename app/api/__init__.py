@@ -13,6 +13,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 
 from app.api import (
+    audit,
     compatibility,
     config,
     contexts,
@@ -27,7 +28,9 @@ from app.api.negotiation import check_media_types
 from app.api.paths import RawPathMiddleware, SegmentConverter, SubjectConverter
 from app.api.requests import check_parameters
 
-_AREAS = (server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp)
+_AREAS = (
+    server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp, audit.bp,
+)
 
 
 def api_blueprint() -> Blueprint:

@@ -9,6 +9,8 @@ from flask import Blueprint, Response
 from app.api.render import config_entity, json_response, non_null
 from app.api.requests import config_changes, flag, read_body
 from app.api.service import registry
+from app.security.caller import current_principal
+from app.security.origin import request_origin
 
 bp = Blueprint("config", __name__)
 _GLOBAL = {"subject": None}
@@ -23,11 +25,14 @@ def get_config(subject: str | None) -> Response:
 @bp.put("/config", defaults=_GLOBAL)
 @bp.put("/config/<subject:subject>")
 def put_config(subject: str | None) -> Response:
-    stored = registry().update_config(subject, config_changes(read_body()))
+    stored = registry().update_config(
+        subject, config_changes(read_body()), principal=current_principal(), origin=request_origin()
+    )
     return json_response(non_null(stored))
 
 
 @bp.delete("/config", defaults=_GLOBAL)
 @bp.delete("/config/<subject:subject>")
 def delete_config(subject: str | None) -> Response:
-    return json_response(config_entity(registry().delete_config(subject)))
+    removed = registry().delete_config(subject, principal=current_principal(), origin=request_origin())
+    return json_response(config_entity(removed))

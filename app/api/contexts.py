@@ -7,6 +7,8 @@ from app.api.paths import normalized_context
 from app.api.render import empty_response, json_response
 from app.api.requests import page, text
 from app.api.service import registry
+from app.security.caller import current_principal
+from app.security.origin import request_origin
 
 bp = Blueprint("contexts", __name__)
 
@@ -20,5 +22,5 @@ def list_contexts() -> Response:
 @bp.delete("/contexts/<segment:context>")
 def delete_context(context: str) -> Response:
     """`{ctx}` arrives as `:.ctx:` after the rewrite; `ctx` and `.ctx` are accepted as well."""
-    registry().delete_context(normalized_context(context))
+    registry().delete_context(normalized_context(context), principal=current_principal(), origin=request_origin())
     return empty_response()

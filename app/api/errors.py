@@ -8,6 +8,9 @@ Three kinds of failure reach it:
 * anything else is a bug: it is logged with its traceback and answered 500/500 with a
   generic message, so internals never leak into a reply.
 
+A refused write attempt (403, other 4xx) is recorded in the audit trail on its way out
+(attempts.py).
+
 `json_error` is the API blueprint's handler. Flask asks blueprint handlers only about
 requests routed to one of the blueprint's endpoints, so a URL that matches no rule (a
 routing 404, or a 405, whose request has no endpoint) and failures before routing reach the
@@ -23,6 +26,7 @@ from flask import Response, current_app, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import RequestRedirect
 
+from app.api.attempts import record_refused_write
 from app.api.paths import API_ROOTS, first_segment
 from app.api.render import error_response
 from app.core.errors import RegistryError
@@ -33,6 +37,13 @@ API_BLUEPRINT = "api"
 
 
 def json_error(exc: Exception) -> Response | HTTPException:
+    reply = _reply(exc)
+    if isinstance(reply, Response):
+        record_refused_write(reply)  # a refused write attempt gets its audit row here, once
+    return reply
+
+
+def _reply(exc: Exception) -> Response | HTTPException:
     if isinstance(exc, RegistryError):
         # The core has already put the configured code on `IncompatibleSchema` (40901, or 409 for 7.x).
         return error_response(exc.http_status, exc.error_code, exc.message)

@@ -9,6 +9,8 @@ from flask import Blueprint, Response
 from app.api.render import json_response, mode_entity
 from app.api.requests import flag, mode_value, read_body
 from app.api.service import registry
+from app.security.caller import current_principal
+from app.security.origin import request_origin
 
 bp = Blueprint("mode", __name__)
 _GLOBAL = {"subject": None}
@@ -24,11 +26,14 @@ def get_mode(subject: str | None) -> Response:
 @bp.put("/mode/<subject:subject>")
 def put_mode(subject: str | None) -> Response:
     mode = mode_value(read_body())
-    registry().update_mode(subject, mode, force=flag("force"))
+    registry().update_mode(subject, mode, force=flag("force"), principal=current_principal(), origin=request_origin())
     return json_response(mode_entity(mode))
 
 
 @bp.delete("/mode", defaults=_GLOBAL)
 @bp.delete("/mode/<subject:subject>")
 def delete_mode(subject: str | None) -> Response:
-    return json_response(mode_entity(registry().delete_mode(subject, recursive=flag("recursive"))))
+    removed = registry().delete_mode(
+        subject, recursive=flag("recursive"), principal=current_principal(), origin=request_origin()
+    )
+    return json_response(mode_entity(removed))

@@ -32,7 +32,7 @@ from app.core.errors import BadRequest
 
 # First path segments served by the API. Other paths (a browser UI, say) keep Werkzeug's
 # ordinary decoded PATH_INFO.
-API_ROOTS = frozenset({"", "subjects", "schemas", "compatibility", "config", "mode", "contexts", "v1"})
+API_ROOTS = frozenset({"", "subjects", "schemas", "compatibility", "config", "mode", "contexts", "v1", "audit"})
 
 # Characters left unescaped when the decoded PATH_INFO has to be re-encoded. `%` is not among
 # them, so a literal percent sign survives the converter's unquoting.

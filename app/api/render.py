@@ -16,6 +16,7 @@ from flask import Response, current_app
 from werkzeug.wrappers import Response as WsgiResponse
 
 from app.api.negotiation import V1_JSON, negotiate, reply_media_type
+from app.core.audit import iso_time
 from app.core.errors import RegistryError
 from app.core.registry import ListedSchema
 from app.core.records import (
@@ -24,6 +25,7 @@ from app.core.records import (
     StoredSchema,
     SubjectVersion,
 )
+from app.core.store import AuditRow
 from app.formats.base import DEFAULT_SCHEMA_TYPE
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
@@ -204,4 +206,21 @@ def config_entity(document: dict[str, Any]) -> dict[str, Any]:
     for key, value in document.items():
         if not _is_empty(value):
             out["compatibilityLevel" if key == "compatibility" else key] = value
+    return out
+
+
+def audit_entity(row: AuditRow) -> dict[str, Any]:
+    """One entry of `GET /audit` (and a line of `sqlregistry audit list`): keys with no value
+    left out, as Confluent's entities do; `ts` in ISO-8601 UTC."""
+    entry, origin = row.entry, row.entry.origin
+    out: dict[str, Any] = {"id": row.id, "ts": iso_time(row.ts)}
+    for key, value in (
+        ("principal", entry.principal), ("authMethod", entry.auth_method), ("remoteAddr", origin.remote_addr),
+        ("forwardedFor", origin.forwarded_for), ("userAgent", origin.user_agent), ("method", origin.method),
+        ("path", origin.path), ("action", entry.action), ("context", entry.context), ("subject", entry.subject),
+        ("version", entry.version), ("schemaId", entry.schema_id), ("outcome", entry.outcome),
+        ("status", entry.status), ("errorCode", entry.error_code), ("detail", entry.detail),
+    ):
+        if not _is_empty(value):
+            out[key] = value
     return out

@@ -12,6 +12,8 @@ from app.api.render import (
 )
 from app.api.requests import flag, metadata_pairs, page, read_body, schema_request, subject_prefix, text
 from app.api.service import registry
+from app.security.caller import current_principal
+from app.security.origin import request_origin
 
 bp = Blueprint("subjects", __name__)
 
@@ -44,7 +46,10 @@ def lookup(subject: str) -> Response:
 
 @bp.delete("/subjects/<subject:subject>")
 def delete_subject(subject: str) -> Response:
-    return json_response(registry().delete_subject(subject, permanent=flag("permanent")))
+    deleted = registry().delete_subject(
+        subject, permanent=flag("permanent"), principal=current_principal(), origin=request_origin()
+    )
+    return json_response(deleted)
 
 
 @bp.get("/subjects/<subject:subject>/metadata")
@@ -75,6 +80,8 @@ def register(subject: str) -> Response:
         normalize=flag("normalize"),
         force=flag("force"),
         fmt=text("format"),
+        principal=current_principal(),
+        origin=request_origin(),
     )
     return json_response(registered_entity(registered))
 
@@ -93,7 +100,10 @@ def get_raw_version(subject: str, version: str) -> Response:
 
 @bp.delete("/subjects/<subject:subject>/versions/<segment:version>")
 def delete_version(subject: str, version: str) -> Response:
-    return json_response(registry().delete_version(subject, version, permanent=flag("permanent")))
+    deleted = registry().delete_version(
+        subject, version, permanent=flag("permanent"), principal=current_principal(), origin=request_origin()
+    )
+    return json_response(deleted)
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>/referencedby")

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from app.core import compatibility
 from app.core.access import OPEN, Action, Guard
+from app.core.audit import NO_AUDIT, REGISTER, Audit
 from app.core.checking import CompatibilityChecks
 from app.core.config import effective_config, effective_mode, rows_needed
 from app.core.documents import merged_documents, request_documents
@@ -74,6 +75,7 @@ class Registration:
     schema_id: int = 0
     schema_pk: int = 0
     fresh: StoredSchema | None = None
+    purged: tuple[int, ...] = ()  # soft-deleted versions of the same id the store step removed
 
     @property
     def importing(self) -> bool:
@@ -115,11 +117,13 @@ class Registrar:
         *,
         prepare: Prepare | None = None,
         guard: Guard = OPEN,
+        audit: Audit = NO_AUDIT,
     ) -> SubjectVersion:
         """Register `request`, or with `prepare` (and `request=None`) the request it builds
         under the subject's lock. With `prepare`, the name rules that only registration has
         (no global context, no bare context) are checked after it, so the caller's own
-        errors about the subject (40401 for a missing base version) come first."""
+        errors about the subject (40401 for a missing base version) come first. A version
+        stored is recorded through `audit` in the same transaction; a match is not."""
         qs = QualifiedSubject.parse(subject)
         validate_subject(qs, subject, registering=prepare is None)
         early = None if request is None else self.resolver.parse_early(
@@ -138,7 +142,7 @@ class Registrar:
                         validate_subject(qs, subject, registering=True)
                     if request is None:
                         raise TypeError("register() needs a request or a prepare callback")
-                    done = self._register(store, target, row, request, normalize, force, guard, early)
+                    done = self._register(store, target, row, request, normalize, force, guard, early, audit)
                 if done.fresh is not None:
                     self.resolver.remember(*done.fresh)
                 return self._reply(done, fmt)
@@ -194,7 +198,7 @@ class Registrar:
 
     def _register(
         self, store: Store, qs: QualifiedSubject, row: LockedSubject, request: SchemaRequest,
-        normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None,
+        normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None, audit: Audit,
     ) -> Registered:
         reg = self._prepare(store, qs, row, request, normalize, force, guard, early)
         found = self._existing(store, reg)
@@ -203,7 +207,9 @@ class Registrar:
         self._check_mode(reg)
         self._check_compatibility(store, reg)
         self._allocate(store, reg)
-        return self._store(store, reg)
+        done = self._store(store, reg)
+        audit.record(store, REGISTER, qs, version=reg.version, schema_id=reg.schema_id, detail=_register_detail(reg))
+        return done
 
     def _prepare(
         self, store: Store, qs: QualifiedSubject, locked: LockedSubject, request: SchemaRequest,
@@ -331,6 +337,7 @@ class Registrar:
             ]
             if stale:
                 store.hard_delete(reg.subject.id, stale, [])
+                reg.purged = tuple(stale)
         else:
             fmt = self.resolver.format(candidate.schema_type)
             key = store.insert_schema(NewSchema(
@@ -429,3 +436,18 @@ class Registrar:
             digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
             found = self.resolver.find_match(store, matching, digest, candidate, [md], rs)
         return found, True
+
+
+def _register_detail(reg: Registration) -> dict[str, Any]:
+    """The flags that made this registration unusual: forced past compatibility, an id or
+    version given explicitly (IMPORT), soft-deleted versions it replaced for good."""
+    detail: dict[str, Any] = {}
+    if reg.force:
+        detail["force"] = True
+    if reg.explicit_id:
+        detail["importedId"] = reg.request.id
+    if reg.explicit_version:
+        detail["importedVersion"] = reg.request.version
+    if reg.purged:
+        detail["purgedVersions"] = list(reg.purged)
+    return detail

@@ -2,12 +2,13 @@
 
 Every public method takes plain values (subject strings as they arrived in the path or
 query, already percent-decoded; `None` for absent parameters) and the caller (`principal`,
-anonymous unless the API layer authenticated someone), and returns records from
-`app.core.records` or plain lists/dicts. Errors are `RegistryError`s.
+anonymous unless the API layer authenticated someone; writes also the request's `origin`),
+and returns records from `app.core.records` or plain lists/dicts. Errors are `RegistryError`s.
 
 Reads run on one connection with as few queries as the answer needs (the subject-version
 read path is one query); schema content and parsed schemas come from in-process caches.
-Writes are one transaction each, and each committed write is reported to the `events` sink.
+Writes are one transaction each, which also writes the change's audit row (app/core/audit.py),
+and each committed write is reported to the `events` sink.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from app.core.access import (
     WriteEvent,
     no_events,
 )
+from app.core.audit import DELETE_CONTEXT, DELETE_SUBJECT, DELETE_VERSION, Audit, AuditTrail
 from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.checking import CompatibilityChecks
 from app.core.errors import (
@@ -45,7 +47,7 @@ from app.core.records import CompatibilityReport, SchemaById, StoredSchema, Subj
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
 from app.core.schema_reads import SCHEMAS_MAX_LIMIT, ContextId, ListedSchema, SchemaReads, SubjectVersionRef, prefix_scope
-from app.core.store import Storage, Store, SubjectRow
+from app.core.store import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow
 from app.core.subject_settings import SubjectSettings
 from app.core.subjects import (
     alias_of,
@@ -97,6 +99,8 @@ class RegistryService:
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
+        self.trail = AuditTrail(storage, settings.audit)
+        self.audit = self.trail.audit
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )
@@ -225,11 +229,11 @@ class RegistryService:
 
     def register(
         self, subject: str, request: SchemaRequest, normalize: bool = False, force: bool = False,
-        fmt: str | None = None, *, principal: Principal = ANONYMOUS,
+        fmt: str | None = None, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN,
     ) -> SubjectVersion:
         guard = self.guard(principal)
         try:
-            done = self._register(subject, request, normalize, force, fmt, guard)
+            done = self._register(subject, request, normalize, force, fmt, guard, self.audit(principal, origin))
         except IncompatibleSchema:
             self._emit(Action.WRITE, "register", subject, principal, outcome=INCOMPATIBLE)
             raise
@@ -237,7 +241,8 @@ class RegistryService:
         return done
 
     def _register(
-        self, subject: str, request: SchemaRequest, normalize: bool, force: bool, fmt: str | None, guard: Guard
+        self, subject: str, request: SchemaRequest, normalize: bool, force: bool, fmt: str | None, guard: Guard,
+        audit: Audit,
     ) -> SubjectVersion:
         """Serializers re-register their schema on every start, and many producers start at
         once: the answer for a schema the subject already holds is kept like a read's reply,
@@ -245,17 +250,20 @@ class RegistryService:
         A registration that does write commits, which changes the token: its own entry is
         never served. Requests with references or documents are not kept (their identity
         is not the text alone, and they are rare)."""
-        register = lambda: self.registrar.register(subject, request, normalize, force, fmt, guard=guard)  # noqa: E731
+        register = lambda: self.registrar.register(  # noqa: E731
+            subject, request, normalize, force, fmt, guard=guard, audit=audit
+        )
         if force or not guard.unrestricted or request.references or request.metadata or request.rule_set:
             return register()
         key = ("register", subject, request.schema_type, request.schema, request.id, request.version, normalize, fmt)
         return self.read_cache.get(key, register, _reply_bytes)
 
     def modify_tags(
-        self, subject: str, version: str, request: TagRequest, *, principal: Principal = ANONYMOUS
+        self, subject: str, version: str, request: TagRequest, *, principal: Principal = ANONYMOUS,
+        origin: Origin = NO_ORIGIN,
     ) -> SubjectVersion:
         """POST /subjects/{s}/versions/{v}/tags: a new version derived from `version` (app.core.tags)."""
-        done = self.tagger.modify_tags(subject, version, request, self.guard(principal))
+        done = self.tagger.modify_tags(subject, version, request, self.guard(principal), self.audit(principal, origin))
         self._emit(Action.WRITE, "modify_tags", done.subject, principal, versions=(done.version,), schema_id=done.id)
         return done
 
@@ -284,7 +292,9 @@ class RegistryService:
                     return subject_version(self.resolver, store, qs, v, fmt)
         raise SchemaNotFound.generic()
 
-    def delete_subject(self, subject: str, permanent: bool = False, *, principal: Principal = ANONYMOUS) -> list[int]:
+    def delete_subject(
+        self, subject: str, permanent: bool = False, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN
+    ) -> list[int]:
         """Checks in the reference's order: 40401, 40404, 42205, 42206, 40405 (§5.4)."""
         with self.storage.write() as store:
             qs, row = self._resolved(store, subject, Action.DELETE, principal)
@@ -311,11 +321,15 @@ class RegistryService:
                 deleted = [v.version for v in versions]
                 store.hard_delete(row.id, deleted, [v.schema_pk for v in versions])
                 store.clear_subject(row.id)
+            self.audit(principal, origin).record(
+                store, DELETE_SUBJECT, qs, detail={"permanent": permanent, "versions": deleted}
+            )
         self._emit(Action.DELETE, "delete_subject", qs.qualified(), principal, versions=tuple(deleted))
         return deleted
 
     def delete_version(
-        self, subject: str, version: str, permanent: bool = False, *, principal: Principal = ANONYMOUS
+        self, subject: str, version: str, permanent: bool = False, *, principal: Principal = ANONYMOUS,
+        origin: Origin = NO_ORIGIN,
     ) -> int:
         """Checks in the reference's order: 42202, 40406, 40401/40402, 42205, 42206, 40407."""
         number = parse_version(version)
@@ -346,6 +360,10 @@ class RegistryService:
                     store.clear_subject(row.id)
             else:
                 store.soft_delete(row.id, [target.version])
+            self.audit(principal, origin).record(
+                store, DELETE_VERSION, qs, version=target.version, schema_id=target.schema_id,
+                detail={"permanent": permanent},
+            )
         self._emit(Action.DELETE, "delete_version", qs.qualified(), principal, versions=(target.version,))
         return target.version
 
@@ -388,17 +406,20 @@ class RegistryService:
         return self.subject_settings.get_config(subject, default_to_global)
 
     def update_config(
-        self, subject: str | None, changes: dict[str, Any], *, principal: Principal = ANONYMOUS
+        self, subject: str | None, changes: dict[str, Any], *, principal: Principal = ANONYMOUS,
+        origin: Origin = NO_ORIGIN,
     ) -> dict[str, Any]:
         """Merge: absent keys keep stored values, explicit None clears. Returns the stored result."""
         self.guard(principal).check(Action.WRITE_CONFIG, _settings_scope(subject))
-        stored = self.subject_settings.update_config(subject, changes)
+        stored = self.subject_settings.update_config(subject, changes, self.audit(principal, origin))
         self._emit(Action.WRITE_CONFIG, "update_config", _settings_scope(subject), principal)
         return stored
 
-    def delete_config(self, subject: str | None, *, principal: Principal = ANONYMOUS) -> dict[str, Any]:
+    def delete_config(
+        self, subject: str | None, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN
+    ) -> dict[str, Any]:
         self.guard(principal).check(Action.WRITE_CONFIG, _settings_scope(subject))
-        removed = self.subject_settings.delete_config(subject)
+        removed = self.subject_settings.delete_config(subject, self.audit(principal, origin))
         self._emit(Action.WRITE_CONFIG, "delete_config", _settings_scope(subject), principal)
         return removed
 
@@ -409,17 +430,21 @@ class RegistryService:
         return self.subject_settings.get_mode(subject, default_to_global)
 
     def update_mode(
-        self, subject: str | None, mode: str | None, force: bool = False, *, principal: Principal = ANONYMOUS
+        self, subject: str | None, mode: str | None, force: bool = False, *, principal: Principal = ANONYMOUS,
+        origin: Origin = NO_ORIGIN,
     ) -> str | None:
         """`mode=None` removes the stored mode. Returns the mode as stored (None if removed)."""
         self.guard(principal).check(Action.WRITE_CONFIG, _settings_scope(subject))
-        stored = self.subject_settings.update_mode(subject, mode, force)
+        stored = self.subject_settings.update_mode(subject, mode, force, self.audit(principal, origin))
         self._emit(Action.WRITE_CONFIG, "update_mode", _settings_scope(subject), principal)
         return stored
 
-    def delete_mode(self, subject: str | None, recursive: bool = False, *, principal: Principal = ANONYMOUS) -> str:
+    def delete_mode(
+        self, subject: str | None, recursive: bool = False, *, principal: Principal = ANONYMOUS,
+        origin: Origin = NO_ORIGIN,
+    ) -> str:
         self.guard(principal).check(Action.WRITE_CONFIG, _settings_scope(subject))
-        removed = self.subject_settings.delete_mode(subject, recursive)
+        removed = self.subject_settings.delete_mode(subject, recursive, self.audit(principal, origin))
         self._emit(Action.WRITE_CONFIG, "delete_mode", _settings_scope(subject), principal)
         return removed
 
@@ -434,7 +459,7 @@ class RegistryService:
             everything = [c for c in everything if c.startswith(dotted)]
         return page(everything, offset, limit)
 
-    def delete_context(self, context: str, *, principal: Principal = ANONYMOUS) -> None:
+    def delete_context(self, context: str, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> None:
         name = QualifiedSubject.parse(context if context.startswith(":") else f":{context}:").context
         scope = QualifiedSubject(name, "").qualified()
         self.guard(principal).check(Action.DELETE, scope)
@@ -442,7 +467,14 @@ class RegistryService:
             if store.context_in_use(name):
                 raise ContextNotEmpty.for_context(name)
             store.delete_context(name)
+            self.audit(principal, origin).record(store, DELETE_CONTEXT, QualifiedSubject(name, ""))
         self._emit(Action.DELETE, "delete_context", scope, principal)
+
+    # ---------------------------------------------------------------- audit trail
+    def audit_events(self, query: AuditQuery, *, principal: Principal = ANONYMOUS) -> list[AuditRow]:
+        """The trail, newest first: a global administrator's read (what `PUT /config` needs)."""
+        self.guard(principal).check(Action.WRITE_CONFIG, "")
+        return self.storage.audit_events(query)
 
     def check_ready(self) -> None:
         """What a load balancer's readiness probe asks: one indexed read (the global settings

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from app.core.records import StoredSchema, SchemaReference
@@ -138,6 +139,95 @@ class NewSchema(NamedTuple):
     fingerprints: dict[str, str] | None = None  # algorithm -> hex digest, from the format
 
 
+# ------------------------------------------------------------------ the audit trail (app/core/audit.py)
+USER_AGENT_CHARS = 200
+FORWARDED_FOR_CHARS = 512
+PATH_CHARS = 2048
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a request came from, as the API layer saw it (all optional: a change made by a
+    script through the core has no request). `forwarded_for` is set only when the peer is a
+    trusted proxy; the texts are cut to their column's size here, once."""
+
+    remote_addr: str | None = None
+    forwarded_for: str | None = None
+    user_agent: str | None = None
+    method: str | None = None
+    path: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, size in (("user_agent", USER_AGENT_CHARS), ("forwarded_for", FORWARDED_FOR_CHARS),
+                           ("path", PATH_CHARS)):
+            value = getattr(self, name)
+            if value is not None and len(value) > size:
+                object.__setattr__(self, name, value[:size])
+
+
+NO_ORIGIN = Origin()
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One row of the trail before the database gives it an id and a time. `subject` is the
+    qualified subject name (None for global, context and context-wide operations)."""
+
+    action: str
+    principal: str
+    auth_method: str
+    origin: Origin
+    context: str | None = None
+    subject: str | None = None
+    version: int | None = None
+    schema_id: int | None = None
+    outcome: str = "success"
+    status: int | None = None
+    error_code: int | None = None
+    detail: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """A stored entry: `ts` is UTC epoch milliseconds."""
+
+    id: int
+    ts: int
+    entry: AuditEntry
+
+
+DEFAULT_AUDIT_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class AuditQuery:
+    """The filters of `GET /audit` and `sqlregistry audit list`; times are epoch ms,
+    `until` inclusive. Rows come newest first."""
+
+    subject: str | None = None
+    principal: str | None = None
+    action: str | None = None
+    outcome: str | None = None
+    since: int | None = None
+    until: int | None = None
+    offset: int = 0
+    limit: int = DEFAULT_AUDIT_LIMIT
+
+
+class AuditLog(Protocol):
+    """What storage offers the trail outside the registry's own write transactions."""
+
+    def append_audit(self, entry: AuditEntry) -> None:
+        """Store one entry in a transaction of its own (refused attempts)."""
+        ...
+
+    def audit_events(self, query: AuditQuery) -> list[AuditRow]: ...
+
+    def prune_audit(self, before_ms: int) -> int:
+        """Delete the entries older than `before_ms`; how many went."""
+        ...
+
+
 class Store(Protocol):
     """Queries and writes on one connection (inside one transaction for writes)."""
 
@@ -189,9 +279,13 @@ class Store(Protocol):
     def context_in_use(self, context: str) -> bool: ...
     def delete_context(self, context: str) -> None: ...
 
+    # the audit trail: a change's row, written by the change's own transaction
+    def insert_audit(self, entry: AuditEntry) -> None: ...
 
-class Storage(Protocol):
-    """Hands out stores. `write()` is one transaction; when a concurrent writer wins a race
+
+class Storage(AuditLog, Protocol):
+    """Hands out stores (and keeps the audit trail's reads and refused attempts).
+    `write()` is one transaction; when a concurrent writer wins a race
     it raises `app.core.errors.WriteConflict` and the caller retries the whole transaction."""
 
     def read(self) -> AbstractContextManager[Store]: ...

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.audit import DELETE_CONFIG, DELETE_MODE, NO_AUDIT, SET_CONFIG, SET_MODE, Audit
 from app.core.config import (
     GLOBAL_KEY,
     effective_config,
@@ -64,7 +65,9 @@ class SubjectSettings:
             return {"compatibility": self.default_level}
         raise SubjectCompatibilityNotConfigured.for_subject(subject or "")
 
-    def update_config(self, subject: str | None, changes: dict[str, Any]) -> dict[str, Any]:
+    def update_config(
+        self, subject: str | None, changes: dict[str, Any], audit: Audit = NO_AUDIT
+    ) -> dict[str, Any]:
         key = _scope(subject)
         if subject:
             validate_subject(QualifiedSubject(*key), subject, registering=False)
@@ -74,9 +77,11 @@ class SubjectSettings:
             own = store.subject(*key)
             merged = merge_config(own.config if own else None, changes)
             store.set_subject_settings(key[0], key[1], config=merged)
+            old = own.config if own else None
+            audit.record(store, SET_CONFIG, QualifiedSubject(*key), detail={"old": old, "new": merged})
         return merged
 
-    def delete_config(self, subject: str | None) -> dict[str, Any]:
+    def delete_config(self, subject: str | None, audit: Audit = NO_AUDIT) -> dict[str, Any]:
         key = _scope(subject)
         with self.storage.write() as store:
             own = store.subject(*key)
@@ -87,6 +92,7 @@ class SubjectSettings:
             if own is not None:
                 store.set_subject_settings(key[0], key[1], config=None)
                 store.drop_subject_if_unused(own.id)
+            audit.record(store, DELETE_CONFIG, QualifiedSubject(*key), detail={"old": own.config if own else None})
         return old
 
     # ------------------------------------------------------------------ mode
@@ -106,7 +112,9 @@ class SubjectSettings:
             return Mode.READWRITE.value
         raise SubjectModeNotConfigured.for_subject(subject or "")
 
-    def update_mode(self, subject: str | None, mode: str | None, force: bool) -> str | None:
+    def update_mode(
+        self, subject: str | None, mode: str | None, force: bool, audit: Audit = NO_AUDIT
+    ) -> str | None:
         key = _scope(subject)
         if subject:
             validate_subject(QualifiedSubject(*key), subject, registering=False)
@@ -115,16 +123,24 @@ class SubjectSettings:
             raise OperationNotPermitted("Mode changes are not allowed")
         with self.storage.write() as store:
             rows = store.settings_rows(rows_needed(*key))
+            purged: dict[str, list[int]] = {}
             if new == Mode.IMPORT.value and effective_mode(key[0], key[1], rows) is not Mode.IMPORT and not force:
-                self._prepare_import(store, key)
+                purged = self._prepare_import(store, key)
             store.set_subject_settings(key[0], key[1], mode=new)
             if new is None:
                 row = store.subject(*key)
                 if row is not None:
                     store.drop_subject_if_unused(row.id)
+            own = rows.get(key)
+            detail: dict[str, Any] = {"old": own.mode if own else None, "new": new}
+            if force:
+                detail["force"] = True
+            if purged:
+                detail["purged"] = purged
+            audit.record(store, SET_MODE, QualifiedSubject(*key), detail=detail)
         return new
 
-    def delete_mode(self, subject: str | None, recursive: bool) -> str:
+    def delete_mode(self, subject: str | None, recursive: bool, audit: Audit = NO_AUDIT) -> str:
         key = _scope(subject)
         with self.storage.write() as store:
             own = store.subject(*key)
@@ -134,16 +150,23 @@ class SubjectSettings:
             if own is not None and own.mode is not None:
                 store.set_subject_settings(key[0], key[1], mode=None)
                 store.drop_subject_if_unused(own.id)
+            cleared = []
             if recursive and not key[1]:
                 for row in store.subject_modes(key[0]):
                     store.set_subject_settings(row.context, row.name, mode=None)
                     store.drop_subject_if_unused(row.id)
+                    cleared.append(QualifiedSubject(row.context, row.name).qualified())
+            detail: dict[str, Any] = {"old": own.mode if own else None}
+            if recursive:
+                detail.update(recursive=True, cleared=cleared)
+            audit.record(store, DELETE_MODE, QualifiedSubject(*key), detail=detail)
         return old
 
     # ------------------------------------------------------------------ helpers
-    def _prepare_import(self, store: Store, key: tuple[str, str]) -> None:
+    def _prepare_import(self, store: Store, key: tuple[str, str]) -> dict[str, list[int]]:
         """Switching a scope to IMPORT: refuse while it has live versions; otherwise its
-        soft-deleted versions are hard-deleted first (unless something references them)."""
+        soft-deleted versions are hard-deleted first (unless something references them).
+        Returns what went (qualified subject -> versions), for the audit row."""
         context, name = key
         if key == GLOBAL_KEY:
             scope = store.versions_in_scope(None, None)
@@ -162,6 +185,10 @@ class SubjectSettings:
         for subject_id, versions in by_subject.items():
             store.hard_delete(subject_id, [v.version for v in versions], [v.schema_pk for v in versions])
             store.clear_subject(subject_id)
+        purged: dict[str, list[int]] = {}
+        for item in sorted(scope, key=lambda item: (item.context, item.subject, item.version.version)):
+            purged.setdefault(QualifiedSubject(item.context, item.subject).qualified(), []).append(item.version.version)
+        return purged
 
 
 def _validated_changes(changes: dict[str, Any]) -> dict[str, Any]:

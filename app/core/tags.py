@@ -31,10 +31,11 @@ keeps to, from Confluent's `SubjectVersionsResource#modifyTags` and
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.core.access import OPEN, Guard
+from app.core.audit import NO_AUDIT, Audit
 from app.core.errors import (
     InvalidRuleSet,
     InvalidSchema,
@@ -91,7 +92,9 @@ class SchemaTagger:
         self.resolver = resolver
         self.registrar = registrar
 
-    def modify_tags(self, subject: str, version: str, request: TagRequest, guard: Guard = OPEN) -> SubjectVersion:
+    def modify_tags(
+        self, subject: str, version: str, request: TagRequest, guard: Guard = OPEN, audit: Audit = NO_AUDIT
+    ) -> SubjectVersion:
         qs = QualifiedSubject.parse(subject)
         validate_subject(qs, subject, registering=False)
         number = parse_version(version)
@@ -100,7 +103,8 @@ class SchemaTagger:
             return self._derived_request(store, target, versions, number, request, guard)
 
         return self.registrar.register(
-            subject, None, normalize=False, force=False, fmt=None, prepare=derive, guard=guard
+            subject, None, normalize=False, force=False, fmt=None, prepare=derive, guard=guard,
+            audit=replace(audit, detail={"tagsOnVersion": version}),
         )
 
     def _derived_request(

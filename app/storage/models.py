@@ -12,6 +12,8 @@
 - `contexts`: contexts that exist (created by the first registration, removed by DELETE).
 - `id_counter`: SQLite's id allocator, a row per context (PostgreSQL uses a sequence per
   context instead).
+- `audit_events`: the audit trail (app/core/audit.py), one row per change or refused write
+  attempt, written by the change's own transaction; append-only but for `audit prune`.
 """
 from __future__ import annotations
 
@@ -124,3 +126,36 @@ class IdCounter(Base):
 
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
     value: Mapped[int] = mapped_column(BigInteger)
+
+
+class AuditEvent(Base):
+    """Times are UTC epoch milliseconds. `/audit` filters by subject, principal and time, and
+    always orders by time, so each of those indexes ends in `ts`."""
+
+    __tablename__ = "audit_events"
+    __table_args__ = (
+        Index(None, "ts"),
+        Index(None, "subject", "ts"),
+        Index(None, "principal", "ts"),
+        {"sqlite_autoincrement": True},
+    )
+
+    # SQLite's rowid alias must be INTEGER; PostgreSQL's trail may outgrow 32 bits.
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
+    ts: Mapped[int] = mapped_column(BigInteger)
+    principal: Mapped[str] = mapped_column(String(255))
+    auth_method: Mapped[str] = mapped_column(String(16))
+    remote_addr: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    forwarded_for: Mapped[str | None] = mapped_column(String(512), nullable=True)
+    user_agent: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    method: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    path: Mapped[str | None] = mapped_column(String(2048), nullable=True)
+    action: Mapped[str] = mapped_column(String(32))
+    context: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    subject: Mapped[str | None] = mapped_column(String(1024), nullable=True)
+    version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    schema_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    outcome: Mapped[str] = mapped_column(String(16))
+    status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    error_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    detail: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)

@@ -32,6 +32,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from app.core.errors import WriteConflict
 from app.core.records import DEFAULT_CONTEXT, SchemaReference, StoredSchema
 from app.core.store import (
+    AuditEntry,
     HintedHolders,
     HolderRow,
     LockedSubject,
@@ -44,6 +45,7 @@ from app.core.store import (
     SubjectVersionRow,
     VersionRow,
 )
+from app.storage.audit import AuditStorage, insert_audit
 from app.storage.changes import ChangeSignal
 from app.storage import statements as st
 from app.storage.direct import json_param, json_value
@@ -379,8 +381,12 @@ class SqlStore(ListingQueries):
         ).all()
         return [ReferrerRow(*r) for r in rows]
 
+    def insert_audit(self, entry: AuditEntry) -> None:
+        """The change's audit row, in the change's own transaction."""
+        insert_audit(self.conn, entry, now_ms())
 
-class Repository:
+
+class Repository(AuditStorage):
     """`app.core.store.Storage` over one SQLAlchemy engine, with database failures already
     translated: a database that is down, restarting or locked surfaces as Confluent's
     50001/50002 (`engine.database_failure`), never as a driver exception."""

@@ -19,6 +19,9 @@ from typing import Any
 
 from app.core.records import DEFAULT_CONTEXT, StoredSchema
 from app.core.store import (
+    AuditEntry,
+    AuditQuery,
+    AuditRow,
     HintedHolders,
     HolderRow,
     LockedSubject,
@@ -43,6 +46,7 @@ class _State:
     contexts: set[str] = field(default_factory=set)
     counters: dict[str, int] = field(default_factory=dict)
     next_key: int = 1
+    audit: list[AuditRow] = field(default_factory=list)
 
 
 def _storable(*texts: str | None) -> bool:
@@ -257,6 +261,10 @@ class MemoryStore:
     def delete_context(self, context: str) -> None:
         self.s.contexts.discard(context)
 
+    # ------------------------------------------------------------ audit trail
+    def insert_audit(self, entry: AuditEntry) -> None:
+        self.s.audit.append(AuditRow(len(self.s.audit) + 1, int(time.time() * 1000), entry))
+
 
 class MemoryStorage:
     """`app.core.store.Storage` over `MemoryStore`; the change token counts commits."""
@@ -284,3 +292,26 @@ class MemoryStorage:
 
     def close(self) -> None:
         """Nothing to release."""
+
+    def append_audit(self, entry: AuditEntry) -> None:
+        with self._lock:
+            MemoryStore(self._state).insert_audit(entry)
+
+    def audit_events(self, query: AuditQuery) -> list[AuditRow]:
+        def keep(row: AuditRow) -> bool:
+            e = row.entry
+            return all(want is None or have == want for have, want in (
+                (e.subject, query.subject), (e.principal, query.principal), (e.action, query.action),
+                (e.outcome, query.outcome),
+            )) and (query.since is None or row.ts >= query.since) and (
+                query.until is None or row.ts <= query.until)
+
+        with self._lock:
+            rows = sorted((r for r in self._state.audit if keep(r)), key=lambda r: (r.ts, r.id), reverse=True)
+        return rows[query.offset:query.offset + query.limit]
+
+    def prune_audit(self, before_ms: int) -> int:
+        with self._lock:
+            kept = [r for r in self._state.audit if r.ts >= before_ms]
+            pruned, self._state.audit = len(self._state.audit) - len(kept), kept
+        return pruned

@@ -1,0 +1,147 @@
+"""The audit trail: who changed what, from where, and how it ended.
+
+A committed change and its `AuditEntry` are written by the same write transaction
+(`Store.insert_audit`), so no change can exist without its row; a write attempt the API
+refused after authentication (403, other 4xx) gets a row of its own (`append_audit`).
+The records are storage's interface and live in app/core/store.py. The core knows nothing
+of HTTP: the API layer describes the request in an `Origin`, and each write flow takes an
+`Audit` (the caller and that origin) and records through it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from app.core.access import ANONYMOUS, Principal
+from app.core.store import NO_ORIGIN, AuditEntry, AuditLog, Origin, Store
+from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
+
+# Actions: what the change was. The policies issue adds its own.
+REGISTER = "REGISTER"
+DELETE_VERSION = "DELETE_VERSION"
+DELETE_SUBJECT = "DELETE_SUBJECT"
+SET_CONFIG = "SET_CONFIG"
+DELETE_CONFIG = "DELETE_CONFIG"
+SET_MODE = "SET_MODE"
+DELETE_MODE = "DELETE_MODE"
+DELETE_CONTEXT = "DELETE_CONTEXT"
+ACTIONS = frozenset({
+    REGISTER, DELETE_VERSION, DELETE_SUBJECT, SET_CONFIG, DELETE_CONFIG, SET_MODE, DELETE_MODE, DELETE_CONTEXT,
+})
+
+# Outcomes.
+SUCCESS = "success"    # the change committed (AuditEntry's default)
+DENIED = "denied"      # refused by the authorizer (403)
+REJECTED = "rejected"  # any other 4xx after authentication
+OUTCOMES = frozenset({SUCCESS, DENIED, REJECTED})
+
+MAX_LIMIT = 1000  # rows per `GET /audit` page
+
+
+@dataclass(frozen=True)
+class Audit:
+    """A write's caller and origin, carried through the write flows: `record` adds the
+    change's entry to the transaction of the store it is given. Disabled (the benchmark's
+    REGISTRY_AUDIT=false), it records nothing."""
+
+    principal: Principal = ANONYMOUS
+    origin: Origin = NO_ORIGIN
+    enabled: bool = True
+    # Added to every entry's detail: what the flow knows that the recording step does not
+    # (the tags endpoint's base version, for the registration it makes).
+    detail: dict[str, Any] | None = None
+
+    def record(
+        self, store: Store, action: str, scope: QualifiedSubject | None, *,
+        version: int | None = None, schema_id: int | None = None, detail: dict[str, Any] | None = None,
+    ) -> None:
+        if self.enabled:
+            store.insert_audit(self.entry(action, scope, version=version, schema_id=schema_id, detail=detail))
+
+    def entry(
+        self, action: str, scope: QualifiedSubject | None, *, version: int | None = None,
+        schema_id: int | None = None, outcome: str = SUCCESS, status: int | None = None,
+        error_code: int | None = None, detail: dict[str, Any] | None = None,
+    ) -> AuditEntry:
+        context = scope.context if scope is not None else DEFAULT_CONTEXT
+        subject = scope.qualified() if scope is not None and scope.name else None
+        return AuditEntry(
+            action=action, principal=self.principal.name, auth_method=self.principal.method, origin=self.origin,
+            context=context, subject=subject, version=version, schema_id=schema_id, outcome=outcome,
+            status=status, error_code=error_code, detail={**(self.detail or {}), **(detail or {})} or None,
+        )
+
+
+NO_AUDIT = Audit(enabled=False)
+
+
+class AuditTrail:
+    """The trail as the service keeps it: each write's `Audit`, and the rows of refused
+    attempts. `enabled` is REGISTRY_AUDIT (off only to measure what the trail costs)."""
+
+    def __init__(self, log: AuditLog, enabled: bool):
+        self.log = log
+        self.enabled = enabled
+
+    def audit(self, principal: Principal, origin: Origin) -> Audit:
+        return Audit(principal, origin, self.enabled)
+
+    def record_refusal(
+        self, action: str, subject: str | None, *, status: int, error_code: int, principal: Principal = ANONYMOUS,
+        origin: Origin = NO_ORIGIN, version: int | None = None, detail: dict[str, Any] | None = None,
+    ) -> None:
+        """A write attempt refused after authentication, in a transaction of its own: `denied`
+        when the authorizer refused it (403), `rejected` for any other 4xx. `subject` as the
+        request named it (`:.ctx:` for a context; None for the global settings)."""
+        if not self.enabled:
+            return
+        scope = QualifiedSubject.parse(subject) if subject else None
+        self.log.append_audit(Audit(principal, origin).entry(
+            action, scope, version=version, outcome=DENIED if status == 403 else REJECTED, status=status,
+            error_code=error_code, detail=detail,
+        ))
+
+
+def scope_of(subject: str | None) -> QualifiedSubject:
+    """The scope a config, mode or context operation names: "" and None are the global
+    settings (the default context's row)."""
+    return QualifiedSubject.parse(subject) if subject else QualifiedSubject(DEFAULT_CONTEXT, "")
+
+
+# ------------------------------------------------------------------ times
+_EPOCH_MS = re.compile(r"-?\d+")
+
+
+def parse_time(text: str) -> int:
+    """Epoch milliseconds from an ISO-8601 time (`Z` or an offset; without one, UTC) or a
+    number of epoch milliseconds. ValueError names what is wrong."""
+    value = text.strip()
+    if _EPOCH_MS.fullmatch(value):
+        return int(value)
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{text!r} is neither an ISO-8601 time nor epoch milliseconds") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
+
+
+def iso_time(ms: int) -> str:
+    """`2026-11-25T13:12:19.123Z`: ISO-8601 in UTC with milliseconds."""
+    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+_DURATION = re.compile(r"(\d+)\s*([smhdw])")
+_UNIT_MS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+
+
+def parse_duration(text: str) -> int:
+    """Milliseconds from `365d`, `12h`, `30m`, `45s` or `2w`."""
+    found = _DURATION.fullmatch(text.strip())
+    if not found:
+        raise ValueError(f"{text!r} is not a duration such as 365d, 12h, 30m or 45s")
+    return int(found.group(1)) * _UNIT_MS[found.group(2)]
