@@ -28,6 +28,7 @@ from app.core.access import (
 )
 from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.checking import CompatibilityChecks
+from app.core.limits import SchemaLimits
 from app.core.errors import (
     ContextNotEmpty,
     IncompatibleSchema,
@@ -90,7 +91,8 @@ class RegistryService:
         self.events = events
         self._anonymous = Guard(self.authorizer, ANONYMOUS)
         self.resolver = SchemaResolver(
-            self.formats, settings.schema_cache_mb * 1024 * 1024, settings.max_schema_bytes, cache_stats
+            self.formats, settings.schema_cache_mb * 1024 * 1024, settings.max_schema_bytes, cache_stats,
+            limits=SchemaLimits(max_depth=settings.max_schema_depth),
         )
         self.checks = CompatibilityChecks(storage, self.resolver, settings)
         self.registrar = Registrar(storage, self.resolver, self.checks, settings)
