@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from app.api import health, register_api, telemetry
+from app.api import health, openapi, register_api, telemetry
 from app.core.registry import RegistryService
 from app.settings import Settings
 from app.wiring import build_registry
@@ -16,11 +16,13 @@ def create_app(settings: Settings | None = None, registry: RegistryService | Non
     settings = settings or Settings.from_env()
     service = registry or _build(settings)
 
-    app = Flask(__name__)
+    # No static folder: Flask's `/static/<path>` route would be one the registry does not serve.
+    app = Flask(__name__, static_folder=None)
     app.config["REGISTRY_SETTINGS"] = settings
     app.extensions["registry"] = service
     register_api(app)
     app.register_blueprint(health.bp)
+    app.register_blueprint(openapi.bp)
     telemetry.instrument(app, count=settings.metrics)
     return app
 
