@@ -34,8 +34,10 @@ def _query(name: str, schema: Schema, description: str, **extra: Any) -> dict[st
     return {"name": name, "in": "query", "required": False, "schema": schema, "description": description, **extra}
 
 
-def _path(name: str, schema: Schema, description: str) -> dict[str, Any]:
-    return {"name": name, "in": "path", "required": True, "schema": schema, "description": description}
+def _path(name: str, schema: Schema, description: str, example: Any) -> dict[str, Any]:
+    """`example` is what a client (or a fuzzer's examples phase) would try first."""
+    return {"name": name, "in": "path", "required": True, "schema": schema, "description": description,
+            "example": example}
 
 
 def _flag(name: str, description: str) -> dict[str, Any]:
@@ -45,13 +47,14 @@ def _flag(name: str, description: str) -> dict[str, Any]:
 # Keyed by the names operations.py uses; the component's `name` is the wire name.
 PARAMETERS: dict[str, dict[str, Any]] = {
     "subject": _path("subject", STRING, "A subject, optionally qualified with a context (`:.ctx:name`); "
-                                        "percent-encode `/`"),
+                                        "percent-encode `/`", "orders-value"),
     "version": _path("version", {"type": "string", "examples": ["latest", "1", "-1"]},
-                     "A version number, `-1` or `latest`"),
-    "id": _path("id", INT32, "A schema id"),
-    "guid": _path("guid", STRING, "A schema GUID"),
-    "digest": _path("digest", {"type": "string", "examples": ["af3b9e4c1a3d0f11"]}, "A fingerprint in hex"),
-    "context": _path("context", STRING, "A context name (`ctx`, `.ctx` or `:.ctx:`)"),
+                     "A version number, `-1` or `latest`", "latest"),
+    "id": _path("id", INT32, "A schema id", 1),
+    "guid": _path("guid", STRING, "A schema GUID", "621ff09e-b2f2-aadc-ab0f-ac23ab89ff3c"),
+    "digest": _path("digest", {"type": "string", "examples": ["af3b9e4c1a3d0f11"]}, "A fingerprint in hex",
+                    "af3b9e4c1a3d0f11"),
+    "context": _path("context", STRING, "A context name (`ctx`, `.ctx` or `:.ctx:`)", ".staging"),
     "offset": _query("offset", INT32, "Items to skip"),
     "limit": _query("limit", INT32, "Items to return at most (-1: the server's default)"),
     "subjectPrefix": _query("subjectPrefix", STRING, "Only subjects starting with this (`:*:` for every context)"),
