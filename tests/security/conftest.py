@@ -1,0 +1,80 @@
+"""Fixtures of the security tests: a scrypt call counter, and a registry app built over an
+auth file (helpers without fixtures live in auth_support.py).
+
+The in-process tests run on SQLite only: authentication is decided before any storage is
+touched, so the database kind changes nothing they look at."""
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from auth_support import write_file
+from flask import Flask, jsonify
+
+from app.security.caller import current_principal
+
+
+class ScryptSpy:
+    """Counts hashlib.scrypt calls (each one still runs): whether a request paid for a hash."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        real = hashlib.scrypt
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(hashlib, "scrypt", counted)
+
+    def take(self) -> int:
+        calls, self.calls = self.calls, 0
+        return calls
+
+
+@pytest.fixture
+def scrypt_calls(monkeypatch: pytest.MonkeyPatch) -> ScryptSpy:
+    return ScryptSpy(monkeypatch)
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    target = tmp_path / "registry.db"
+    source, copy = sqlite3.connect(sqlite_template), sqlite3.connect(target)
+    try:
+        source.backup(copy)
+    finally:
+        source.close()
+        copy.close()
+    return f"sqlite:///{target}"
+
+
+@pytest.fixture
+def auth_app(sqlite_url: str, tmp_path: Path) -> Iterator[Callable[..., Flask]]:
+    """`auth_app(text)`: the registry with an auth file of that text (at tmp_path/auth.toml),
+    plus `GET /test/whoami`, which answers the principal the request was authenticated as."""
+    from app.factory import create_app
+    from app.settings import Settings
+
+    built: list[Flask] = []
+
+    def make(text: str, **overrides: object) -> Flask:
+        path = write_file(tmp_path / "auth.toml", text)
+        settings = Settings(database_url=sqlite_url, auth_file=str(path), **overrides)
+        app = create_app(settings)
+        app.add_url_rule("/test/whoami", "whoami", whoami)
+        built.append(app)
+        return app
+
+    yield make
+    for app in built:
+        app.extensions["registry"].storage.close()
+
+
+def whoami():
+    principal = current_principal()
+    return jsonify(name=principal.name, groups=sorted(principal.groups), method=principal.method)
+
