@@ -112,7 +112,8 @@ def run_schemathesis(
     for path in unrouted_paths(server.url):
         command += ["--exclude-path", path]
     started = time.monotonic()
-    result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=900,
+    # In reports/, so that the run's own cache (.schemathesis/) lands there too.
+    result = subprocess.run(command, cwd=REPORTS, capture_output=True, text=True, timeout=900,
                             stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
     seconds = time.monotonic() - started
     output = result.stdout + result.stderr
