@@ -28,7 +28,6 @@ from app.core.access import (
 )
 from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.checking import CompatibilityChecks
-from app.core.limits import SchemaLimits
 from app.core.errors import (
     ContextNotEmpty,
     IncompatibleSchema,
@@ -41,6 +40,7 @@ from app.core.errors import (
     SubjectSoftDeleted,
     VersionNotFound,
 )
+from app.core.limits import SchemaLimits
 from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
 from app.core.registration import Registrar
