@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from flask import Flask
 
-from app.api import health, register_api, telemetry
+from app.api import health, openapi, register_api, telemetry
 from app.core.registry import RegistryService
 from app.settings import Settings
 from app.wiring import build_registry
@@ -28,11 +28,13 @@ def create_app(
     authenticator = _authenticator(settings, auth_fallback)
     service = registry or _build(settings)
 
-    app = Flask(__name__)
+    # No static folder: Flask's `/static/<path>` route would be one the registry does not serve.
+    app = Flask(__name__, static_folder=None)
     app.config["REGISTRY_SETTINGS"] = settings
     app.extensions["registry"] = service
     register_api(app)
     app.register_blueprint(health.bp)
+    app.register_blueprint(openapi.bp)
     telemetry.instrument(app, count=settings.metrics)
     if authenticator is not None:
         from app.security import gate

@@ -33,6 +33,8 @@ KEEPALIVE_SECONDS = 75
 # gthread (HTTP keep-alive) with error pages in Confluent's JSON instead of gunicorn's HTML.
 WORKER_CLASS = "app.gunicorn_worker.JsonErrorWorker"
 JSON_ACCESS_LOGGER = "app.access_log.JsonAccessLogger"
+LIMIT_REQUEST_LINE = 8190
+LIMIT_REQUEST_FIELD_SIZE = 8190
 METRICS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # The metrics directory this master created itself (removed again when it exits).
 _created_metrics_dir: str | None = None
@@ -63,6 +65,11 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "errorlog": "-",
         "loglevel": settings.log_level,
         "forwarded_allow_ips": settings.forwarded_allow_ips,
+        # The request line (method, path, query) and each header: longer ones are answered
+        # 414 and 431 by gunicorn before the app runs. 8190 is the common proxy default, so a
+        # URL nginx forwards is one gunicorn reads.
+        "limit_request_line": LIMIT_REQUEST_LINE,
+        "limit_request_field_size": LIMIT_REQUEST_FIELD_SIZE,
         "proc_name": "sqlregistry",
         # gunicorn 27+ opens a control socket at one fixed path per user, which several
         # instances on one host (or a test run next to a dev server) would fight over.

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from dataclasses import dataclass, field, fields, replace
 
+from app.formats.jackson import MAX_DOCUMENT_DEPTH
+
 _TRUE = {"1", "true", "yes", "on"}
 ACCESS_LOG_FORMATS = ("text", "json")
 _FALSE = {"0", "false", "no", "off"}
@@ -33,6 +35,12 @@ class Settings:
     avro_schema_type_in_replies: bool = True
     # Largest schema text accepted, in bytes (Confluent's limit is the Kafka record size).
     max_schema_bytes: int = 1_048_576
+    # Largest request body, in bytes: larger ones get 413 before they are read (app/api/limits.py).
+    max_request_bytes: int = 4_194_304
+    # How deeply a schema document may nest (JSON arrays and objects; Protobuf braces), checked
+    # before any format parses it. At most the formats' own bound (app/formats/jackson.py), which
+    # their recursive walks are built for.
+    max_schema_depth: int = 128
     # Whether `PUT /mode` may change modes at all (Confluent's `mode.mutability`).
     mode_mutability: bool = True
     # Apply pending Alembic migrations when the app starts.
@@ -75,7 +83,12 @@ class Settings:
     def __post_init__(self) -> None:
         # Values gunicorn would accept and then fail on while booting a worker (threads=0), or
         # refuse with a traceback, are refused here with the variable's name.
-        for name, low, high in (("port", 1, 65535), ("workers", 1, None), ("threads", 1, None)):
+        bounds = (
+            ("port", 1, 65535), ("workers", 1, None), ("threads", 1, None),
+            ("max_request_bytes", 1, None), ("max_schema_bytes", 1, None),
+            ("max_schema_depth", 1, MAX_DOCUMENT_DEPTH),
+        )
+        for name, low, high in bounds:
             value = getattr(self, name)
             if value < low or (high is not None and value > high):
                 bound = f"between {low} and {high}" if high is not None else f"at least {low}"

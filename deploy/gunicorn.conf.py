@@ -6,7 +6,8 @@ REGISTRY_HOST (127.0.0.1 unless set; 0.0.0.0 for every interface), REGISTRY_PORT
 REGISTRY_WORKERS, REGISTRY_THREADS, REGISTRY_LOG_LEVEL, REGISTRY_ACCESS_LOG (`-` for stdout
 or a path) and REGISTRY_FORWARDED_ALLOW_IPS (the load balancer's addresses). Workers are
 gthread with Confluent-JSON error pages (app/gunicorn_worker.py), 30 s timeouts, graceful
-shutdown on SIGTERM, not preloaded.
+shutdown on SIGTERM, not preloaded; `limit_request_line` and `limit_request_field_size` are
+8190 (gunicorn answers a longer request line 414 and a longer header 431 before the app runs).
 
 The master migrates the database once before forking (REGISTRY_AUTO_MIGRATE), then tells the
 workers (through the environment they inherit) not to try again. It also prepares the

@@ -24,6 +24,7 @@ from app.api import (
     tags,
 )
 from app.api.errors import API_BLUEPRINT, json_error, unrouted_error
+from app.api.limits import RequestSizeLimit
 from app.api.negotiation import check_media_types
 from app.api.paths import RawPathMiddleware, SegmentConverter, SubjectConverter
 from app.api.requests import check_parameters
@@ -52,6 +53,10 @@ def register_api(app: Flask) -> None:
     url_map.converters["segment"] = SegmentConverter
     url_map.converters["subject"] = SubjectConverter
     app.wsgi_app = RawPathMiddleware(app.wsgi_app)  # type: ignore[method-assign]
+    # Outermost: an oversized body is refused before anything else looks at the request.
+    app.wsgi_app = RequestSizeLimit(  # type: ignore[method-assign]
+        app.wsgi_app, app.config["REGISTRY_SETTINGS"].max_request_bytes
+    )
 
     app.register_error_handler(Exception, unrouted_error)
     app.register_blueprint(api_blueprint())

@@ -11,8 +11,9 @@ Why these rules (spec §1.2, §1.3):
   (42208) rather than replaced, which would make two spellings name one subject;
 * a body that is not JSON is 400 with the parser's text, a JSON value of the wrong type
   is 400 too, a missing body is 422, and unknown properties are ignored;
-* bodies larger than twice the schema limit plus slack are refused as 42209 before being
-  parsed, so a huge upload never reaches the JSON parser or the core.
+* a body's size and nesting are bounded before it is parsed (app/api/limits.py): 413 past
+  `REGISTRY_MAX_REQUEST_BYTES`, 400 past 64 levels; the schema text's own size (42209) and
+  nesting (42201) are the core's to judge.
 """
 from __future__ import annotations
 
@@ -22,15 +23,15 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-from flask import current_app, request
+from flask import request
 from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException
 
+from app.api.limits import check_body_depth
 from app.core.errors import (
     BadRequest,
     EndpointNotFound,
     InvalidSubject,
-    SchemaTooLarge,
     UnprocessableEntity,
 )
 from app.core.tags import TagRequest
@@ -146,31 +147,23 @@ def subject_prefix() -> str | None:
 
 
 # ------------------------------------------------------------------ bodies
-def _body_limit() -> int:
-    return current_app.config["REGISTRY_SETTINGS"].max_schema_bytes * 2 + 65536
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"Non-standard token '{name}'")
 
 
 def read_body(required: bool = True) -> dict[str, Any] | None:
     """The request body as a JSON object; None when absent (only allowed if not required)."""
-    limit = _body_limit()
-    length = request.content_length
-    if length is not None and length > limit:
-        raise SchemaTooLarge("Schema too large")
     try:
-        data = request.stream.read(limit + 1)
+        # The size limit middleware has bounded the body (and given a chunked one its length).
+        data = request.stream.read()
     except HTTPException:
         raise
     except Exception as exc:  # noqa: BLE001 - the server's reader refuses the client's framing
-        # (gunicorn raises its own parse errors for a malformed chunk): the request is bad.
+        # (gunicorn raises its own parse errors for a truncated body): the request is bad.
         raise BadRequest(f"The request body could not be read: {exc}") from None
-    if len(data) > limit:
-        raise SchemaTooLarge("Schema too large")
     document: Any = None
     if data.strip():
+        check_body_depth(data)
         try:
             document = json.loads(data, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors

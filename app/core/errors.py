@@ -34,6 +34,16 @@ class NotAcceptable(RegistryError):
     http_status, error_code = 406, 406
 
 
+class PayloadTooLarge(RegistryError):
+    """A request body over `REGISTRY_MAX_REQUEST_BYTES`, refused before it is read."""
+
+    http_status, error_code = 413, 413
+
+    @classmethod
+    def for_size(cls, size: int, limit: int) -> PayloadTooLarge:
+        return cls(f"Request body of {size} bytes exceeds the limit of {limit} bytes")
+
+
 class UnsupportedMediaType(RegistryError):
     http_status, error_code = 415, 415
 

@@ -42,6 +42,7 @@ from app.core.errors import (
     SubjectSoftDeleted,
     VersionNotFound,
 )
+from app.core.limits import SchemaLimits
 from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
 from app.core.registration import Registrar
@@ -92,7 +93,8 @@ class RegistryService:
         self.events = events
         self._anonymous = Guard(self.authorizer, ANONYMOUS)
         self.resolver = SchemaResolver(
-            self.formats, settings.schema_cache_mb * 1024 * 1024, settings.max_schema_bytes, cache_stats
+            self.formats, settings.schema_cache_mb * 1024 * 1024, settings.max_schema_bytes, cache_stats,
+            limits=SchemaLimits(max_depth=settings.max_schema_depth),
         )
         self.checks = CompatibilityChecks(storage, self.resolver, settings)
         self.registrar = Registrar(storage, self.resolver, self.checks, settings)

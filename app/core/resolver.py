@@ -14,6 +14,7 @@ from typing import Any
 from app.core.access import OPEN, Action, Guard
 from app.core.cache import CacheStatsFactory, LruCache, no_cache_stats
 from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError
+from app.core.limits import SchemaLimits, nesting_exceeds
 from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
 from app.core.store import ResolvedReference, Store, VersionRow
@@ -67,10 +68,11 @@ def format_refusals() -> Iterator[None]:
 class SchemaResolver:
     def __init__(
         self, formats: Mapping[str, SchemaFormat], cache_bytes: int, max_schema_bytes: int,
-        cache_stats: CacheStatsFactory = no_cache_stats,
+        cache_stats: CacheStatsFactory = no_cache_stats, *, limits: SchemaLimits,
     ):
         self.formats = formats
         self.max_schema_bytes = max_schema_bytes
+        self.limits = limits
         # Parsed models weigh most: three eighths of the budget for stored schemas' models and one
         # for requests' (re-registrations send the same texts again), a quarter each for content
         # and renderings.
@@ -201,6 +203,7 @@ class SchemaResolver:
             raise InvalidSchema("Empty schema")
         if len(text) > self.max_schema_bytes or len(text.encode("utf-8")) > self.max_schema_bytes:
             raise SchemaTooLarge(f"Schema is larger than the maximum of {self.max_schema_bytes} bytes")
+        self.limits.check(schema_type, text, len(refs))
         if normalize:
             refs = sorted(set(refs), key=lambda r: (r.name, r.subject, r.version))
         try:
@@ -225,6 +228,8 @@ class SchemaResolver:
         at every start, and a re-registration then costs no parse."""
         fmt = self.formats.get(schema_type)
         if fmt is None or refs or not isinstance(text, str) or not text.strip() or len(text) > self.max_schema_bytes:
+            return None
+        if nesting_exceeds(text, self.limits.max_depth):
             return None
         key = (schema_type, text)
         parsed = self._requested.get(key)

@@ -108,6 +108,11 @@ def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
     return SubjectRow(sid, context, name, json_value(config), mode)
 
 
+# Insert-or-lock rounds before a subject row that keeps being deleted under us is a conflict
+# for the core to retry with a new transaction.
+_LOCK_ATTEMPTS = 3
+
+
 class SqlStore(ListingQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
@@ -134,12 +139,21 @@ class SqlStore(ListingQueries):
         return {(r[1], r[2]): _direct_subject_row(r) for r in rows}
 
     def lock_subject(self, context: str, name: str) -> LockedSubject:
-        """Create the subject row if needed and lock it until the transaction ends."""
+        """Create the subject row if needed and lock it until the transaction ends.
+
+        Under PostgreSQL's read committed, the row the insert saw may be deleted by another
+        transaction (a permanent delete, an unused row dropped) while the select waits for its
+        lock; the select then finds nothing, and the insert, in a new snapshot, is tried again.
+        """
         params = {"context": context, "name": name}
-        created = st.CREATE_SUBJECT_DIRECT.rows(self.conn, params)
-        if created:
-            return LockedSubject(_direct_subject_row(created[0]), True)
-        return LockedSubject(_direct_subject_row(st.SELECT_SUBJECT_FOR_UPDATE_DIRECT.rows(self.conn, params)[0]), False)
+        for _ in range(_LOCK_ATTEMPTS):
+            created = st.CREATE_SUBJECT_DIRECT.rows(self.conn, params)
+            if created:
+                return LockedSubject(_direct_subject_row(created[0]), True)
+            locked = st.SELECT_SUBJECT_FOR_UPDATE_DIRECT.rows(self.conn, params)
+            if locked:
+                return LockedSubject(_direct_subject_row(locked[0]), False)
+        raise WriteConflict(f"The row of subject {name!r} in context {context!r} kept disappearing")
 
     def set_subject_settings(self, context: str, name: str, **values: Any) -> None:
         """Set `config` and/or `mode` on a subject/context row, creating the row if needed."""

@@ -2,22 +2,48 @@
 nothing written; a schema at the bound works everywhere.
 
 The bounds are the Avro format's (app/formats/avro/nesting.py): 200 levels of JSON arrays
-and objects in a schema text. Walks beyond one text are covered in tests/formats.
+and objects in a schema text. Walks beyond one text are covered in tests/formats. The
+operator's `REGISTRY_MAX_SCHEMA_DEPTH` (default 128, tests/api/test_limits.py) may be raised
+to that bound but not past it, so these tests run with it there.
 """
 from __future__ import annotations
 
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from api_client import V1_JSON, Api, enc
 from api_samples import RECORD_V1
+from support.live import start_server
 
-TOO_DEEP = "Invalid schema of type AVRO, details: Schema is nested more than 200 levels deep (JSON arrays and objects)"
+from app.formats.jackson import MAX_DOCUMENT_DEPTH
+
+TOO_DEEP = (
+    "Invalid schema of type AVRO, details: Schema is nested more than 200 levels deep "
+    "(the limit set by REGISTRY_MAX_SCHEMA_DEPTH)"
+)
+
+
+@pytest.fixture
+def settings(settings):
+    """The operator's limit raised to the formats' own bound, the deepest any schema may be."""
+    return settings.with_overrides(max_schema_depth=MAX_DOCUMENT_DEPTH)
+
+
+@pytest.fixture(scope="module")
+def deepest_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """gunicorn with the limit at the formats' bound (the shared live server keeps the default)."""
+    workdir = tmp_path_factory.mktemp("deepest")
+    server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log",
+                          env={"REGISTRY_MAX_SCHEMA_DEPTH": str(MAX_DOCUMENT_DEPTH)})
+    try:
+        yield server.url
+    finally:
+        server.stop()
 
 
 def nested(levels: int, wrap: Callable[[str, int], str], leaf: str = '"int"') -> str:
@@ -127,16 +153,16 @@ def post_live(url: str, body: dict[str, Any]) -> tuple[int, Any]:
 
 
 def test_under_gunicorn_the_bound_holds_with_the_servers_own_stack(
-    live_server: str, unique_subject: Callable[[str], str]
+    deepest_server: str, unique_subject: Callable[[str], str]
 ) -> None:
     """The worker's stack below the format differs from the test client's: the worst shapes at
     the bound still register and compare, and deeper ones are still 42201."""
     for name in ("optional_arrays_100", "array_and_default_197"):
         subject, schema = enc(unique_subject(name)), AT_THE_BOUND[name]
-        status, registered = post_live(f"{live_server}/subjects/{subject}/versions", {"schema": schema})
+        status, registered = post_live(f"{deepest_server}/subjects/{subject}/versions", {"schema": schema})
         assert status == 200, registered
-        check = post_live(f"{live_server}/compatibility/subjects/{subject}/versions", {"schema": schema})
+        check = post_live(f"{deepest_server}/compatibility/subjects/{subject}/versions", {"schema": schema})
         assert check == (200, {"is_compatible": True})
     for path, shape in (("subjects/{}/versions", "unions_500"), ("compatibility/subjects/{}/versions", "arrays_1000")):
-        refused = post_live(f"{live_server}/{path.format(subject)}", {"schema": TOO_DEEP_SCHEMAS[shape]})
+        refused = post_live(f"{deepest_server}/{path.format(subject)}", {"schema": TOO_DEEP_SCHEMAS[shape]})
         assert refused == (422, {"error_code": 42201, "message": TOO_DEEP})

@@ -107,7 +107,7 @@ def test_error_is_reported_in_confluent_shape_and_writes_nothing(api: Api, case:
 
 @pytest.fixture
 def small_app(settings, app):
-    """A second app on the same database with a 4 KiB schema limit (body limit 2*4096+65536)."""
+    """A second app on the same database with a 4 KiB schema limit (the body limit is apart: test_limits.py)."""
     from app.factory import create_app
 
     return create_app(settings.with_overrides(max_schema_bytes=4096))
@@ -115,8 +115,8 @@ def small_app(settings, app):
 
 @pytest.mark.parametrize(
     "description, body_size",
-    [("schema text above max_schema_bytes (core check)", 5000),
-     ("body above twice the limit plus slack (API check)", 80_000)],
+    [("schema text just above max_schema_bytes", 5000),
+     ("schema text far above max_schema_bytes", 80_000)],
 )
 def test_schema_too_large_is_42209(small_app, description: str, body_size: int) -> None:
     api = Api(small_app.test_client())

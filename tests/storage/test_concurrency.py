@@ -6,7 +6,10 @@ PostgreSQL is real concurrency (the same as several gunicorn workers or instance
 from __future__ import annotations
 
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
+
+import pytest
 
 from app.core.types import SchemaRequest
 
@@ -50,3 +53,47 @@ def test_ids_are_never_reused_after_a_hard_delete(service):
     again = service.register("gone", SchemaRequest(schema=_record("a")))
     assert again.id > first.id
     assert again.version == 1
+
+
+@pytest.mark.parametrize("database_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)
+def test_a_subject_row_deleted_while_another_writer_waits_for_its_lock_is_created_again(database_url):
+    """Found by Schemathesis as a 500: a tag edit (a registration) waited for the row lock of a
+    subject that a permanent delete then removed, and its locking select came back empty."""
+    from app.storage.repository import Repository
+
+    repository = Repository.from_url(database_url)
+    try:
+        with repository.write() as store:
+            store.lock_subject(".", "s")
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            with repository.write() as holder:
+                row = holder.lock_subject(".", "s").row
+
+                def lock_after_holder() -> bool:
+                    with repository.write() as waiter:
+                        return waiter.lock_subject(".", "s").created
+
+                waiting = pool.submit(lock_after_holder)
+                _wait_for_a_lock_wait(repository)
+                holder.clear_subject(row.id)
+            assert waiting.result(timeout=30) is True
+        with repository.read() as store:
+            assert store.subject(".", "s") is not None
+    finally:
+        repository.close()
+
+
+def _wait_for_a_lock_wait(repository) -> None:
+    """Until some session of this database waits for a row lock (the second writer's select)."""
+    from sqlalchemy import text
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with repository.engine.connect() as conn:
+            waiting = conn.execute(text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )).scalar()
+        if waiting:
+            return
+        time.sleep(0.02)
+    raise AssertionError("the second writer never waited for the lock")
