@@ -231,7 +231,7 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
     "AuditEvent": {
         "type": "object",
         "description": "One recorded change or refused change; keys without a value are left out.",
-        "required": ["id", "ts", "principal", "authMethod", "method", "path", "action", "outcome", "status"],
+        "required": ["id", "ts", "principal", "authMethod", "action", "outcome"],
         "properties": {
             "id": INT64, "ts": {"type": "string", "format": "date-time"}, "principal": STRING,
             "authMethod": {"type": "string", "enum": ["basic", "bearer", "mtls", "anonymous", "none"]},
