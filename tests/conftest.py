@@ -214,3 +214,15 @@ def confluent(live_server: str):
     client = SchemaRegistryClient({"url": live_server})
     yield client
     client.close()
+
+
+# ------------------------------------------------------------------ identity provider
+@pytest.fixture
+def idp():
+    """A loopback identity provider publishing a JWKS (tests/support/idp.py); per test, since
+    tests rotate its keys and take it down."""
+    from support.idp import IdentityProvider
+
+    provider = IdentityProvider()
+    yield provider
+    provider.down()
