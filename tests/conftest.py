@@ -226,3 +226,13 @@ def idp():
     provider = IdentityProvider()
     yield provider
     provider.down()
+
+
+# ------------------------------------------------------------------ TLS
+@pytest.fixture(scope="session")
+def pki(tmp_path_factory: pytest.TempPathFactory):
+    """Throwaway CAs, a server certificate for 127.0.0.1/localhost and client certificates
+    (tests/support/pki.py), as PEM files."""
+    from support.pki import make_pki
+
+    return make_pki(tmp_path_factory.mktemp("pki"))
