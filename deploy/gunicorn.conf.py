@@ -14,13 +14,18 @@ directory the workers share their Prometheus metrics through (PROMETHEUS_MULTIPR
 private temporary one unless set; see app/metrics.py); the `child_exit` and `on_exit` hooks
 that tidy it come with the other options. REGISTRY_ACCESS_LOG_FORMAT=json makes the access
 log one JSON object per request (app/access_log.py).
+
+HTTPS: REGISTRY_CERTFILE and REGISTRY_KEYFILE (PEM); client certificates with REGISTRY_CA_CERTS
+and REGISTRY_CERT_REQS (1 optional, 2 required), checked once here before any worker starts.
+gunicorn's own `--certfile/--keyfile/--ca-certs/--cert-reqs` on the command line work as well
+and take precedence.
 """
 from __future__ import annotations
 
 import os
 import sys
 
-from app.serving import gunicorn_options, prepare_database, prepare_metrics_dir
+from app.serving import TlsFilesError, check_tls_files, gunicorn_options, prepare_database, prepare_metrics_dir
 from app.settings import Settings
 
 _settings = Settings.from_env()
@@ -31,6 +36,11 @@ def on_starting(server: object) -> None:
     """Runs once in the master (`server` is gunicorn's Arbiter) before any worker exists."""
     from app.operator_errors import explain_failure
 
+    try:
+        cfg = server.cfg  # type: ignore[attr-defined]
+        check_tls_files(cfg.certfile, cfg.keyfile, cfg.ca_certs)
+    except TlsFilesError as exc:
+        sys.exit(f"sqlregistry: error: {exc}")
     try:
         prepare_database(_settings)
     except Exception as exc:

@@ -236,3 +236,18 @@ def pki(tmp_path_factory: pytest.TempPathFactory):
     from support.pki import make_pki
 
     return make_pki(tmp_path_factory.mktemp("pki"))
+
+
+@pytest.fixture(scope="session")
+def tls_live_server(pki, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """`sqlregistry serve` over HTTPS on SQLite (TLS does not depend on the database), asking
+    for client certificates of the test CA but not requiring them (`--cert-reqs 1`). Shared
+    like `live_server`: tests use subjects of their own."""
+    from support.live import start_tls_server
+
+    workdir = tmp_path_factory.mktemp("live-tls")
+    server = start_tls_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log", pki, cert_reqs=1)
+    try:
+        yield server
+    finally:
+        server.stop()
