@@ -60,6 +60,9 @@ class Settings:
     metrics: bool = True
     # Peers whose X-Forwarded-* headers are trusted (a load balancer's addresses; `*` for any).
     forwarded_allow_ips: str = "127.0.0.1,::1"
+    # The auth file (TOML: users, grants, bearer and mTLS settings; app/security/authfile.py).
+    # Empty: no authentication, every caller may do everything.
+    auth_file: str = ""
     # TLS, served by gunicorn itself (gunicorn's --certfile, --keyfile, --ca-certs, --cert-reqs):
     # the server's certificate chain and key as PEM files; with `ca_certs`, the CA whose client
     # certificates are verified, and `cert_reqs` 1 (a client may present one) or 2 (every
