@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import json
 import os
+import textwrap
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -305,3 +306,71 @@ def test_a_key_file_that_does_not_load_makes_the_auth_file_invalid(idp: Identity
         BearerVerifier(bearer_settings(idp, jwks_url=None, jwks_file=str(path)))
     assert caught.value.where == "[bearer]"
     assert str(path) in caught.value.problem
+
+
+# ------------------------------------------------------------------ through the authentication chain
+def bearer_auth_file(idp: IdentityProvider, *, jwks: str | None = None) -> str:
+    source = f'jwks_file = "{jwks}"' if jwks else f'jwks_url = "{idp.jwks_url}"'
+    return f"""
+    [authentication]
+    methods = ["bearer"]
+
+    [bearer]
+    {source}
+    issuer = "{idp.issuer}"
+    audience = "sqlregistry"
+    algorithms = ["RS256", "ES256"]
+    groups_claim = "realm_access.roles"
+    leeway_seconds = 30
+    """
+
+
+def test_a_bearer_request_acts_as_the_tokens_principal_whatever_the_confluent_headers(
+        idp: IdentityProvider, auth_app):
+    client = auth_app(bearer_auth_file(idp)).test_client()
+    token = idp.token({"realm_access": {"roles": ["payments"]}})
+    for extra in ({}, {"target-sr-cluster": "lsrc-123", "Confluent-Identity-Pool-Id": "pool-abc"},
+                  {"target-sr-cluster": "", "Confluent-Identity-Pool-Id": "pool-other,pool-abc"}):
+        reply = client.get("/test/whoami", headers={"Authorization": f"Bearer {token}", **extra})
+        assert reply.status_code == 200
+        assert reply.get_json() == {"name": "user:alice", "groups": ["group:payments"], "method": "bearer"}
+
+
+def test_a_refused_token_gets_confluents_401_with_an_invalid_token_challenge(idp: IdentityProvider, auth_app):
+    client = auth_app(bearer_auth_file(idp)).test_client()
+    now = int(time.time())
+    for token in (idp.token(iat=now - 600, exp=now - 120), idp.token(aud="other"), "not-a-jwt"):
+        reply = client.get("/subjects", headers={"Authorization": f"Bearer {token}"})
+        assert reply.status_code == 401
+        assert reply.data == b'{"error_code":401,"message":"Unauthorized"}'
+        assert reply.headers.getlist("WWW-Authenticate") == ['Bearer realm="sqlregistry", error="invalid_token"']
+    reply = client.get("/subjects")
+    assert reply.headers.getlist("WWW-Authenticate") == ['Bearer realm="sqlregistry"']
+
+
+def test_a_token_never_reaches_the_server_log(idp: IdentityProvider, auth_app, caplog: pytest.LogCaptureFixture):
+    client = auth_app(bearer_auth_file(idp)).test_client()
+    token = idp.token(aud="other")
+    with caplog.at_level("DEBUG"):
+        assert client.get("/subjects", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    assert "InvalidAudience" in caplog.text
+    assert token not in caplog.text and token.split(".")[2] not in caplog.text
+
+
+def test_an_auth_file_reload_pointing_at_a_broken_jwks_file_keeps_the_previous_methods(
+        idp: IdentityProvider, auth_app, tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    good = tmp_path / "jwks.json"
+    write_jwks(good, idp)
+    app = auth_app(bearer_auth_file(idp, jwks=str(good)))
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {idp.token()}"}
+    assert client.get("/test/whoami", headers=headers).status_code == 200
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    (tmp_path / "auth.toml").write_text(textwrap.dedent(bearer_auth_file(idp, jwks=str(broken))))
+    time.sleep(1.1)
+    with caplog.at_level("ERROR"):
+        for _ in range(3):
+            assert client.get("/test/whoami", headers=headers).status_code == 200
+    refusals = [r.getMessage() for r in caplog.records if "stays in force" in r.getMessage()]
+    assert len(refusals) == 1 and "broken.json" in refusals[0]
