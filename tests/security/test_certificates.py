@@ -6,9 +6,12 @@ from __future__ import annotations
 import socket
 import ssl
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from conftest import basic, users_text
 from support.pki import Issued, TestPki
 
 from app.security.certificates import peer_certificate, principal_from_certificate
@@ -16,41 +19,49 @@ from app.security.errors import Unauthenticated
 from app.security.records import MtlsSettings
 
 
-def server_view(pki: TestPki, client: Issued | None, cert_reqs: ssl.VerifyMode = ssl.CERT_OPTIONAL,
-                tls: bool = True) -> dict[str, Any] | None:
-    """Handshake over loopback as gunicorn does (server context from the CA file, the
-    configured verify mode) and return what `peer_certificate` reads from the server side."""
+@contextmanager
+def tls_connection(pki: TestPki, client: Issued | None, cert_reqs: ssl.VerifyMode = ssl.CERT_OPTIONAL,
+                   tls: bool = True) -> Iterator[socket.socket]:
+    """The server side of a loopback connection after the handshake gunicorn makes (server
+    context from the CA file, the configured verify mode), open while the block runs; a
+    client certificate the server refuses raises `ssl.SSLError` here."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=str(pki.ca.cert_path))
     context.load_cert_chain(pki.server.cert_path, pki.server.key_path)
     context.verify_mode = cert_reqs
     listener = socket.create_server(("127.0.0.1", 0))
-    seen: dict[str, Any] = {}
 
-    def serve() -> None:
-        conn, _ = listener.accept()
+    def client_side() -> None:
         try:
-            sock = context.wrap_socket(conn, server_side=True) if tls else conn
-            seen["view"] = peer_certificate({"gunicorn.socket": sock})
-            sock.close()
-        except (ssl.SSLError, OSError) as exc:
-            seen["error"] = exc
-            conn.close()
-
-    thread = threading.Thread(target=serve)
-    thread.start()
-    try:
-        with socket.create_connection(listener.getsockname(), timeout=5) as raw:
-            if tls:
+            with socket.create_connection(listener.getsockname(), timeout=5) as raw:
+                if not tls:
+                    raw.recv(1)
+                    return
                 client_context = client.client_context(pki.ca) if client else pki.ca.client_context()
                 with client_context.wrap_socket(raw, server_hostname="127.0.0.1") as wrapped:
-                    wrapped.recv(1)  # TLS 1.3 sends the verdict on the client's certificate after the handshake
-    except (ssl.SSLError, OSError) as exc:
-        seen.setdefault("client_error", exc)
-    thread.join(timeout=5)
-    listener.close()
-    if "error" in seen:
-        raise seen["error"]
-    return seen["view"]
+                    wrapped.recv(1)  # until the server closes
+        except (ssl.SSLError, OSError):
+            pass
+
+    thread = threading.Thread(target=client_side)
+    thread.start()
+    conn, _ = listener.accept()
+    try:
+        sock = context.wrap_socket(conn, server_side=True) if tls else conn
+        try:
+            yield sock
+        finally:
+            sock.close()
+    finally:
+        conn.close()
+        listener.close()
+        thread.join(timeout=5)
+
+
+def server_view(pki: TestPki, client: Issued | None, cert_reqs: ssl.VerifyMode = ssl.CERT_OPTIONAL,
+                tls: bool = True) -> dict[str, Any] | None:
+    """What `peer_certificate` reads from the server side of such a connection."""
+    with tls_connection(pki, client, cert_reqs, tls) as sock:
+        return peer_certificate({"gunicorn.socket": sock})
 
 
 def test_the_common_name_of_a_verified_certificate_names_the_caller(pki: TestPki):
@@ -99,3 +110,59 @@ def test_a_plain_connection_has_no_peer_certificate(pki: TestPki):
 def test_a_certificate_from_another_ca_is_refused_at_the_handshake(pki: TestPki):
     with pytest.raises(ssl.SSLError, match="CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
         server_view(pki, pki.stranger)
+
+
+# ------------------------------------------------------------------ through the authentication chain
+MTLS_FILE = """
+[authentication]
+methods = ["basic", "mtls"]
+
+[mtls]
+principal_from = "{principal_from}"
+"""
+
+
+def whoami(app, sock: socket.socket | None, headers: dict[str, str] | None = None):
+    environ = {"gunicorn.socket": sock} if sock is not None else {}
+    return app.test_client().get("/test/whoami", headers=headers or {}, environ_base=environ)
+
+
+def test_a_certificate_caller_is_the_user_of_its_common_name_with_that_users_groups(pki: TestPki, auth_app):
+    app = auth_app(MTLS_FILE.format(principal_from="cn") + users_text())
+    with tls_connection(pki, pki.client_cn) as sock:
+        reply = whoami(app, sock)
+    assert reply.status_code == 200
+    assert reply.get_json() == {"name": "user:billing-gateway", "groups": ["group:payments"], "method": "mtls"}
+
+
+def test_a_certificate_caller_named_by_a_subject_alt_name(pki: TestPki, auth_app):
+    app = auth_app(MTLS_FILE.format(principal_from="san_uri") + users_text())
+    with tls_connection(pki, pki.client_sans) as sock:
+        reply = whoami(app, sock)
+    assert reply.get_json() == {"name": "user:spiffe://example.com/ns/payments/sa/app", "groups": [],
+                                "method": "mtls"}
+
+
+def test_a_certificate_without_the_configured_attribute_gets_401(pki: TestPki, auth_app):
+    app = auth_app(MTLS_FILE.format(principal_from="cn") + users_text())
+    with tls_connection(pki, pki.client_no_cn) as sock:
+        reply = whoami(app, sock)
+    assert (reply.status_code, reply.data) == (401, b'{"error_code":401,"message":"Unauthorized"}')
+
+
+def test_an_authorization_header_decides_even_beside_a_valid_certificate(pki: TestPki, auth_app):
+    app = auth_app(MTLS_FILE.format(principal_from="cn") + users_text())
+    with tls_connection(pki, pki.client_cn) as sock:
+        assert whoami(app, sock, basic("alice", "wrong")).status_code == 401
+        assert whoami(app, sock, basic("alice", "alice-secret")).get_json()["method"] == "basic"
+
+
+def test_no_certificate_and_no_header_gets_401(pki: TestPki, auth_app):
+    app = auth_app(MTLS_FILE.format(principal_from="cn") + users_text())
+    with tls_connection(pki, None) as sock:
+        reply = whoami(app, sock)
+    assert (reply.status_code, reply.data) == (401, b'{"error_code":401,"message":"Unauthorized"}')
+    assert reply.headers.getlist("WWW-Authenticate") == ['Basic realm="sqlregistry", charset="UTF-8"']
+    with tls_connection(pki, None, tls=False) as sock:
+        assert whoami(app, sock).status_code == 401
+    assert whoami(app, None).status_code == 401
