@@ -10,6 +10,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -164,18 +165,23 @@ def test_the_confluent_client_without_a_certificate_is_refused_by_a_server_that_
 # ------------------------------------------------------------------ the checkout's gunicorn command
 def test_the_gunicorn_command_from_a_checkout_serves_https_with_optional_client_certificates(
         pki: TestPki, tmp_path: Path):
-    """Section 7's form, verbatim: python -m gunicorn -b 127.0.0.1:PORT -w 2 --certfile
-    server.pem --keyfile server.key --ca-certs clients-ca.pem --cert-reqs 1 wsgi:app."""
+    """Section 7's form, verbatim: REGISTRY_AUTH_FILE=... REGISTRY_DATABASE_URL=... python -m
+    gunicorn -b 127.0.0.1:PORT -w 2 --certfile server.pem --keyfile server.key --ca-certs
+    clients-ca.pem --cert-reqs 1 wsgi:app."""
+    auth_file = tmp_path / "auth.toml"
+    auth_file.write_text('[authentication]\nmethods = ["mtls"]\n')
     port = free_port()
     command = [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}", "-w", "2",
                "--certfile", str(pki.server.cert_path), "--keyfile", str(pki.server.key_path),
                "--ca-certs", str(pki.ca.cert_path), "--cert-reqs", "1", "wsgi:app"]
-    env = {"REGISTRY_DATABASE_URL": f"sqlite:///{tmp_path / 'registry.db'}"}
+    env = {"REGISTRY_AUTH_FILE": str(auth_file), "REGISTRY_DATABASE_URL": f"sqlite:///{tmp_path / 'registry.db'}"}
     server = launch(command, port, tmp_path / "server.log", env, tls=pki.ca.client_context())
     try:
         status, reply = call(f"{server.url}/subjects/checkout-value/versions", pki.client_cn.client_context(pki.ca),
                              "POST", {"schema": AVRO})
         assert (status, reply["id"], reply["version"]) == (200, 1, 1)
+        assert call(f"{server.url}/subjects", pki.ca.client_context()) == (
+            401, {"error_code": 401, "message": "Unauthorized"})
         assert handshake_refused(server.url + "/", pki.stranger.client_context(pki.ca))
     finally:
         server.stop()
@@ -245,3 +251,105 @@ def test_serve_with_client_certificates_but_no_ca_exits_1(pki: TestPki, tmp_path
                        "--cert-reqs", "2", tmp_path=tmp_path)
     assert result.returncode == 1
     assert "REGISTRY_CA_CERTS (--ca-certs): needed" in result.stderr
+
+
+# ------------------------------------------------------------------ authentication over TLS
+@pytest.fixture(scope="module")
+def secured(pki: TestPki, tmp_path_factory: pytest.TempPathFactory):
+    """A loopback identity provider and `sqlregistry serve` over HTTPS with an auth file
+    enabling bearer tokens and client certificates (optional at the handshake)."""
+    from support.idp import IdentityProvider
+
+    idp = IdentityProvider()
+    workdir = tmp_path_factory.mktemp("secured")
+    auth_file = workdir / "auth.toml"
+    auth_file.write_text(f"""
+[authentication]
+methods = ["bearer", "mtls"]
+
+[bearer]
+jwks_url = "{idp.jwks_url}"
+issuer = "{idp.issuer}"
+audience = "sqlregistry"
+algorithms = ["RS256", "ES256"]
+groups_claim = "realm_access.roles"
+
+[mtls]
+principal_from = "cn"
+""")
+    server = start_tls_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log", pki, cert_reqs=1,
+                              env={"REGISTRY_AUTH_FILE": str(auth_file)})
+    yield server, idp
+    server.stop()
+    idp.down()
+
+
+def test_the_confluent_client_with_a_static_bearer_token(secured, pki: TestPki, unique_subject):
+    from confluent_kafka.schema_registry import Schema
+
+    server, idp = secured
+    client = confluent_client(server.url, **{
+        "ssl.ca.location": str(pki.ca.cert_path),
+        "bearer.auth.credentials.source": "STATIC_TOKEN",
+        "bearer.auth.token": idp.token({"realm_access": {"roles": ["payments"]}}),
+        "bearer.auth.logical.cluster": "lsrc-12345",
+        "bearer.auth.identity.pool.id": "pool-abcd",
+    })
+    try:
+        subject = unique_subject()
+        schema_id = client.register_schema(subject, Schema(AVRO, "AVRO"))
+        assert client.get_schema(schema_id).schema_str == AVRO
+        assert client.get_latest_version(subject).version == 1
+    finally:
+        client.close()
+
+
+def test_the_confluent_client_with_an_expired_token_gets_401(secured, pki: TestPki):
+    from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+    server, idp = secured
+    now = int(time.time())
+    client = confluent_client(server.url, **{
+        "ssl.ca.location": str(pki.ca.cert_path),
+        "bearer.auth.credentials.source": "STATIC_TOKEN",
+        "bearer.auth.token": idp.token(iat=now - 900, exp=now - 300),
+        "bearer.auth.logical.cluster": "lsrc-12345",
+        "bearer.auth.identity.pool.id": "pool-abcd",
+    })
+    try:
+        with pytest.raises(SchemaRegistryError) as caught:
+            client.get_subjects()
+        assert (caught.value.http_status_code, caught.value.error_code) == (401, 401)
+        assert caught.value.error_message == "Unauthorized"
+    finally:
+        client.close()
+
+
+def test_the_confluent_client_authenticated_by_its_certificate_alone(secured, pki: TestPki, unique_subject):
+    from confluent_kafka.schema_registry import Schema
+
+    server, _ = secured
+    client = confluent_client(server.url, **{
+        "ssl.ca.location": str(pki.ca.cert_path),
+        "ssl.certificate.location": str(pki.client_cn.cert_path),
+        "ssl.key.location": str(pki.client_cn.key_path),
+    })
+    try:
+        subject = unique_subject()
+        assert client.register_schema(subject, Schema(AVRO, "AVRO")) >= 1
+    finally:
+        client.close()
+
+
+def test_no_certificate_and_no_header_over_tls_gets_401(secured, pki: TestPki):
+    server, _ = secured
+    request = urllib.request.Request(server.url + "/subjects")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10, context=pki.ca.client_context())
+    assert caught.value.code == 401
+    assert caught.value.read() == b'{"error_code":401,"message":"Unauthorized"}'
+    assert caught.value.headers.get_all("WWW-Authenticate") == ['Bearer realm="sqlregistry"']
+    # A certificate without the configured attribute is refused the same way.
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10, context=pki.client_no_cn.client_context(pki.ca))
+    assert caught.value.code == 401
