@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from conftest import basic, users_text
+from auth_support import basic, users_text
 from support.pki import Issued, TestPki
 
 from app.security.certificates import peer_certificate, principal_from_certificate
