@@ -82,10 +82,12 @@ def register(base: str, subject: str) -> int:
 
 
 # ------------------------------------------------------------------ load generators
-def run_wrk(url: str, duration: float, connections: int) -> Figures:
+def run_wrk(url: str, duration: float, connections: int, headers: dict[str, str] | None = None) -> Figures:
+    """`headers` go with every request (an Authorization header, for the auth benchmarks)."""
     threads = max(1, min(connections, 2))
+    header_args = [arg for name, value in (headers or {}).items() for arg in ("-H", f"{name}: {value}")]
     out = subprocess.run(
-        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration:.0f}s", "--latency", url],
+        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration:.0f}s", "--latency", *header_args, url],
         check=True, capture_output=True, text=True,
     ).stdout
     requests = int(re.search(r"(\d+) requests in", out).group(1))
@@ -102,7 +104,8 @@ def _wrk_percentile(out: str, label: str) -> float:
     return _wrk_time(re.search(rf"^\s*{label}\s+(\S+)", out, re.MULTILINE).group(1)) * 1000
 
 
-def _python_load(host: str, port: int, path: str, duration: float, connections: int, pipe) -> None:
+def _python_load(host: str, port: int, path: str, duration: float, connections: int, pipe,
+                 headers: dict[str, str]) -> None:
     """Child process: `connections` threads, each on one keep-alive connection, for `duration` s."""
     latencies: list[list[float]] = [[] for _ in range(connections)]
     start = time.perf_counter()
@@ -112,7 +115,7 @@ def _python_load(host: str, port: int, path: str, duration: float, connections: 
         conn = http.client.HTTPConnection(host, port, timeout=10)
         while time.perf_counter() < deadline:
             began = time.perf_counter()
-            conn.request("GET", path)
+            conn.request("GET", path, headers=headers)
             reply = conn.getresponse()
             reply.read()
             if reply.status != 200:
@@ -129,12 +132,12 @@ def _python_load(host: str, port: int, path: str, duration: float, connections: 
     pipe.close()
 
 
-def run_python(url: str, duration: float, connections: int) -> Figures:
+def run_python(url: str, duration: float, connections: int, headers: dict[str, str] | None = None) -> Figures:
     host_port, _, path = url.removeprefix("http://").partition("/")
     host, _, port = host_port.partition(":")
     receive, send = multiprocessing.Pipe(duplex=False)
     child = multiprocessing.get_context("spawn").Process(
-        target=_python_load, args=(host, int(port), "/" + path, duration, connections, send)
+        target=_python_load, args=(host, int(port), "/" + path, duration, connections, send, headers or {})
     )
     child.start()
     samples, seconds = receive.recv()
