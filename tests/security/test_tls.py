@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import ssl
 import subprocess
@@ -353,3 +354,34 @@ def test_no_certificate_and_no_header_over_tls_gets_401(secured, pki: TestPki):
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(request, timeout=10, context=pki.client_no_cn.client_context(pki.ca))
     assert caught.value.code == 401
+
+
+def served_serial(url: str, context: ssl.SSLContext) -> str:
+    port = int(url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
+            return sock.getpeercert()["serialNumber"]
+
+
+def test_a_renewed_server_certificate_is_served_without_a_restart(pki: TestPki, tmp_path: Path):
+    from dataclasses import replace
+
+    from support.pki import Issued
+
+    live = Issued(tmp_path / "server.pem", tmp_path / "server.key")
+    shutil.copy(pki.server.cert_path, live.cert_path)
+    shutil.copy(pki.server.key_path, live.key_path)
+    server = start_tls_server(f"sqlite:///{tmp_path / 'registry.db'}", tmp_path / "server.log",
+                              replace(pki, server=live), cert_reqs=0, workers=1)
+    try:
+        context = pki.ca.client_context()
+        before = served_serial(server.url, context)
+        renewed = pki.ca.issue_server("renewed")
+        for source, target in ((renewed.key_path, live.key_path), (renewed.cert_path, live.cert_path)):
+            shutil.copy(source, target.with_suffix(".new"))
+            os.replace(target.with_suffix(".new"), target)
+        after = served_serial(server.url, context)
+        assert before != after
+        assert call(server.url + "/subjects", context)[0] == 200
+    finally:
+        server.stop()
