@@ -148,7 +148,11 @@ def prepare_authentication(settings: Settings) -> None:
     if settings.auth_file:
         from app.security.authfile import load_auth_file
 
-        load_auth_file(settings.auth_file)
+        file = load_auth_file(settings.auth_file)
+        if file.bearer is not None and file.bearer.jwks_file and "bearer" in file.authentication.methods:
+            from app.security.bearer import BearerVerifier
+
+            BearerVerifier(file.bearer)  # a key file that does not load is an invalid auth file
     elif not _is_loopback(settings.host):
         logging.getLogger(__name__).warning(
             "sqlregistry: listening on %s without REGISTRY_AUTH_FILE: every caller may register, delete and "

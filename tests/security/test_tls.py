@@ -385,3 +385,18 @@ def test_a_renewed_server_certificate_is_served_without_a_restart(pki: TestPki, 
         assert call(server.url + "/subjects", context)[0] == 200
     finally:
         server.stop()
+
+
+def test_serve_with_a_jwks_file_that_does_not_load_exits_1_with_one_line(tmp_path: Path):
+    (tmp_path / "jwks.json").write_text('{"keys": [')
+    auth_file = tmp_path / "auth.toml"
+    auth_file.write_text(f'[authentication]\nmethods = ["bearer"]\n\n[bearer]\njwks_file = "{tmp_path / "jwks.json"}"\n'
+                         'algorithms = ["RS256"]\n')
+    env = {**os.environ, "REGISTRY_DATABASE_URL": f"sqlite:///{tmp_path / 'registry.db'}",
+           "REGISTRY_AUTH_FILE": str(auth_file)}
+    result = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port", str(free_port())], cwd=REPO_ROOT,
+                            env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"sqlregistry: error: auth file {auth_file}: [bearer]: jwks_file {tmp_path / 'jwks.json'}:")
