@@ -40,6 +40,9 @@ JWKS_REFRESH_SECONDS = 300.0
 REFETCH_COOLDOWN_SECONDS = 5.0
 # A request thread waits this long at most for the provider.
 FETCH_TIMEOUT_SECONDS = 5.0
+# Before any key set was fetched, a failed fetch is not retried for this long: requests in
+# between are refused at once instead of queueing behind a provider that does not answer.
+UNREACHABLE_RETRY_SECONDS = 1.0
 # A key file is looked at (stat) at most this often.
 FILE_CHECK_SECONDS = 1.0
 TOKEN_CACHE_SECONDS = 60.0
@@ -55,12 +58,16 @@ class _RemoteKeySet(PyJWKClient):
         super().__init__(url, cache_jwk_set=True, lifespan=JWKS_REFRESH_SECONDS,
                          timeout=FETCH_TIMEOUT_SECONDS, cooldown_duration=cooldown)
         self.last_good: PyJWKSet | None = None
+        self._retry_at = 0.0
 
     def get_jwk_set(self, refresh: bool = False) -> PyJWKSet:
+        if self.last_good is None and time.monotonic() < self._retry_at:
+            raise PyJWKClientConnectionError("the JWKS could not be fetched moments ago")
         try:
             keys = super().get_jwk_set(refresh)
         except PyJWKClientConnectionError as exc:
             if self.last_good is None:
+                self._retry_at = time.monotonic() + UNREACHABLE_RETRY_SECONDS
                 raise
             log.warning("JWKS %s unreachable, keeping the keys fetched before: %s", self.uri, exc)
             assert self.jwk_set_cache is not None

@@ -251,6 +251,13 @@ def test_no_key_can_be_had_while_the_provider_was_never_reached(idp: IdentityPro
     idp.down()
     error = refused(verifier, token)
     assert "cannot be fetched" in error.reason
+    # Requests right after a failed first fetch do not wait on the provider again.
+    assert "moments ago" in refused(verifier, token).reason
+    idp.up()
+    assert "moments ago" in refused(verifier, token).reason
+    time.sleep(bearer.UNREACHABLE_RETRY_SECONDS + 0.1)
+    assert verifier.verify(token).name == "user:alice"
+    assert idp.jwks_fetches == 1
 
 
 def test_a_verified_token_is_not_checked_again_but_never_outlives_its_expiry(idp: IdentityProvider):
