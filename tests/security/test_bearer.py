@@ -153,6 +153,19 @@ def test_an_algorithm_the_file_does_not_list_is_refused(idp: IdentityProvider):
     assert "'ES256' is not accepted" in error.reason
 
 
+def without_kid(idp: IdentityProvider) -> str:
+    claims = jwt.decode(idp.token(), options={"verify_signature": False})
+    return jwt.encode(claims, idp.keys[-1].private, algorithm="RS256")  # type: ignore[arg-type]
+
+
+def test_a_token_without_kid_is_accepted_only_while_the_provider_publishes_one_key(idp: IdentityProvider):
+    verifier = BearerVerifier(bearer_settings(idp), refetch_cooldown=0)
+    assert verifier.verify(without_kid(idp)).name == "user:alice"
+    idp.rotate(keep_old=True)
+    verifier = BearerVerifier(bearer_settings(idp))
+    assert "2 signing keys" in refused(verifier, without_kid(idp)).reason
+
+
 @pytest.mark.parametrize("token", ["", "abc", "a.b.c", "Basic dXNlcjpwdw==", "e30.e30.", "☃.☃.☃"])
 def test_malformed_tokens_are_refused(idp: IdentityProvider, token: str):
     refused(BearerVerifier(bearer_settings(idp)), token)
