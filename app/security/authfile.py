@@ -181,6 +181,8 @@ def _user(entry: Any, where: str) -> User:
     if "name" not in entry:
         raise AuthFileError(where, "has no name")
     name = _name(_get(entry, "name", str, where, ""), f"{where}.name")
+    if not isinstance(entry.get("password", ""), str):  # said without the value: it may be a plain password
+        raise AuthFileError(f"{where}.password", "must be a string (a $scrypt$ PHC hash)")
     password = _optional_text(entry, "password", where)
     if password is not None:
         if ":" in name:
