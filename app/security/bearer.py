@@ -65,11 +65,13 @@ class _RemoteKeySet(PyJWKClient):
             raise PyJWKClientConnectionError("the JWKS could not be fetched moments ago")
         try:
             keys = super().get_jwk_set(refresh)
-        except PyJWKClientConnectionError as exc:
+        except (PyJWKClientError, PyJWKSetError, ValueError) as exc:
+            # Unreachable, or an answer that is not a usable key set (a proxy's HTML error
+            # page, an empty set): either way the provider's keys cannot be had right now.
             if self.last_good is None:
                 self._retry_at = time.monotonic() + UNREACHABLE_RETRY_SECONDS
-                raise
-            log.warning("JWKS %s unreachable, keeping the keys fetched before: %s", self.uri, exc)
+                raise PyJWKClientConnectionError(str(exc)) from None
+            log.warning("JWKS %s unusable, keeping the keys fetched before: %s", self.uri, exc)
             assert self.jwk_set_cache is not None
             self.jwk_set_cache.put(self.last_good)
             return self.last_good

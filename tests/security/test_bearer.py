@@ -258,6 +258,23 @@ def test_cached_keys_keep_working_while_the_provider_is_down(idp: IdentityProvid
     assert idp.jwks_fetches == 1
 
 
+@pytest.mark.parametrize("answer", [(200, b"<html>gateway error</html>"), (200, b"[]"), (200, b'{"keys": []}'),
+                                    (502, b"<html>bad gateway</html>")])
+def test_a_provider_answering_something_that_is_not_a_key_set_is_like_one_that_is_down(
+        idp: IdentityProvider, monkeypatch, answer: tuple[int, bytes]):
+    monkeypatch.setattr(bearer, "JWKS_REFRESH_SECONDS", 0.2)
+    verifier = BearerVerifier(bearer_settings(idp))
+    token = idp.token()
+    idp.answer_instead = answer
+    assert "cannot be fetched" in refused(verifier, token).reason
+    idp.answer_instead = None
+    time.sleep(bearer.UNREACHABLE_RETRY_SECONDS + 0.1)
+    assert verifier.verify(token).name == "user:alice"
+    idp.answer_instead = answer
+    time.sleep(0.3)  # past the refresh interval: the bad answer is ignored, the keys stay
+    assert verifier.verify(idp.token(sub="bob")).name == "user:bob"
+
+
 def test_no_key_can_be_had_while_the_provider_was_never_reached(idp: IdentityProvider):
     verifier = BearerVerifier(bearer_settings(idp))
     token = idp.token()

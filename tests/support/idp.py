@@ -52,6 +52,8 @@ class IdentityProvider:
         self.audience = audience
         self.keys: list[SigningKey] = [new_key("RS256")]
         self.jwks_fetches = 0
+        # Instead of the JWKS: None, or a (status, body) pair, as a misbehaving proxy answers.
+        self.answer_instead: tuple[int, bytes] | None = None
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -102,9 +104,9 @@ class IdentityProvider:
                     self.send_error(404)
                     return
                 provider.jwks_fetches += 1
-                body = json.dumps(provider.jwks()).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                status, body = provider.answer_instead or (200, json.dumps(provider.jwks()).encode())
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json" if status == 200 else "text/html")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
