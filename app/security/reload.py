@@ -53,7 +53,8 @@ class AuthFileWatcher:
         self._interval = interval
         self._clock = clock
         self._lock = threading.Lock()
-        self._signature: Signature | str = _signature(self.path)  # before reading: a change during the read is seen next time
+        # Taken before reading: a change during the read is seen at the next check.
+        self._signature: Signature | str = _signature(self.path)
         self._rejected: Signature | str = ""
         try:
             self._current = load_auth_file(self.path)

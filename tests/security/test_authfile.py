@@ -80,7 +80,8 @@ def test_the_issues_complete_example_loads_into_records():
         "https://idp.example.com/realms/data", "sqlregistry", ("RS256", "ES256"))
     assert (bearer.principal_claim, bearer.groups_claim, bearer.leeway_seconds) == ("sub", "realm_access.roles", 30)
     assert file.mtls.principal_from == "cn"
-    assert [(u.name, u.groups) for u in file.users] == [("ci-publisher", ("payments",)), ("billing-gateway", ("payments",))]
+    assert [(u.name, u.groups) for u in file.users] == [
+        ("ci-publisher", ("payments",)), ("billing-gateway", ("payments",))]
     assert file.users_by_name["billing-gateway"].password is None
     admin, write, read = file.grants
     assert (admin.principal, admin.role, admin.global_scope, admin.subjects) == ("user:ops", Role.ADMIN, True, ())
@@ -143,7 +144,8 @@ INVALID = [
                  id="duplicate-user"),
     pytest.param("[extra]\n", "(file)", "unknown key 'extra'", id="unknown-section"),
     pytest.param(AUTH + "realms = \"x\"\n", "[authentication]", "unknown key 'realms'", id="unknown-auth-key"),
-    pytest.param(AUTH + "methods = [\"basic\", \"kerberos\"]\n", "[authentication].methods", "unknown method 'kerberos'",
+    pytest.param(AUTH + "methods = [\"basic\", \"kerberos\"]\n", "[authentication].methods",
+                 "unknown method 'kerberos'",
                  id="unknown-method"),
     pytest.param(AUTH + "methods = []\n", "[authentication].methods", "at least one", id="no-methods"),
     pytest.param(AUTH + "methods = [\"basic\", \"basic\"]\n", "[authentication].methods", "at most once",
@@ -189,7 +191,8 @@ INVALID = [
                  "users[0].password", "ln=12 is outside 14-20", id="weak-hash"),
     pytest.param("[[users]]\nname = \"a\"\npassword = [\"hunter2\"]\n", "users[0].password",
                  "must be a string (a $scrypt$ PHC hash)", id="password-not-a-string"),
-    pytest.param("[[users]]\nname = \"a\"\nrole = \"admin\"\n", "users[0]", "unknown key 'role'", id="user-unknown-key"),
+    pytest.param("[[users]]\nname = \"a\"\nrole = \"admin\"\n", "users[0]", "unknown key 'role'",
+                 id="user-unknown-key"),
     pytest.param("[[users]]\ngroups = [\"g\"]\n", "users[0]", "has no name", id="user-without-name"),
     pytest.param("[[users]]\nname = \"\"\n", "users[0].name", "non-empty", id="user-empty-name"),
     pytest.param(f"[[users]]\nname = \"a:b\"\npassword = \"{GOOD_HASH}\"\n", "users[0].name", "':'",
@@ -281,7 +284,8 @@ def test_gunicorn_wsgi_app_stops_on_an_invalid_file_naming_it(tmp_path: Path, co
     deploy config, the master checks the file before it forks."""
     from support.postgres import free_port
 
-    path = write_file(tmp_path / "auth.toml", "[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"regex:[\"]\n")
+    path = write_file(tmp_path / "auth.toml",
+                      "[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"regex:[\"]\n")
     result = subprocess.run(
         [sys.executable, "-m", "gunicorn", *config, "-b", f"127.0.0.1:{free_port()}", "-w", "1", "wsgi:app"],
         capture_output=True, text=True, cwd=REPO_ROOT, timeout=60,
