@@ -40,7 +40,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     """Settings from REGISTRY_* variables, overridden by the flags given on the command line."""
     overrides = {
         name: getattr(args, name)
-        for name in ("host", "port", "workers", "threads", "database_url", "access_log", "access_log_format")
+        for name in ("host", "port", "workers", "threads", "database_url", "access_log", "access_log_format",
+                     "certfile", "keyfile", "ca_certs", "cert_reqs")
         if getattr(args, name, None) is not None
     }
     return Settings.from_env().with_overrides(**overrides)
@@ -48,8 +49,13 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def cmd_serve(settings: Settings) -> int:
     from app.security.errors import AuthFileError
-    from app.serving import RegistryServer, prepare_authentication, prepare_database, prepare_metrics_dir
+    from app.serving import (RegistryServer, TlsFilesError, check_tls_files, prepare_authentication,
+                             prepare_database, prepare_metrics_dir)
 
+    try:
+        check_tls_files(settings.certfile, settings.keyfile, settings.ca_certs)
+    except TlsFilesError as exc:
+        return fail(str(exc))
     try:
         prepare_authentication(settings)
     except AuthFileError as exc:
@@ -175,6 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="log every request to PATH, or to stdout without one (REGISTRY_ACCESS_LOG)")
     serve.add_argument("--access-log-format", choices=("text", "json"),
                        help="text (gunicorn's lines) or json (one object per request) (REGISTRY_ACCESS_LOG_FORMAT)")
+    tls = serve.add_argument_group("TLS (gunicorn's own options of the same names)")
+    tls.add_argument("--certfile", help="server certificate chain, PEM; serves HTTPS (REGISTRY_CERTFILE)")
+    tls.add_argument("--keyfile", help="server private key, PEM, unless in --certfile (REGISTRY_KEYFILE)")
+    tls.add_argument("--ca-certs", help="CA file for client certificates (REGISTRY_CA_CERTS)")
+    tls.add_argument("--cert-reqs", type=int, choices=(0, 1, 2),
+                     help="client certificates: 0 not asked, 1 optional, 2 required (REGISTRY_CERT_REQS)")
     serve.set_defaults(handler=cmd_serve)
 
     db = commands.add_parser("db", help="database schema migrations").add_subparsers(dest="db_command", required=True)

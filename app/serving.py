@@ -75,9 +75,48 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         # instances on one host (or a test run next to a dev server) would fight over.
         "control_socket_disable": True,
         **({"logger_class": JSON_ACCESS_LOGGER} if settings.access_log_format == "json" else {}),
+        **tls_options(settings),
         "child_exit": worker_exited,
         "on_exit": server_exited,
     }
+
+
+def tls_options(settings: Settings) -> dict[str, Any]:
+    """gunicorn's own TLS settings (the same four a `python -m gunicorn --certfile ...` command
+    line sets), only when TLS is configured, so a plain-HTTP server's configuration is exactly
+    gunicorn's defaults."""
+    if not settings.certfile:
+        return {}
+    options: dict[str, Any] = {"certfile": settings.certfile, "cert_reqs": settings.cert_reqs}
+    if settings.keyfile:
+        options["keyfile"] = settings.keyfile
+    if settings.ca_certs:
+        options["ca_certs"] = settings.ca_certs
+    return options
+
+
+class TlsFilesError(Exception):
+    """The certificate, key or CA file cannot be used: found by the master before it binds,
+    with one line naming the file, rather than by every worker as it boots."""
+
+
+def check_tls_files(certfile: str | None, keyfile: str | None, ca_certs: str | None) -> None:
+    """Build the server context once, as gunicorn's workers will, to fail early and clearly."""
+    if not certfile:
+        return
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(certfile, keyfile or None)
+    except (OSError, ssl.SSLError) as exc:
+        files = certfile + (f" / {keyfile}" if keyfile else "")
+        raise TlsFilesError(f"cannot use the TLS certificate and key {files}: {exc}") from None
+    if ca_certs:
+        try:
+            context.load_verify_locations(cafile=ca_certs)
+        except (OSError, ssl.SSLError) as exc:
+            raise TlsFilesError(f"cannot use the client CA file {ca_certs}: {exc}") from None
 
 
 def prepare_metrics_dir() -> None:
@@ -124,6 +163,11 @@ def prepare_authentication(settings: Settings) -> None:
         from app.security.authfile import load_auth_file
 
         _master_auth_file = load_auth_file(settings.auth_file)
+        bearer = _master_auth_file.bearer
+        if bearer is not None and bearer.jwks_file and "bearer" in _master_auth_file.authentication.methods:
+            from app.security.bearer import BearerVerifier
+
+            BearerVerifier(bearer)  # a key file that does not load is an invalid auth file
     elif not _is_loopback(settings.host):
         logging.getLogger(__name__).warning(
             "sqlregistry: listening on %s without REGISTRY_AUTH_FILE: every caller may register, delete and "

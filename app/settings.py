@@ -79,6 +79,14 @@ class Settings:
     # Comma-separated CIDRs of the proxies whose `X-Forwarded-For` the audit trail records;
     # from any other peer the header is ignored (a client could write anything in it).
     trusted_proxies: str = ""
+    # TLS, served by gunicorn itself (gunicorn's --certfile, --keyfile, --ca-certs, --cert-reqs):
+    # the server's certificate chain and key as PEM files; with `ca_certs`, the CA whose client
+    # certificates are verified, and `cert_reqs` 1 (a client may present one) or 2 (every
+    # client must). Empty `certfile`: plain HTTP.
+    certfile: str = ""
+    keyfile: str = ""
+    ca_certs: str = ""
+    cert_reqs: int = 0
 
     def __post_init__(self) -> None:
         # Values gunicorn would accept and then fail on while booting a worker (threads=0), or
@@ -102,6 +110,17 @@ class Settings:
                 f"REGISTRY_ACCESS_LOG_FORMAT: must be one of {', '.join(ACCESS_LOG_FORMATS)}, "
                 f"got {self.access_log_format!r}"
             )
+        self._check_tls()
+
+    def _check_tls(self) -> None:
+        """Combinations gunicorn would take and then serve wrongly are refused: client
+        certificates without a CA file would be checked against the system's public CAs."""
+        if self.cert_reqs not in (0, 1, 2):
+            raise ValueError(f"REGISTRY_CERT_REQS (--cert-reqs): must be 0, 1 or 2, got {self.cert_reqs}")
+        if not self.certfile and (self.keyfile or self.ca_certs or self.cert_reqs):
+            raise ValueError("REGISTRY_CERTFILE (--certfile): needed with --keyfile, --ca-certs or --cert-reqs")
+        if self.cert_reqs and not self.ca_certs:
+            raise ValueError("REGISTRY_CA_CERTS (--ca-certs): needed to verify client certificates (--cert-reqs 1 or 2)")
 
     @property
     def trusted_proxy_networks(self) -> tuple[IPv4Network | IPv6Network, ...]:

@@ -1,8 +1,11 @@
-"""What Basic authentication costs a producer's hot read: `GET /schemas/ids/{id}` req/s with
-a valid Basic credential vs the same server code with authentication off, the process CPU
+"""What authentication costs a producer's hot read: `GET /schemas/ids/{id}` req/s with a
+valid Basic credential and with a valid bearer token (targets 0.85x and 0.8x) vs the same
+server code with authentication off, the process CPU
 µs per such request driven straight through the WSGI app (steadier than throughput on a
 shared machine), and one cold scrypt verification at the default cost (what a worker pays
-once per credential per `cache_seconds`, and what every failed login costs).
+once per credential per `cache_seconds`, and what every failed login costs), and one token
+verification at first sight (RS256 signature) and when seen before (SHA-256 cache). The
+identity provider is tests/support/idp.py on loopback.
 
 Two gunicorn servers (same flags, same SQLite file, one with REGISTRY_AUTH_FILE) stay up
 side by side and take turns under load, so machine noise hits both alike; the best round of
@@ -31,6 +34,8 @@ sys.path.insert(0, str(REPO))  # app, for the hashes and the in-process apps
 sys.path.insert(0, str(REPO / "tests"))  # read_path's servers live in tests/support
 
 from read_path import Figures, prepare_registry, register, run_wrk, start_gunicorn  # noqa: E402
+from support.idp import IdentityProvider  # noqa: E402
+
 USER, PASSWORD = "bench-reader", "correct horse battery staple"
 
 
@@ -47,7 +52,27 @@ def cold_verification_ms(samples: int = 7) -> tuple[float, float]:
     return statistics.median(times), min(times)
 
 
-def in_process_us(auth_file: Path, workdir: Path, requests: int, rounds: int) -> dict[str, float]:
+def token_verification_us(idp: IdentityProvider, tokens: int = 200) -> tuple[float, float]:
+    """µs per verification of a token seen for the first time, and of one seen before."""
+    from app.security.bearer import BearerVerifier
+    from app.security.records import BearerSettings
+
+    verifier = BearerVerifier(BearerSettings(algorithms=("RS256",), jwks_url=idp.jwks_url, issuer=idp.issuer,
+                                             audience="sqlregistry"))
+    fresh = [idp.token(sub=f"user-{i}") for i in range(tokens)]
+    verifier.verify(idp.token())  # the JWKS fetch is in neither figure
+    started = time.perf_counter()
+    for token in fresh:
+        verifier.verify(token)
+    first = (time.perf_counter() - started) / tokens
+    started = time.perf_counter()
+    for _ in range(10):
+        for token in fresh:
+            verifier.verify(token)
+    return first * 1e6, (time.perf_counter() - started) / (tokens * 10) * 1e6
+
+
+def in_process_us(auth_file: Path, workdir: Path, requests: int, rounds: int, bearer: str) -> dict[str, float]:
     """Best-of-rounds process CPU µs per `GET /schemas/ids/1` through the WSGI callable."""
     from read_cpu import SCHEMA, environ
 
@@ -59,7 +84,8 @@ def in_process_us(auth_file: Path, workdir: Path, requests: int, rounds: int) ->
     on = create_app(Settings(database_url=url, metrics=False, auth_file=str(auth_file)))
     off.test_client().post("/subjects/bench-value/versions", json={"schema": SCHEMA})
     header = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
-    apps = {"auth off": (off.wsgi_app, {}), "valid Basic": (on.wsgi_app, {"HTTP_AUTHORIZATION": header})}
+    apps = {"auth off": (off.wsgi_app, {}), "valid Basic": (on.wsgi_app, {"HTTP_AUTHORIZATION": header}),
+            "bearer token": (on.wsgi_app, {"HTTP_AUTHORIZATION": bearer})}
 
     def run(app, extra: dict[str, str], count: int) -> float:
         statuses: list[str] = []
@@ -80,10 +106,13 @@ def in_process_us(auth_file: Path, workdir: Path, requests: int, rounds: int) ->
     return best
 
 
-def write_auth_file(path: Path) -> None:
+def write_auth_file(path: Path, idp: IdentityProvider) -> None:
     from app.security.passwords import hash_password
 
-    path.write_text(f'[[users]]\nname = "{USER}"\npassword = "{hash_password(PASSWORD)}"\ngroups = ["readers"]\n')
+    path.write_text(f'[authentication]\nmethods = ["basic", "bearer"]\n\n'
+                    f'[bearer]\njwks_url = "{idp.jwks_url}"\nissuer = "{idp.issuer}"\naudience = "sqlregistry"\n'
+                    f'algorithms = ["RS256"]\ngroups_claim = "realm_access.roles"\n\n'
+                    f'[[users]]\nname = "{USER}"\npassword = "{hash_password(PASSWORD)}"\ngroups = ["readers"]\n')
 
 
 def _python_load(host: str, port: int, path: str, headers: dict[str, str], duration: float, connections: int,
@@ -146,20 +175,25 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="sqlreg-auth-bench-"))
     database_url = f"sqlite:///{workdir / 'registry.db'}"
     auth_file = workdir / "auth.toml"
-    write_auth_file(auth_file)
-    cpu = in_process_us(auth_file, workdir, args.in_process_requests, args.rounds)
-    prepare_registry(database_url)
-    env = {"REGISTRY_DATABASE_URL": database_url, "REGISTRY_LOG_LEVEL": "warning", "REGISTRY_AUTO_MIGRATE": "false"}
+    idp = IdentityProvider()
+    token = "Bearer " + idp.token({"realm_access": {"roles": ["readers"]}}, lifetime=3600)
+    write_auth_file(auth_file, idp)
+    first_us, seen_us = token_verification_us(idp)
     header = {"Authorization": "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()}
     servers = []
     try:
+        cpu = in_process_us(auth_file, workdir, args.in_process_requests, args.rounds, token)
+        prepare_registry(database_url)
+        env = {"REGISTRY_DATABASE_URL": database_url, "REGISTRY_LOG_LEVEL": "warning",
+               "REGISTRY_AUTO_MIGRATE": "false"}
         servers.append(start_gunicorn("wsgi:app", env, args.workers, args.threads, workdir / "off.log"))
         servers.append(start_gunicorn("wsgi:app", {**env, "REGISTRY_AUTH_FILE": str(auth_file)}, args.workers,
                                       args.threads, workdir / "basic.log"))
         off, basic = servers
         schema_id = register(off.url, "bench-value")
         path = f"/schemas/ids/{schema_id}"
-        variants = {"auth off": (off.url, {}), "valid Basic": (basic.url, header)}
+        variants = {"auth off": (off.url, {}), "valid Basic": (basic.url, header),
+                    "bearer token": (basic.url, {"Authorization": token})}
         for url, headers in variants.values():
             drive(url + path, headers, 3, args.connections, use_wrk)  # warm-up: caches, one scrypt per worker
         best: dict[str, Figures] = {}
@@ -171,6 +205,7 @@ def main() -> None:
     finally:
         for server in servers:
             server.stop()
+        idp.down()
         shutil.rmtree(workdir, ignore_errors=True)
 
     generator = "wrk" if use_wrk else "python http.client"
@@ -183,8 +218,9 @@ def main() -> None:
         print(f"{name:<28} {fig.rps:>9.0f} {fig.p50_ms:>8.2f} {fig.p99_ms:>8.2f} {fig.rps / baseline:>7.2f}")
     print(f"in process, CPU µs per request (best of {args.rounds} x {args.in_process_requests}): "
           + ", ".join(f"{name} {us:.0f}" for name, us in cpu.items())
-          + f"; ratio {cpu['auth off'] / cpu['valid Basic']:.2f}")
+          + f"; ratio Basic {cpu['auth off'] / cpu['valid Basic']:.2f}, bearer {cpu['auth off'] / cpu['bearer token']:.2f}")
     print(f"one cold scrypt verification (ln=15, r=8, p=1): median {median_ms:.1f} ms, best {min_ms:.1f} ms")
+    print(f"one token verification (RS256, 2048-bit key): first sight {first_us:.0f} µs, seen before {seen_us:.1f} µs")
 
 
 if __name__ == "__main__":

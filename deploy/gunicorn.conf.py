@@ -16,13 +16,18 @@ private temporary one unless set; see app/metrics.py); the `child_exit` and `on_
 that tidy it come with the other options. REGISTRY_ACCESS_LOG_FORMAT=json makes the access
 log one JSON object per request (app/access_log.py). REGISTRY_AUTH_FILE turns authentication
 on; an invalid file stops the master here with one line.
+
+HTTPS: REGISTRY_CERTFILE and REGISTRY_KEYFILE (PEM); client certificates with REGISTRY_CA_CERTS
+and REGISTRY_CERT_REQS (1 optional, 2 required), checked once here before any worker starts.
+gunicorn's own `--certfile/--keyfile/--ca-certs/--cert-reqs` on the command line work as well
+and take precedence.
 """
 from __future__ import annotations
 
 import os
 import sys
 
-from app.serving import gunicorn_options, prepare_database, prepare_metrics_dir
+from app.serving import TlsFilesError, check_tls_files, gunicorn_options, prepare_database, prepare_metrics_dir
 from app.settings import Settings
 
 _settings = Settings.from_env()
@@ -35,6 +40,11 @@ def on_starting(server: object) -> None:
     from app.security.errors import AuthFileError
     from app.serving import prepare_authentication
 
+    try:
+        cfg = server.cfg  # type: ignore[attr-defined]
+        check_tls_files(cfg.certfile, cfg.keyfile, cfg.ca_certs)
+    except TlsFilesError as exc:
+        sys.exit(f"sqlregistry: error: {exc}")
     try:
         prepare_authentication(_settings)
     except AuthFileError as exc:

@@ -214,3 +214,40 @@ def confluent(live_server: str):
     client = SchemaRegistryClient({"url": live_server})
     yield client
     client.close()
+
+
+# ------------------------------------------------------------------ identity provider
+@pytest.fixture
+def idp():
+    """A loopback identity provider publishing a JWKS (tests/support/idp.py); per test, since
+    tests rotate its keys and take it down."""
+    from support.idp import IdentityProvider
+
+    provider = IdentityProvider()
+    yield provider
+    provider.down()
+
+
+# ------------------------------------------------------------------ TLS
+@pytest.fixture(scope="session")
+def pki(tmp_path_factory: pytest.TempPathFactory):
+    """Throwaway CAs, a server certificate for 127.0.0.1/localhost and client certificates
+    (tests/support/pki.py), as PEM files."""
+    from support.pki import make_pki
+
+    return make_pki(tmp_path_factory.mktemp("pki"))
+
+
+@pytest.fixture(scope="session")
+def tls_live_server(pki, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """`sqlregistry serve` over HTTPS on SQLite (TLS does not depend on the database), asking
+    for client certificates of the test CA but not requiring them (`--cert-reqs 1`). Shared
+    like `live_server`: tests use subjects of their own."""
+    from support.live import start_tls_server
+
+    workdir = tmp_path_factory.mktemp("live-tls")
+    server = start_tls_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log", pki, cert_reqs=1)
+    try:
+        yield server
+    finally:
+        server.stop()

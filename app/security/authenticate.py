@@ -12,14 +12,17 @@ registry with Basic alone never loads PyJWT.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from app.core.access import Principal
 from app.security.basic import BasicAuthenticator, FailureLimiter, user_principal
-from app.security.errors import Unauthenticated
+from app.security.errors import AuthFileError, Unauthenticated
 from app.security.records import AuthenticationSettings, AuthFile
-from app.security.reload import AuthFileWatcher
+from app.security.reload import AuthFileWatcher, describe
+
+log = logging.getLogger(__name__)
 
 # The principal of a request without credentials when the file allows anonymous callers
 # (the core's ANONYMOUS, method "none", stands for "no authentication configured").
@@ -59,13 +62,20 @@ class Authenticator:
         self.watcher = watcher
         self._limiter = FailureLimiter()
         self._methods = self._build(watcher.current(), None)
+        self._unusable: AuthFile | None = None
 
     def methods(self) -> _Methods:
-        """The methods of the file in force, rebuilt after a reload."""
+        """The methods of the file in force, rebuilt after a reload. A reloaded file whose
+        methods cannot be built (a new `jwks_file` that does not load) is treated like an
+        invalid file: logged once, and the previous methods stay in force."""
         file = self.watcher.current()
         methods = self._methods
-        if methods.file is not file:
-            methods = self._methods = self._build(file, methods)
+        if methods.file is not file and file is not self._unusable:
+            try:
+                methods = self._methods = self._build(file, methods)
+            except AuthFileError as exc:
+                self._unusable = file
+                log.error("%s; the previous auth file stays in force", describe(self.watcher.path, exc))
         return methods
 
     def authenticate(self, environ: dict[str, Any]) -> Principal:
@@ -81,10 +91,10 @@ class Authenticator:
             # The scheme itself is not logged: a client that sends a bare secret has no scheme.
             raise Unauthenticated("Authorization header with a scheme this server does not accept")
         if methods.mtls:
+            from app.security.certificates import peer_certificate, principal_from_certificate
+
             certificate = peer_certificate(environ)
             if certificate:
-                from app.security.certificates import principal_from_certificate
-
                 settings = methods.file.mtls
                 assert settings is not None  # the loader fills in [mtls] when the method is on
                 name = principal_from_certificate(certificate, settings)
@@ -114,14 +124,3 @@ class Authenticator:
                 bearer = BearerVerifier(file.bearer)
         return _Methods(file, basic, bearer, "mtls" in enabled)
 
-
-def peer_certificate(environ: dict[str, Any]) -> dict[str, Any] | None:
-    """The verified client certificate gunicorn's TLS socket holds, if any."""
-    sock = environ.get("gunicorn.socket")
-    getpeercert = getattr(sock, "getpeercert", None)
-    if getpeercert is None:
-        return None
-    try:
-        return getpeercert() or None
-    except ValueError:  # the handshake has not completed (not expected once a request is read)
-        return None

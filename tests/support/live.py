@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from support.pki import TestPki
 from support.postgres import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -57,19 +59,41 @@ def start_server(
     return launch(command, port, log_path, {"REGISTRY_LOG_LEVEL": "warning", **(env or {})}, timeout)
 
 
+def start_tls_server(
+    database_url: str, log_path: Path, pki: TestPki, cert_reqs: int = 1, workers: int = 2,
+    env: dict[str, str] | None = None, timeout: float = 60.0,
+) -> LiveServer:
+    """`sqlregistry serve` over HTTPS with the test PKI's server certificate; with
+    `cert_reqs` 1 or 2, client certificates of the PKI's CA are asked for (2: required)."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "app.cli", "serve",
+        "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), "--database-url", database_url,
+        "--certfile", str(pki.server.cert_path), "--keyfile", str(pki.server.key_path),
+    ]
+    if cert_reqs:
+        command += ["--ca-certs", str(pki.ca.cert_path), "--cert-reqs", str(cert_reqs)]
+    # The readiness probe presents a client certificate, which a server with --cert-reqs 2 needs.
+    probe = pki.client_cn.client_context(pki.ca)
+    return launch(command, port, log_path, {"REGISTRY_LOG_LEVEL": "warning", **(env or {})}, timeout, tls=probe)
+
+
 def launch(
-    command: list[str], port: int, log_path: Path, env: dict[str, str] | None = None, timeout: float = 60.0
+    command: list[str], port: int, log_path: Path, env: dict[str, str] | None = None, timeout: float = 60.0,
+    tls: ssl.SSLContext | None = None,
 ) -> LiveServer:
     """Run an HTTP server command from the repository root, output to `log_path`, and return
-    once it answers `GET /` on the loopback `port` (the benchmarks start other servers too)."""
+    once it answers `GET /` on the loopback `port` (the benchmarks start other servers too);
+    with `tls`, over HTTPS with that client context."""
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     log = log_path.open("wb")
     process = subprocess.Popen(command, cwd=REPO_ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL)
     log.close()
-    server = LiveServer(url=f"http://127.0.0.1:{port}", process=process, log_path=log_path)
+    scheme = "https" if tls is not None else "http"
+    server = LiveServer(url=f"{scheme}://127.0.0.1:{port}", process=process, log_path=log_path)
     name = " ".join(command[2:4])  # "app.cli serve", "gunicorn wsgi:app"
-    if answers(process, server.url + "/", timeout):
+    if answers(process, server.url + "/", timeout, tls):
         return server
     if process.poll() is not None:
         raise RuntimeError(f"{name} exited with {process.returncode} before answering:\n{server.log_tail()}")
@@ -77,14 +101,14 @@ def launch(
     raise RuntimeError(f"{name} did not answer GET / within {timeout:.0f}s:\n{server.log_tail()}")
 
 
-def answers(process: subprocess.Popen[bytes], url: str, timeout: float) -> bool:
+def answers(process: subprocess.Popen[bytes], url: str, timeout: float, tls: ssl.SSLContext | None = None) -> bool:
     """Whether `url` answers 200 within `timeout` seconds; False as soon as `process` exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             return False
         try:
-            with urllib.request.urlopen(url, timeout=2) as reply:
+            with urllib.request.urlopen(url, timeout=2, context=tls) as reply:
                 if reply.status == 200:
                     return True
         except (urllib.error.URLError, ConnectionError, TimeoutError):
