@@ -7,6 +7,7 @@ from app.api.paths import normalized_context
 from app.api.render import empty_response, json_response
 from app.api.requests import page, text
 from app.api.service import registry
+from app.security.caller import current_principal
 
 bp = Blueprint("contexts", __name__)
 
@@ -14,11 +15,13 @@ bp = Blueprint("contexts", __name__)
 @bp.get("/contexts")
 def list_contexts() -> Response:
     offset, limit = page()
-    return json_response(registry().list_contexts(text("contextPrefix") or "", offset=offset, limit=limit))
+    return json_response(registry().list_contexts(
+        text("contextPrefix") or "", offset=offset, limit=limit, principal=current_principal()
+    ))
 
 
 @bp.delete("/contexts/<segment:context>")
 def delete_context(context: str) -> Response:
     """`{ctx}` arrives as `:.ctx:` after the rewrite; `ctx` and `.ctx` are accepted as well."""
-    registry().delete_context(normalized_context(context))
+    registry().delete_context(normalized_context(context), principal=current_principal())
     return empty_response()

@@ -9,6 +9,7 @@ from flask import Blueprint, Response
 from app.api.render import json_response, mode_entity
 from app.api.requests import flag, mode_value, read_body
 from app.api.service import registry
+from app.security.caller import current_principal
 
 bp = Blueprint("mode", __name__)
 _GLOBAL = {"subject": None}
@@ -17,18 +18,20 @@ _GLOBAL = {"subject": None}
 @bp.get("/mode", defaults=_GLOBAL)
 @bp.get("/mode/<subject:subject>")
 def get_mode(subject: str | None) -> Response:
-    return json_response(mode_entity(registry().get_mode(subject, default_to_global=flag("defaultToGlobal"))))
+    return json_response(mode_entity(registry().get_mode(
+        subject, default_to_global=flag("defaultToGlobal"), principal=current_principal()
+    )))
 
 
 @bp.put("/mode", defaults=_GLOBAL)
 @bp.put("/mode/<subject:subject>")
 def put_mode(subject: str | None) -> Response:
     mode = mode_value(read_body())
-    registry().update_mode(subject, mode, force=flag("force"))
+    registry().update_mode(subject, mode, force=flag("force"), principal=current_principal())
     return json_response(mode_entity(mode))
 
 
 @bp.delete("/mode", defaults=_GLOBAL)
 @bp.delete("/mode/<subject:subject>")
 def delete_mode(subject: str | None) -> Response:
-    return json_response(mode_entity(registry().delete_mode(subject, recursive=flag("recursive"))))
+    return json_response(mode_entity(registry().delete_mode(subject, recursive=flag("recursive"), principal=current_principal())))

@@ -12,6 +12,7 @@ from app.api.render import (
 )
 from app.api.requests import flag, metadata_pairs, page, read_body, schema_request, subject_prefix, text
 from app.api.service import registry
+from app.security.caller import current_principal
 
 bp = Blueprint("subjects", __name__)
 
@@ -26,6 +27,7 @@ def list_subjects() -> Response:
         deleted_only=flag("deletedOnly"),
         offset=offset,
         limit=limit,
+        principal=current_principal(),
     )
     return json_response(subjects)
 
@@ -38,18 +40,21 @@ def lookup(subject: str) -> Response:
         normalize=flag("normalize"),
         deleted=flag("deleted"),
         fmt=text("format"),
+        principal=current_principal(),
     )
     return json_response(schema_entity(found))
 
 
 @bp.delete("/subjects/<subject:subject>")
 def delete_subject(subject: str) -> Response:
-    return json_response(registry().delete_subject(subject, permanent=flag("permanent")))
+    return json_response(registry().delete_subject(subject, permanent=flag("permanent"), principal=current_principal()))
 
 
 @bp.get("/subjects/<subject:subject>/metadata")
 def latest_with_metadata(subject: str) -> Response:
-    found = registry().latest_with_metadata(subject, metadata_pairs(), deleted=flag("deleted"), fmt=text("format"))
+    found = registry().latest_with_metadata(
+        subject, metadata_pairs(), deleted=flag("deleted"), fmt=text("format"), principal=current_principal()
+    )
     return json_response(schema_entity(found))
 
 
@@ -63,6 +68,7 @@ def list_versions(subject: str) -> Response:
         deleted_as_negative=flag("deletedAsNegative"),
         offset=offset,
         limit=limit,
+        principal=current_principal(),
     )
     return json_response(versions)
 
@@ -75,29 +81,38 @@ def register(subject: str) -> Response:
         normalize=flag("normalize"),
         force=flag("force"),
         fmt=text("format"),
+        principal=current_principal(),
     )
     return json_response(registered_entity(registered))
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>")
 def get_version(subject: str, version: str) -> Response:
-    found = registry().get_version(subject, version, deleted=flag("deleted"), fmt=text("format"))
+    found = registry().get_version(
+        subject, version, deleted=flag("deleted"), fmt=text("format"), principal=current_principal()
+    )
     return rendered_response(found, schema_entity)
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>/schema")
 def get_raw_version(subject: str, version: str) -> Response:
-    found = registry().get_version(subject, version, deleted=flag("deleted"), fmt=text("format"))
+    found = registry().get_version(
+        subject, version, deleted=flag("deleted"), fmt=text("format"), principal=current_principal()
+    )
     return text_response(found.text)
 
 
 @bp.delete("/subjects/<subject:subject>/versions/<segment:version>")
 def delete_version(subject: str, version: str) -> Response:
-    return json_response(registry().delete_version(subject, version, permanent=flag("permanent")))
+    return json_response(registry().delete_version(
+        subject, version, permanent=flag("permanent"), principal=current_principal()
+    ))
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>/referencedby")
 def referenced_by(subject: str, version: str) -> Response:
     offset, limit = page()
-    ids = registry().referenced_by(subject, version, deleted=flag("deleted"), offset=offset, limit=limit)
+    ids = registry().referenced_by(
+        subject, version, deleted=flag("deleted"), offset=offset, limit=limit, principal=current_principal()
+    )
     return json_response(ids)

@@ -7,11 +7,12 @@ from flask import Blueprint, Response
 from app.api.render import json_response, registered_entity
 from app.api.requests import read_body, tag_request
 from app.api.service import registry
+from app.security.caller import current_principal
 
 bp = Blueprint("tags", __name__)
 
 
 @bp.post("/subjects/<subject:subject>/versions/<segment:version>/tags")
 def modify_tags(subject: str, version: str) -> Response:
-    registered = registry().modify_tags(subject, version, tag_request(read_body()))
+    registered = registry().modify_tags(subject, version, tag_request(read_body()), principal=current_principal())
     return json_response(registered_entity(registered))

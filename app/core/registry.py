@@ -44,7 +44,15 @@ from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
-from app.core.schema_reads import SCHEMAS_MAX_LIMIT, ContextId, ListedSchema, SchemaReads, SubjectVersionRef, prefix_scope
+from app.core.schema_reads import (
+    SCHEMAS_MAX_LIMIT,
+    ContextId,
+    ListedSchema,
+    SchemaReads,
+    SubjectVersionRef,
+    prefix_scope,
+    readable_holders,
+)
 from app.core.store import Storage, Store, SubjectRow
 from app.core.subject_settings import SubjectSettings
 from app.core.subjects import (
@@ -89,6 +97,7 @@ class RegistryService:
         self.authorizer: Authorizer = authorizer or AllowAll()
         self.events = events
         self._anonymous = Guard(self.authorizer, ANONYMOUS)
+        self._open = isinstance(self.authorizer, AllowAll)
         self.resolver = SchemaResolver(
             self.formats, settings.schema_cache_mb * 1024 * 1024, settings.max_schema_bytes, cache_stats
         )
@@ -102,8 +111,10 @@ class RegistryService:
         )
 
     def guard(self, principal: Principal) -> Guard:
-        """The anonymous caller's guard is made once: every hot read asks for it."""
-        if principal is ANONYMOUS:
+        """The anonymous caller's guard is made once when nothing is authorized (every hot
+        read asks for it); a real authorizer's answers change with its grants, and a guard
+        remembers them, so then each call gets a guard of its own."""
+        if principal is ANONYMOUS and self._open:
             return self._anonymous
         return Guard(self.authorizer, principal)
 
@@ -271,7 +282,7 @@ class RegistryService:
     def delete_subject(self, subject: str, permanent: bool = False, *, principal: Principal = ANONYMOUS) -> list[int]:
         """Checks in the reference's order: 40401, 40404, 42205, 42206, 40405 (§5.4)."""
         with self.storage.write() as store:
-            qs, row = self._resolved(store, subject, Action.DELETE, principal)
+            qs, row = self._resolved(store, subject, _delete_action(permanent), principal)
             versions = store.versions(row.id) if row else []
             if row is None or not versions:
                 raise SubjectNotFound.for_subject(qs.qualified())
@@ -304,7 +315,7 @@ class RegistryService:
         """Checks in the reference's order: 42202, 40406, 40401/40402, 42205, 42206, 40407."""
         number = parse_version(version)
         with self.storage.write() as store:
-            qs, row = self._resolved(store, subject, Action.DELETE, principal)
+            qs, row = self._resolved(store, subject, _delete_action(permanent), principal)
             versions = store.versions(row.id) if row else []
             if number is None:
                 live = [v for v in versions if not v.deleted]
@@ -338,15 +349,19 @@ class RegistryService:
         *, principal: Principal = ANONYMOUS,
     ) -> list[int]:
         """Ids of schemas referencing the subject-version (which may itself be soft-deleted);
-        soft-deleted referrers only with `deleted`. Sorted by (context, id)."""
+        soft-deleted referrers only with `deleted`. Sorted by (context, id). A restricted
+        caller sees the ids it could fetch: those with a holder it may read."""
         number = parse_version(version)
+        guard = self.guard(principal)
         with self.storage.read() as store:
             qs, _ = self._resolved(store, subject, Action.READ, principal)
             row, found = store.subject_version(qs.context, qs.name, number)
             if found is None:
                 raise self._version_missing(store, qs, row, number, True)
             referrers = store.referrers(qs.context, qs.name, [found.version])
-        ids = sorted({(r.schema_context, r.schema_id) for r in referrers if deleted or not r.deleted})
+            ids = sorted({(r.schema_context, r.schema_id) for r in referrers if deleted or not r.deleted})
+            if not guard.unrestricted:
+                ids = [(ctx, i) for ctx, i in ids if readable_holders(store.holders_of_id(i, ctx), guard)]
         return page([schema_id for _, schema_id in ids], offset, limit, SCHEMAS_MAX_LIMIT)
 
     # ---------------------------------------------------------------- compatibility
@@ -408,9 +423,19 @@ class RegistryService:
         return removed
 
     # ---------------------------------------------------------------- contexts
-    def list_contexts(self, context_prefix: str = "", offset: int = 0, limit: int = -1) -> list[str]:
+    def list_contexts(
+        self, context_prefix: str = "", offset: int = 0, limit: int = -1, *, principal: Principal = ANONYMOUS
+    ) -> list[str]:
+        """The default context, and every other one (to a restricted caller: those holding a
+        subject, live or soft-deleted, that it may read)."""
+        guard = self.guard(principal)
         with self.storage.read() as store:
-            names = sorted(set(store.contexts()) - {DEFAULT_CONTEXT})
+            if guard.unrestricted:
+                names = sorted(set(store.contexts()) - {DEFAULT_CONTEXT})
+            else:
+                held = [QualifiedSubject(s.context, s.name).qualified()
+                        for s in store.subject_summaries(None, "") if s.all_versions > 0]
+                names = sorted({QualifiedSubject.parse(q).context for q in guard.filter(held)} - {DEFAULT_CONTEXT})
         wanted = (context_prefix or "").strip()
         everything = [DEFAULT_CONTEXT, *names]
         if wanted:
@@ -469,3 +494,8 @@ def _settings_scope(subject: str | None) -> str:
         return ""
     qs = QualifiedSubject.parse(subject)
     return qs.qualified() if qs.name or qs.context == DEFAULT_CONTEXT else f":{qs.context}:"
+
+
+def _delete_action(permanent: bool) -> Action:
+    """A permanent delete cannot be undone: an administrator's call."""
+    return Action.ADMIN if permanent else Action.DELETE
