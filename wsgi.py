@@ -1,3 +1,19 @@
-from app.factory import create_app
+"""`gunicorn wsgi:app`: the registry configured from REGISTRY_* variables.
 
-app = create_app()
+Each worker builds the app after the fork. An invalid auth file ends the worker with
+gunicorn's "failed to boot" status (3), which stops the master instead of respawning the
+worker forever, after one line naming the file, the entry and the problem.
+"""
+import sys
+
+from app.factory import create_app
+from app.security.errors import AuthFileError
+from app.security.reload import describe
+from app.settings import Settings
+
+_settings = Settings.from_env()
+try:
+    app = create_app(_settings)
+except AuthFileError as exc:
+    print(f"sqlregistry: error: {describe(_settings.auth_file, exc)}", file=sys.stderr, flush=True)
+    sys.exit(3)

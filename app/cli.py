@@ -47,8 +47,14 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(settings: Settings) -> int:
-    from app.serving import RegistryServer, prepare_database, prepare_metrics_dir
+    from app.security.errors import AuthFileError
+    from app.security.reload import describe
+    from app.serving import RegistryServer, prepare_authentication, prepare_database, prepare_metrics_dir
 
+    try:
+        prepare_authentication(settings)
+    except AuthFileError as exc:
+        return fail(describe(settings.auth_file, exc))
     prepare_database(settings)
     if settings.metrics:
         prepare_metrics_dir()
@@ -120,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("check", help="test schema files against a subject's compatibility on a running registry")
     commands.add_parser("register", help="register schema files under a subject on a running registry")
     commands.add_parser("pipeline", help="decode registry-framed topic dumps with Spark (needs sqlregistry[pipeline])")
+    commands.add_parser("auth", help="auth file tools: hash-password, check-file")
     return parser
 
 
@@ -144,6 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.pipeline.job import main as pipeline_main  # pyspark only for this command
 
         return pipeline_main(words[1:])
+    if words and words[0] == "auth":
+        from app.security.commands import main as auth_main  # no settings, database or Flask
+
+        return auth_main(words[1:])
     args = build_parser().parse_args(words)
     try:
         settings = settings_from_args(args)

@@ -1,6 +1,9 @@
 """The application factory: the registry (app.wiring) behind the API blueprints, the health
-probes, and (unless REGISTRY_METRICS is off) the metrics that watch both."""
+probes, (unless REGISTRY_METRICS is off) the metrics that watch both, and (with
+REGISTRY_AUTH_FILE) authentication in front of them all."""
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from flask import Flask
 
@@ -9,11 +12,16 @@ from app.core.registry import RegistryService
 from app.settings import Settings
 from app.wiring import build_registry
 
+if TYPE_CHECKING:
+    from app.security.authenticate import Authenticator
+
 
 def create_app(settings: Settings | None = None, registry: RegistryService | None = None) -> Flask:
     """`registry` lets a caller (a test, a benchmark) serve a service it built itself; its
-    events, caches and pool are then not counted (requests still are)."""
+    events, caches and pool are then not counted (requests still are). An invalid auth file
+    raises `AuthFileError`."""
     settings = settings or Settings.from_env()
+    authenticator = _authenticator(settings)
     service = registry or _build(settings)
 
     app = Flask(__name__)
@@ -22,7 +30,25 @@ def create_app(settings: Settings | None = None, registry: RegistryService | Non
     register_api(app)
     app.register_blueprint(health.bp)
     telemetry.instrument(app, count=settings.metrics)
+    if authenticator is not None:
+        from app.security import gate
+
+        gate.install(app, authenticator)
     return app
+
+
+def _authenticator(settings: Settings) -> Authenticator | None:
+    if not settings.auth_file:
+        return None
+    from app.security.authenticate import Authenticator
+    from app.security.reload import AuthFileWatcher
+
+    on_reload_failure = None
+    if settings.metrics:
+        from app import metrics
+
+        on_reload_failure = metrics.AUTH_RELOAD_FAILURES.inc
+    return Authenticator(AuthFileWatcher(settings.auth_file, on_reload_failure=on_reload_failure))
 
 
 def _build(settings: Settings) -> RegistryService:

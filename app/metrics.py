@@ -79,6 +79,10 @@ DB_ERRORS = Counter(
     "including lost write races that are retried).",
     ("kind",),
 )
+AUTH_RELOAD_FAILURES = Counter(
+    "sqlregistry_auth_reload_failures_total",
+    "Changed auth files that did not load (the previous file stayed in force); each worker counts each bad version.",
+)
 
 
 class _Batch:

@@ -11,6 +11,8 @@ across fork would be shared by processes.
 """
 from __future__ import annotations
 
+import ipaddress
+import logging
 import os
 import shutil
 import tempfile
@@ -98,6 +100,30 @@ def server_exited(server: Any) -> None:
     """gunicorn's on_exit hook: remove the metrics directory `prepare_metrics_dir` made."""
     if _created_metrics_dir is not None:
         shutil.rmtree(_created_metrics_dir, ignore_errors=True)
+
+
+def prepare_authentication(settings: Settings) -> None:
+    """The master's check before forking: an invalid auth file raises `AuthFileError` here,
+    once, instead of failing every worker; without a file, a registry reachable from other
+    hosts is open to all of them, which is worth one warning."""
+    if settings.auth_file:
+        from app.security.authfile import load_auth_file
+
+        load_auth_file(settings.auth_file)
+    elif not _is_loopback(settings.host):
+        logging.getLogger(__name__).warning(
+            "sqlregistry: listening on %s without REGISTRY_AUTH_FILE: every caller may register, delete and "
+            "change settings", settings.host,
+        )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def prepare_database(settings: Settings) -> None:

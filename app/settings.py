@@ -60,6 +60,9 @@ class Settings:
     metrics: bool = True
     # Peers whose X-Forwarded-* headers are trusted (a load balancer's addresses; `*` for any).
     forwarded_allow_ips: str = "127.0.0.1,::1"
+    # The auth file (TOML: users, grants, bearer and mTLS settings; app/security/authfile.py).
+    # Empty: no authentication, every caller may do everything.
+    auth_file: str = ""
 
     def __post_init__(self) -> None:
         # Values gunicorn would accept and then fail on while booting a worker (threads=0), or

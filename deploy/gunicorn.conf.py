@@ -13,7 +13,8 @@ workers (through the environment they inherit) not to try again. It also prepare
 directory the workers share their Prometheus metrics through (PROMETHEUS_MULTIPROC_DIR, a
 private temporary one unless set; see app/metrics.py); the `child_exit` and `on_exit` hooks
 that tidy it come with the other options. REGISTRY_ACCESS_LOG_FORMAT=json makes the access
-log one JSON object per request (app/access_log.py).
+log one JSON object per request (app/access_log.py). REGISTRY_AUTH_FILE turns authentication
+on; an invalid file stops the master here with one line.
 """
 from __future__ import annotations
 
@@ -30,7 +31,14 @@ globals().update(gunicorn_options(_settings))
 def on_starting(server: object) -> None:
     """Runs once in the master (`server` is gunicorn's Arbiter) before any worker exists."""
     from app.operator_errors import explain_failure
+    from app.security.errors import AuthFileError
+    from app.security.reload import describe
+    from app.serving import prepare_authentication
 
+    try:
+        prepare_authentication(_settings)
+    except AuthFileError as exc:
+        sys.exit(f"sqlregistry: error: {describe(_settings.auth_file, exc)}")
     try:
         prepare_database(_settings)
     except Exception as exc:

@@ -1,108 +1,129 @@
-"""An app whose service authorizes with the auth file's grants (`GrantAuthorizer`), and a
-test client that names its caller.
+"""What the security tests share: password hashes made once per session (scrypt is slow on
+purpose), auth files written from text, and a registry app built over an auth file.
 
-Authentication is not what these tests are about: a test-only `before_request` puts the
-principal named by the `X-Test-Caller` header on `flask.g`, exactly where authentication
-leaves it, so the authorization table, the handlers and the core are the real ones."""
+The in-process tests run on SQLite only: authentication is decided before any storage is
+touched, so the database kind changes nothing they look at."""
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from typing import Any
+import base64
+import functools
+import hashlib
+import sqlite3
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
-from flask import Flask, g, request
+from flask import Flask, jsonify
 
-from app.core.access import Principal
-from app.core.registry import RegistryService
-from app.factory import create_app
-from app.security.authorizer import GrantAuthorizer
-from app.security.records import AuthFile
-from app.settings import Settings
-from app.wiring import build_registry
-from support.grants import ANONYMOUS_CALLER, auth_file, grant, user
+from app.security.caller import current_principal
+from app.security.passwords import hash_password
+from support.guarded import TABLE_FILE, GuardedRegistry, guarded_app
 
-V1_JSON = "application/vnd.schemaregistry.v1+json"
-
-# Roles on the `payments.` subjects of the default and `.staging` contexts, one caller per
-# rung, plus a caller with no grant, one that administers every subject (but not the
-# server), and the server's administrator.
-CALLERS: dict[str, Principal] = {
-    "nobody": user("nobody"),
-    "reader": user("reader"),
-    "writer": user("writer", "publishers"),
-    "owner": user("owner"),
-    "everywhere": user("everywhere"),
-    "ops": user("ops"),
-    "anonymous": ANONYMOUS_CALLER,
-}
-TABLE_FILE = auth_file(
-    grant("user:ops", "admin", scope="global"),
-    grant("user:reader", "read", "prefix:payments.", contexts=(".", ".staging")),
-    grant("group:publishers", "write", "prefix:payments.", contexts=(".", ".staging")),
-    grant("user:owner", "admin", "prefix:payments.", contexts=(".", ".staging")),
-    grant("user:everywhere", "admin", "*", contexts=("*",)),
-)
+# The cheapest accepted cost keeps the suite quick; the default cost is measured in bench/.
+TEST_LN = 14
 
 
-class Reply:
-    def __init__(self, response: Any) -> None:
-        self.status = response.status_code
-        self.raw = response.get_data()
-        self.content_type = response.headers.get("Content-Type")
-        try:
-            self.json = json.loads(self.raw) if self.raw else None
-        except ValueError:
-            self.json = None
-
-    def __repr__(self) -> str:
-        return f"<Reply {self.status} {self.raw[:300]!r}>"
+@functools.cache
+def hashed(password: str) -> str:
+    return hash_password(password, ln=TEST_LN)
 
 
-class Caller:
-    """Requests made as one caller."""
-
-    def __init__(self, app: Flask, name: str) -> None:
-        self.client = app.test_client()
-        self.name = name
-
-    def call(self, method: str, path: str, body: Any = None, query: str = "") -> Reply:
-        headers = {"X-Test-Caller": self.name}
-        data = None
-        if body is not None:
-            data, headers["Content-Type"] = json.dumps(body), V1_JSON
-        target = f"{path}?{query}" if query else path
-        return Reply(self.client.open(target, method=method, data=data, headers=headers))
-
-    def get(self, path: str, query: str = "") -> Reply:
-        return self.call("GET", path, query=query)
+def basic(name: str, password: str) -> dict[str, str]:
+    return {"Authorization": "Basic " + base64.b64encode(f"{name}:{password}".encode()).decode()}
 
 
-class GuardedRegistry:
-    """The app, its service, and callers by name."""
-
-    def __init__(self, app: Flask) -> None:
-        self.app = app
-        self.service: RegistryService = app.extensions["registry"]
-
-    def as_(self, name: str) -> Caller:
-        return Caller(self.app, name)
+def write_file(path: Path, text: str) -> Path:
+    path.write_text(textwrap.dedent(text))
+    return path
 
 
-def guarded_app(settings: Settings, file: AuthFile | None) -> Flask:
-    app = create_app(settings, registry=build_registry(settings, authorizer=GrantAuthorizer(lambda: file)))
+USERS = """
+[[users]]
+name = "alice"
+password = "{alice}"
+groups = ["payments", "ops"]
 
-    @app.before_request
-    def name_the_caller() -> None:  # what authentication does, minus the credentials
-        name = request.headers.get("X-Test-Caller")
-        if name is not None:
-            g.principal = CALLERS[name]
+[[users]]
+name = "bob"
+password = "{bob}"
 
-    return app
+[[users]]
+name = "billing-gateway"
+groups = ["payments"]
+"""
+
+
+def users_text() -> str:
+    return USERS.format(alice=hashed("alice-secret"), bob=hashed("bob-secret"))
+
+
+class ScryptSpy:
+    """Counts hashlib.scrypt calls (each one still runs): whether a request paid for a hash."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        real = hashlib.scrypt
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(hashlib, "scrypt", counted)
+
+    def take(self) -> int:
+        calls, self.calls = self.calls, 0
+        return calls
 
 
 @pytest.fixture
-def guarded(settings: Settings) -> Iterator[GuardedRegistry]:
+def scrypt_calls(monkeypatch: pytest.MonkeyPatch) -> ScryptSpy:
+    return ScryptSpy(monkeypatch)
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    target = tmp_path / "registry.db"
+    source, copy = sqlite3.connect(sqlite_template), sqlite3.connect(target)
+    try:
+        source.backup(copy)
+    finally:
+        source.close()
+        copy.close()
+    return f"sqlite:///{target}"
+
+
+@pytest.fixture
+def auth_app(sqlite_url: str, tmp_path: Path) -> Iterator[Callable[..., Flask]]:
+    """`auth_app(text)`: the registry with an auth file of that text (at tmp_path/auth.toml),
+    plus `GET /test/whoami`, which answers the principal the request was authenticated as."""
+    from app.factory import create_app
+    from app.settings import Settings
+
+    built: list[Flask] = []
+
+    def make(text: str, **overrides: object) -> Flask:
+        path = write_file(tmp_path / "auth.toml", text)
+        settings = Settings(database_url=sqlite_url, auth_file=str(path), **overrides)
+        app = create_app(settings)
+        app.add_url_rule("/test/whoami", "whoami", whoami)
+        built.append(app)
+        return app
+
+    yield make
+    for app in built:
+        app.extensions["registry"].storage.close()
+
+
+def whoami():
+    principal = current_principal()
+    return jsonify(name=principal.name, groups=sorted(principal.groups), method=principal.method)
+
+
+@pytest.fixture
+def guarded(settings) -> Iterator[GuardedRegistry]:
+    """The registry authorizing with `TABLE_FILE`'s grants, callers named by a header (both
+    databases: what a caller sees of lists and ids comes from storage)."""
     app = guarded_app(settings, TABLE_FILE)
     yield GuardedRegistry(app)
     app.extensions["registry"].storage.close()

@@ -16,7 +16,7 @@ from app.api.authorization import RULES, UNLISTED, rule_for
 from app.core.access import Action
 from app.core.registry import RegistryService
 from app.core.types import SchemaRequest
-from conftest import CALLERS, GuardedRegistry
+from support.guarded import CALLERS, GuardedRegistry
 
 SUBJECT = "payments.orders-value"
 OPS = CALLERS["ops"]

@@ -9,7 +9,7 @@ import pytest
 
 from app.core.registry import RegistryService
 from app.core.types import SchemaRequest
-from conftest import CALLERS, GuardedRegistry
+from support.guarded import CALLERS, GuardedRegistry
 
 OPS = CALLERS["ops"]
 

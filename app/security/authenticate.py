@@ -1,0 +1,122 @@
+"""Who is calling: one request's credentials against the auth file in force.
+
+The order is fixed by the format: an `Authorization` header decides alone (Basic or Bearer,
+whichever the file enables; any other scheme, or a disabled one, is refused); only without
+one is a verified client certificate asked (mTLS), and only without either is the caller
+anonymous, if the file allows it. A method's machinery (the Basic cache, the bearer
+verifier's key cache) is rebuilt when the file is reloaded, except a bearer verifier whose
+settings did not change, which keeps its fetched keys.
+
+The bearer and certificate modules are imported only when the file enables them: a
+registry with Basic alone never loads PyJWT.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.access import Principal
+from app.security.basic import BasicAuthenticator, FailureLimiter, user_principal
+from app.security.errors import Unauthenticated
+from app.security.records import AuthFile
+from app.security.reload import AuthFileWatcher
+
+# The principal of a request without credentials when the file allows anonymous callers
+# (the core's ANONYMOUS, method "none", stands for "no authentication configured").
+ANONYMOUS_CALLER = Principal("anonymous", frozenset(), "anonymous")
+
+
+@dataclass(frozen=True)
+class _Methods:
+    """What one loaded file enables, ready to use."""
+
+    file: AuthFile
+    basic: BasicAuthenticator | None
+    bearer: Any | None  # app.security.bearer.BearerVerifier
+    mtls: bool
+
+    def challenges(self, token_presented: bool) -> list[str]:
+        """One WWW-Authenticate value per scheme a client can answer a challenge with."""
+        realm = self.file.authentication.realm  # the loader refuses quotes and backslashes in it
+        values = []
+        if self.basic is not None:
+            values.append(f'Basic realm="{realm}", charset="UTF-8"')
+        if self.bearer is not None:
+            values.append(f'Bearer realm="{realm}"' + (', error="invalid_token"' if token_presented else ""))
+        return values
+
+
+class Authenticator:
+    """The request-facing side: `authenticate(environ)` returns the caller's principal or
+    raises `Unauthenticated`."""
+
+    def __init__(self, watcher: AuthFileWatcher) -> None:
+        self.watcher = watcher
+        self._limiter = FailureLimiter()
+        self._methods = self._build(watcher.current(), None)
+
+    def methods(self) -> _Methods:
+        """The methods of the file in force, rebuilt after a reload."""
+        file = self.watcher.current()
+        methods = self._methods
+        if methods.file is not file:
+            methods = self._methods = self._build(file, methods)
+        return methods
+
+    def authenticate(self, environ: dict[str, Any]) -> Principal:
+        methods = self.methods()
+        header = environ.get("HTTP_AUTHORIZATION")
+        if header is not None:
+            scheme, _, credentials = header.strip().partition(" ")
+            scheme = scheme.lower()
+            if scheme == "basic" and methods.basic is not None:
+                return methods.basic.authenticate(credentials, environ.get("REMOTE_ADDR") or "")
+            if scheme == "bearer" and methods.bearer is not None:
+                return self._bearer(methods, credentials.strip())
+            # The scheme itself is not logged: a client that sends a bare secret has no scheme.
+            raise Unauthenticated("Authorization header with a scheme this server does not accept")
+        if methods.mtls:
+            certificate = peer_certificate(environ)
+            if certificate:
+                from app.security.certificates import principal_from_certificate
+
+                settings = methods.file.mtls
+                assert settings is not None  # the loader fills in [mtls] when the method is on
+                name = principal_from_certificate(certificate, settings)
+                return user_principal(methods.file, name, "mtls")
+        if methods.file.authentication.allow_anonymous:
+            return ANONYMOUS_CALLER
+        raise Unauthenticated("no credentials")
+
+    def _bearer(self, methods: _Methods, token: str) -> Principal:
+        if not token:
+            raise Unauthenticated("Bearer scheme without a token", token_presented=True)
+        try:
+            return methods.bearer.verify(token)
+        except Unauthenticated as exc:
+            raise Unauthenticated(exc.reason, token_presented=True) from None
+
+    def _build(self, file: AuthFile, previous: _Methods | None) -> _Methods:
+        enabled = file.authentication.methods
+        basic = BasicAuthenticator(file, self._limiter) if "basic" in enabled else None
+        bearer = None
+        if "bearer" in enabled and file.bearer is not None:
+            if previous is not None and previous.bearer is not None and previous.file.bearer == file.bearer:
+                bearer = previous.bearer
+            else:
+                from app.security.bearer import BearerVerifier
+
+                bearer = BearerVerifier(file.bearer)
+        return _Methods(file, basic, bearer, "mtls" in enabled)
+
+
+def peer_certificate(environ: dict[str, Any]) -> dict[str, Any] | None:
+    """The verified client certificate gunicorn's TLS socket holds, if any."""
+    sock = environ.get("gunicorn.socket")
+    getpeercert = getattr(sock, "getpeercert", None)
+    if getpeercert is None:
+        return None
+    try:
+        return getpeercert() or None
+    except ValueError:  # the handshake has not completed (not expected once a request is read)
+        return None

@@ -1,0 +1,164 @@
+"""HTTP Basic authentication against the auth file's `[[users]]`.
+
+scrypt is deliberately expensive (tens of milliseconds and 16+ MiB per check), so two things
+keep it off the hot path and out of an attacker's hands:
+* a per-worker cache of verified credentials for `cache_seconds`, keyed by an HMAC of name
+  and password under a key that lives only in this process (so the cache holds no password
+  or anything a dump could brute-force offline faster than the file's own hashes); a steady
+  client costs one scrypt per worker per interval;
+* a per-address failure count: past `max_failures_per_minute`, failures are answered without
+  hashing until the minute is over, so a password guesser cannot turn the registry's CPU
+  against it. A cached (hence correct) credential still gets in.
+A new `BasicAuthenticator` (empty cache) is built for every loaded file; the failure counts
+outlive reloads.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from app.core.access import Principal
+from app.security.errors import Unauthenticated
+from app.security.passwords import ScryptHash, decoy_hash, parse_hash
+from app.security.records import AuthFile
+
+CACHE_CAPACITY = 10_000
+# Addresses tracked by the failure limiter; past it, windows that are over are dropped first.
+TRACKED_ADDRESSES = 10_000
+
+
+def user_principal(file: AuthFile, name: str, method: str) -> Principal:
+    """`user:N` plus the groups of the `[[users]]` entry named N, if there is one."""
+    user = file.users_by_name.get(name)
+    groups = frozenset(f"group:{group}" for group in user.groups) if user is not None else frozenset()
+    return Principal(f"user:{name}", groups, method)
+
+
+def decode_credentials(encoded: str) -> tuple[bytes, bytes]:
+    """`base64(name:password)` → (name, password), split at the first colon; the name must
+    be UTF-8 (it is compared with the file's names), the password stays bytes."""
+    try:
+        raw = base64.b64decode(encoded.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        raise Unauthenticated("malformed Basic credentials (not base64)") from None
+    name, colon, password = raw.partition(b":")
+    if not colon:
+        raise Unauthenticated("malformed Basic credentials (no colon)")
+    try:
+        name.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Unauthenticated("malformed Basic credentials (name is not UTF-8)") from None
+    return name, password
+
+
+class CredentialCache:
+    """Verified credentials by HMAC, each until its expiry; at most CACHE_CAPACITY entries."""
+
+    def __init__(self, seconds: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self._seconds = seconds
+        self._clock = clock
+        self._key = os.urandom(32)
+        self._entries: dict[bytes, tuple[float, Principal]] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def digest(self, name: bytes, password: bytes) -> bytes:
+        # The name's length first, so that no (name, password) pair collides with another.
+        return hmac.digest(self._key, len(name).to_bytes(4, "big") + name + password, "sha256")
+
+    def get(self, digest: bytes) -> Principal | None:
+        entry = self._entries.get(digest)
+        if entry is None:
+            return None
+        if entry[0] <= self._clock():
+            self._entries.pop(digest, None)
+            return None
+        return entry[1]
+
+    def put(self, digest: bytes, principal: Principal) -> None:
+        if self._seconds <= 0:
+            return
+        now = self._clock()
+        with self._lock:
+            entries = self._entries
+            if len(entries) >= CACHE_CAPACITY and digest not in entries:
+                for key in [key for key, (expires, _) in entries.items() if expires <= now]:
+                    del entries[key]
+                while len(entries) >= CACHE_CAPACITY:
+                    del entries[next(iter(entries))]  # the oldest insertion
+            entries[digest] = (now + self._seconds, principal)
+
+
+class FailureLimiter:
+    """Failed Basic logins per client address in fixed one-minute windows."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, window: float = 60.0) -> None:
+        self._clock = clock
+        self._window = window
+        self._windows: dict[str, tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def blocked(self, address: str, limit: int) -> bool:
+        entry = self._windows.get(address)
+        return entry is not None and entry[1] >= limit and self._clock() < entry[0] + self._window
+
+    def record(self, address: str) -> None:
+        now = self._clock()
+        with self._lock:
+            windows = self._windows
+            started, count = windows.get(address, (now, 0))
+            if now >= started + self._window:
+                started, count = now, 0
+            if address not in windows and len(windows) >= TRACKED_ADDRESSES:
+                for key in [key for key, (start, _) in windows.items() if now >= start + self._window]:
+                    del windows[key]
+                while len(windows) >= TRACKED_ADDRESSES:
+                    del windows[next(iter(windows))]
+            windows[address] = (started, count + 1)
+
+
+class BasicAuthenticator:
+    """Basic credentials checked against one loaded auth file."""
+
+    def __init__(self, file: AuthFile, limiter: FailureLimiter) -> None:
+        self._hashes: dict[bytes, ScryptHash] = {
+            user.name.encode("utf-8"): parse_hash(user.password) for user in file.users if user.password is not None
+        }
+        self._principals = {
+            name: user_principal(file, name.decode("utf-8"), "basic") for name in self._hashes
+        }
+        # The decoy costs what most of this file's users cost.
+        common = Counter(stored.parameters for stored in self._hashes.values()).most_common(1)
+        self._decoy = decoy_hash(common[0][0]) if common else decoy_hash()
+        self._limit = file.authentication.max_failures_per_minute
+        self._limiter = limiter
+        self.cache = CredentialCache(file.authentication.cache_seconds)
+
+    def authenticate(self, encoded: str, address: str) -> Principal:
+        name, password = decode_credentials(encoded)
+        digest = self.cache.digest(name, password)
+        principal = self.cache.get(digest)
+        if principal is not None:
+            return principal
+        shown = name.decode("utf-8")[:100]
+        if self._limiter.blocked(address, self._limit):
+            raise Unauthenticated(f"Basic login for {shown!r} not checked: too many failures from {address}")
+        stored = self._hashes.get(name)
+        if stored is None:
+            self._decoy.matches(password)
+            self._limiter.record(address)
+            raise Unauthenticated(f"Basic login for unknown user {shown!r} (or one without a password)")
+        if not stored.matches(password):
+            self._limiter.record(address)
+            raise Unauthenticated(f"wrong password for user {shown!r}")
+        principal = self._principals[name]
+        self.cache.put(digest, principal)
+        return principal

@@ -1,0 +1,294 @@
+"""Basic authentication in front of the registry: who gets in as whom, the exact 401 every
+refusal gets, what scrypt work each request costs (cache, unknown users, the failure
+limit), and that no Authorization header whatsoever gets anything but 200 or 401."""
+from __future__ import annotations
+
+import base64
+import json
+import logging
+
+import pytest
+from conftest import basic, hashed, users_text
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.core.access import Principal
+from app.security.basic import CACHE_CAPACITY, CredentialCache, FailureLimiter
+
+UNAUTHORIZED = b'{"error_code":401,"message":"Unauthorized"}'
+MEDIA_TYPE = "application/vnd.schemaregistry.v1+json"
+BASIC_CHALLENGE = 'Basic realm="sqlregistry", charset="UTF-8"'
+
+
+def auth_section(**values: object) -> str:
+    """`[authentication]` with these keys; json's literals are TOML's for strings, ints and bools."""
+    return "[authentication]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in values.items())
+
+
+@pytest.fixture
+def client(auth_app):
+    return auth_app(users_text()).test_client()
+
+
+def assert_unauthorized(reply, challenges=(BASIC_CHALLENGE,)) -> None:
+    assert reply.status_code == 401
+    assert reply.data == UNAUTHORIZED
+    assert reply.headers["Content-Type"] == MEDIA_TYPE
+    assert reply.headers.getlist("WWW-Authenticate") == list(challenges)
+
+
+def test_a_valid_credential_is_the_user_with_the_groups_of_its_entry(client):
+    reply = client.get("/test/whoami", headers=basic("alice", "alice-secret"))
+    assert reply.status_code == 200
+    assert reply.json == {"name": "user:alice", "groups": ["group:ops", "group:payments"], "method": "basic"}
+    assert client.get("/test/whoami", headers=basic("bob", "bob-secret")).json == {
+        "name": "user:bob", "groups": [], "method": "basic"}
+
+
+def test_a_valid_credential_reaches_the_api(client):
+    reply = client.get("/subjects", headers=basic("alice", "alice-secret"))
+    assert (reply.status_code, reply.json) == (200, [])
+    registered = client.post("/subjects/orders-value/versions", headers=basic("alice", "alice-secret"),
+                             json={"schema": '"string"'}, content_type=MEDIA_TYPE)
+    assert registered.status_code == 200, registered.data
+
+
+def encoded(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+@pytest.mark.parametrize("headers", [
+    pytest.param({}, id="no-credentials"),
+    pytest.param({"Authorization": ""}, id="empty-header"),
+    pytest.param({"Authorization": "Basic"}, id="basic-without-credentials"),
+    pytest.param({"Authorization": "Basic !!!not-base64"}, id="bad-base64"),
+    pytest.param({"Authorization": "Basic " + encoded(b"alice-without-colon")}, id="no-colon"),
+    pytest.param({"Authorization": "Basic " + encoded(b"\xff\xfe:alice-secret")}, id="name-not-utf8"),
+    pytest.param({"Authorization": "Digest username=alice"}, id="unknown-scheme"),
+    pytest.param({"Authorization": "Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln"}, id="bearer-not-enabled"),
+    pytest.param({"Authorization": "alice-secret"}, id="bare-secret"),
+    pytest.param(basic("mallory", "alice-secret"), id="unknown-user"),
+    pytest.param(basic("alice", "wrong"), id="wrong-password"),
+    pytest.param(basic("alice", "alice-secret "), id="password-with-extra-space"),
+    pytest.param(basic("ALICE", "alice-secret"), id="name-is-case-sensitive"),
+    pytest.param(basic("billing-gateway", ""), id="certificate-only-user"),
+])
+def test_every_failure_kind_gets_the_same_401(client, headers):
+    assert_unauthorized(client.get("/subjects", headers=headers))
+
+
+def test_refusals_come_before_routing_and_media_type_checks(client):
+    assert_unauthorized(client.get("/no/such/path"))
+    assert_unauthorized(client.post("/subjects/s/versions", data="not json", content_type="text/plain"))
+    assert_unauthorized(client.delete("/config"))
+    assert_unauthorized(client.post("/"))
+
+
+def test_the_open_paths_need_no_credentials(client):
+    for path in ("/", "/health/live", "/health/ready", "/metrics"):
+        assert client.get(path).status_code == 200, path
+
+
+def test_the_scheme_name_is_case_insensitive(client):
+    token = encoded(b"alice:alice-secret")
+    for scheme in ("basic", "BASIC", "bAsIc"):
+        assert client.get("/subjects", headers={"Authorization": f"{scheme} {token}"}).status_code == 200
+
+
+def test_a_password_may_hold_colons_and_non_ascii(auth_app):
+    client = auth_app(f'[[users]]\nname = "zoë"\npassword = "{hashed("a:b:ç")}"\n').test_client()
+    header = {"Authorization": "Basic " + encoded("zoë:a:b:ç".encode())}
+    assert client.get("/test/whoami", headers=header).json["name"] == "user:zoë"
+
+
+def test_the_realm_of_the_file_is_in_the_challenge(auth_app):
+    client = auth_app(auth_section(realm="corp-registry") + users_text()).test_client()
+    assert_unauthorized(client.get("/subjects"), ['Basic realm="corp-registry", charset="UTF-8"'])
+
+
+def test_anonymous_callers_when_the_file_allows_them(auth_app):
+    client = auth_app(auth_section(allow_anonymous=True) + users_text()).test_client()
+    assert client.get("/test/whoami").json == {"name": "anonymous", "groups": [], "method": "anonymous"}
+    assert client.get("/test/whoami", headers=basic("bob", "bob-secret")).json["name"] == "user:bob"
+    # Presented credentials are checked even then: a wrong password is not anonymous.
+    assert_unauthorized(client.get("/subjects", headers=basic("bob", "wrong")))
+
+
+def test_without_an_auth_file_every_caller_gets_in_as_before(app):
+    reply = app.test_client().get("/subjects", headers=basic("anyone", "anything"))
+    assert reply.status_code == 200
+
+
+# ------------------------------------------------------------------ scrypt work per request
+def test_a_cached_credential_costs_no_scrypt(client, scrypt_calls):
+    assert client.get("/subjects", headers=basic("alice", "alice-secret")).status_code == 200
+    assert scrypt_calls.take() == 1
+    for _ in range(5):
+        assert client.get("/subjects", headers=basic("alice", "alice-secret")).status_code == 200
+    assert scrypt_calls.take() == 0
+    # The cache remembers the pair, not the user: another password is checked (and fails).
+    assert_unauthorized(client.get("/subjects", headers=basic("alice", "other")))
+    assert scrypt_calls.take() == 1
+
+
+def test_cache_seconds_zero_hashes_every_request(auth_app, scrypt_calls):
+    client = auth_app(auth_section(cache_seconds=0) + users_text()).test_client()
+    for _ in range(3):
+        assert client.get("/subjects", headers=basic("bob", "bob-secret")).status_code == 200
+    assert scrypt_calls.take() == 3
+
+
+def test_an_unknown_user_costs_a_verification_like_a_wrong_password(client, scrypt_calls):
+    assert_unauthorized(client.get("/subjects", headers=basic("mallory", "x")))
+    assert scrypt_calls.take() == 1
+    assert_unauthorized(client.get("/subjects", headers=basic("billing-gateway", "x")))
+    assert scrypt_calls.take() == 1
+    assert_unauthorized(client.get("/subjects", headers=basic("alice", "x")))
+    assert scrypt_calls.take() == 1
+
+
+def test_the_unknown_user_decoy_costs_what_the_files_users_cost(auth_app, monkeypatch):
+    import hashlib
+
+    seen: list[int] = []
+    real = hashlib.scrypt
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs["n"])
+        return real(*args, **kwargs)
+
+    client = auth_app(users_text()).test_client()  # every user hashed at ln=14
+    monkeypatch.setattr(hashlib, "scrypt", recording)
+    client.get("/subjects", headers=basic("mallory", "x"))
+    client.get("/subjects", headers=basic("alice", "x"))
+    assert seen == [2**14, 2**14]
+
+
+def test_past_the_failure_limit_an_address_is_refused_without_hashing(auth_app, scrypt_calls):
+    client = auth_app(auth_section(max_failures_per_minute=3) + users_text()).test_client()
+    for _ in range(3):
+        assert_unauthorized(client.get("/subjects", headers=basic("alice", "guess")))
+    assert scrypt_calls.take() == 3
+    assert_unauthorized(client.get("/subjects", headers=basic("alice", "guess")))
+    assert_unauthorized(client.get("/subjects", headers=basic("bob", "bob-secret")))  # even the right one
+    assert scrypt_calls.take() == 0
+    other = {"REMOTE_ADDR": "10.1.2.3"}
+    assert client.get("/subjects", headers=basic("bob", "bob-secret"), environ_base=other).status_code == 200
+    assert scrypt_calls.take() == 1
+
+
+def test_a_cached_credential_still_gets_in_from_a_blocked_address(auth_app, scrypt_calls):
+    client = auth_app(auth_section(max_failures_per_minute=2) + users_text()).test_client()
+    assert client.get("/subjects", headers=basic("bob", "bob-secret")).status_code == 200
+    for _ in range(3):
+        client.get("/subjects", headers=basic("bob", "guess"))
+    scrypt_calls.take()
+    assert client.get("/subjects", headers=basic("bob", "bob-secret")).status_code == 200
+    assert scrypt_calls.take() == 0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_failure_window_ends_after_a_minute():
+    clock = Clock()
+    limiter = FailureLimiter(clock)
+    for _ in range(2):
+        limiter.record("10.0.0.1")
+    assert limiter.blocked("10.0.0.1", 2) and not limiter.blocked("10.0.0.1", 3)
+    assert not limiter.blocked("10.0.0.2", 2)
+    clock.now += 59.9
+    assert limiter.blocked("10.0.0.1", 2)
+    clock.now += 0.2
+    assert not limiter.blocked("10.0.0.1", 2)
+    limiter.record("10.0.0.1")  # a new window starts with this failure
+    assert not limiter.blocked("10.0.0.1", 2)
+
+
+def test_cached_credentials_expire_after_cache_seconds():
+    clock = Clock()
+    cache = CredentialCache(300, clock)
+    principal = Principal("user:a", frozenset(), "basic")
+    digest = cache.digest(b"a", b"pw")
+    cache.put(digest, principal)
+    assert cache.get(digest) is principal
+    assert cache.get(cache.digest(b"a", b"pw2")) is None
+    assert cache.digest(b"a:", b"pw") != cache.digest(b"a", b":pw")
+    clock.now += 299.9
+    assert cache.get(digest) is principal
+    clock.now += 0.2
+    assert cache.get(digest) is None
+
+
+def test_the_credential_cache_holds_at_most_ten_thousand_entries():
+    clock = Clock()
+    cache = CredentialCache(300, clock)
+    principal = Principal("user:a", frozenset(), "basic")
+    first = cache.digest(b"a", b"0")
+    for i in range(CACHE_CAPACITY + 50):
+        cache.put(cache.digest(b"a", str(i).encode()), principal)
+    assert len(cache) == CACHE_CAPACITY
+    assert cache.get(first) is None  # the oldest went first
+    assert cache.get(cache.digest(b"a", str(CACHE_CAPACITY + 49).encode())) is principal
+
+
+def test_the_cache_key_is_per_process():
+    assert CredentialCache(300).digest(b"a", b"pw") != CredentialCache(300).digest(b"a", b"pw")
+
+
+# ------------------------------------------------------------------ logging
+def test_refusal_reasons_go_to_the_log_without_secrets(client, caplog: pytest.LogCaptureFixture):
+    wrong = basic("alice", "hunter2-wrong")
+    with caplog.at_level(logging.INFO):
+        client.get("/subjects", headers=wrong)
+        client.get("/subjects", headers=basic("mallory", "hunter2-unknown"))
+        client.get("/subjects", headers={"Authorization": "hunter2-bare"})
+        client.get("/subjects", headers=basic("alice", "alice-secret"))
+    text = "\n".join(record.getMessage() for record in caplog.records)
+    assert "wrong password for user 'alice'" in text
+    assert "unknown user 'mallory'" in text
+    assert "scheme this server does not accept" in text
+    for secret in ("hunter2", "alice-secret", wrong["Authorization"].split()[1]):
+        assert secret not in text
+
+
+def test_refusal_lines_are_rate_limited(client, caplog: pytest.LogCaptureFixture):
+    with caplog.at_level(logging.WARNING, logger="app.security.gate"):
+        for _ in range(30):
+            client.get("/subjects")
+    assert len([r for r in caplog.records if r.name == "app.security.gate"]) == 10
+
+
+# ------------------------------------------------------------------ any header at all
+HEADER_CHARS = st.characters(min_codepoint=0x20, max_codepoint=0xFF, blacklist_characters="\x7f")
+CREDENTIAL_BYTES = st.binary(max_size=64) | st.builds(
+    lambda name, password: f"{name}:{password}".encode(), st.sampled_from(["alice", "bob", "", "x"]),
+    st.sampled_from(["alice-secret", "bob-secret", "", "wrong"]) | st.text(max_size=20))
+HEADERS = st.one_of(
+    st.text(HEADER_CHARS, max_size=200),
+    st.builds(lambda scheme, raw: f"{scheme} {encoded(raw)}", st.sampled_from(["Basic", "basic", "Bearer", "Foo"]),
+              CREDENTIAL_BYTES),
+    st.builds(lambda raw: "Basic " + encoded(raw)[:-1], CREDENTIAL_BYTES),
+    st.builds(lambda tail: "Basic " + tail, st.text(HEADER_CHARS, max_size=100)),
+    st.builds(lambda n: "Basic " + "A" * n, st.integers(0, 20_000)),
+)
+
+
+@pytest.fixture
+def unthrottled(auth_app):
+    """No failure limit in reach, so that every well-formed credential is really hashed."""
+    return auth_app(auth_section(max_failures_per_minute=1_000_000) + users_text()).test_client()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=HEADERS)
+def test_no_authorization_header_gets_anything_but_200_or_401(unthrottled, value: str):
+    reply = unthrottled.get("/subjects", headers={"Authorization": value})
+    assert reply.status_code in (200, 401, 403), (value, reply.status_code, reply.data)
+    if reply.status_code == 401:
+        assert reply.data == UNAUTHORIZED
