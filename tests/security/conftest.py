@@ -1,61 +1,22 @@
-"""What the security tests share: password hashes made once per session (scrypt is slow on
-purpose), auth files written from text, and a registry app built over an auth file.
+"""Fixtures of the security tests: a scrypt call counter, a registry app built over an auth
+file, and one authorizing with grants built in Python (helpers without fixtures live in
+auth_support.py and tests/support/guarded.py).
 
 The in-process tests run on SQLite only: authentication is decided before any storage is
 touched, so the database kind changes nothing they look at."""
 from __future__ import annotations
 
-import base64
-import functools
 import hashlib
 import sqlite3
-import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from auth_support import write_file
 from flask import Flask, jsonify
 
 from app.security.caller import current_principal
-from app.security.passwords import hash_password
 from support.guarded import TABLE_FILE, GuardedRegistry, guarded_app
-
-# The cheapest accepted cost keeps the suite quick; the default cost is measured in bench/.
-TEST_LN = 14
-
-
-@functools.cache
-def hashed(password: str) -> str:
-    return hash_password(password, ln=TEST_LN)
-
-
-def basic(name: str, password: str) -> dict[str, str]:
-    return {"Authorization": "Basic " + base64.b64encode(f"{name}:{password}".encode()).decode()}
-
-
-def write_file(path: Path, text: str) -> Path:
-    path.write_text(textwrap.dedent(text))
-    return path
-
-
-USERS = """
-[[users]]
-name = "alice"
-password = "{alice}"
-groups = ["payments", "ops"]
-
-[[users]]
-name = "bob"
-password = "{bob}"
-
-[[users]]
-name = "billing-gateway"
-groups = ["payments"]
-"""
-
-
-def users_text() -> str:
-    return USERS.format(alice=hashed("alice-secret"), bob=hashed("bob-secret"))
 
 
 class ScryptSpy:

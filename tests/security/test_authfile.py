@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import hashed, users_text, write_file
+from auth_support import hashed, users_text, write_file
 
 from app.security.authfile import load_auth_file, parse_auth_file
 from app.security.errors import AuthFileError

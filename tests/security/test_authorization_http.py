@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import requests
-from conftest import hashed
+from auth_support import hashed
 
 from support.authz_rows import (
     RUNGS,

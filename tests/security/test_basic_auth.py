@@ -8,7 +8,7 @@ import json
 import logging
 
 import pytest
-from conftest import basic, hashed, users_text
+from auth_support import basic, hashed, users_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
