@@ -7,6 +7,7 @@ module, so every case works on subjects of its own."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 import requests
-from auth_support import hashed
+from auth_support import hashed, serve_with_auth_file
 
 from support.authz_rows import (
     RUNGS,
@@ -190,3 +191,36 @@ def test_the_confluent_client_sees_a_denied_write_as_403_40301(server: Server) -
     finally:
         reader.close()
         writer.close()
+
+
+# ---------------------------------------------------------------- grants changed under a running server
+def test_a_changed_grant_is_in_force_on_both_workers_within_2s(tmp_path: Path) -> None:
+    """Granted, then revoked, by rewriting the file: each state holds on every one of 30
+    fresh connections (both workers) within 2 s of the write."""
+    def file(role: str) -> str:
+        return (f'[[users]]\nname = "carol"\npassword = "{hashed("carol-secret")}"\ngroups = ["payments"]\n'
+                f'[[grants]]\nprincipal = "group:payments"\nrole = "{role}"\nsubjects = ["prefix:payments."]\n')
+
+    live = serve_with_auth_file(tmp_path, file("read"))
+    subject = fresh_subject("reload")
+
+    def register() -> int:
+        return requests.post(f"{live.url}/subjects/{subject}/versions", json={"schema": V1},
+                             auth=("carol", "carol-secret"), headers={"Content-Type": V1_JSON}, timeout=10).status_code
+
+    def in_force_within(expected: int, seconds: float = 2.0) -> None:
+        started = time.monotonic()
+        while register() != expected:
+            assert time.monotonic() - started < seconds, f"not {expected} within {seconds} s"
+            time.sleep(0.05)
+        time.sleep(max(0.0, seconds - (time.monotonic() - started)))
+        assert [register() for _ in range(30)] == [expected] * 30
+
+    try:
+        assert register() == 403
+        (tmp_path / "auth.toml").write_text(file("write"))
+        in_force_within(200)
+        (tmp_path / "auth.toml").write_text(file("read"))
+        in_force_within(403)
+    finally:
+        live.stop()
