@@ -11,7 +11,7 @@ name for a context's or the global settings). The default allows everything.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -55,9 +55,11 @@ class Authorizer(Protocol):
         """The subjects `principal` may read, in the given order."""
         ...
 
-    def reads_everything(self, principal: Principal) -> bool:
-        """Whether `principal` may read every subject of every context: then listings need no
-        filtering and the replies cached for everyone may be served to it."""
+    def read_scope(self, principal: Principal) -> Hashable | None:
+        """What `principal`'s reads depend on. None: it may read every subject of every
+        context, so listings need no filtering and the replies cached for everyone may be
+        served to it. Otherwise a key that stays equal exactly as long as what it may read
+        does (the grants in force for it), under which its own replies are cached."""
         ...
 
 
@@ -70,8 +72,8 @@ class AllowAll:
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return list(subjects)
 
-    def reads_everything(self, principal: Principal) -> bool:
-        return True
+    def read_scope(self, principal: Principal) -> Hashable | None:
+        return None
 
 
 COMMITTED = "committed"
@@ -111,11 +113,15 @@ class Guard:
     principal: Principal
 
     @cached_property
+    def read_scope(self) -> Hashable | None:
+        """The authorizer's answer, asked once per guard (a guard lives for one call)."""
+        return self.authorizer.read_scope(self.principal)
+
+    @property
     def unrestricted(self) -> bool:
         """The caller may read everything (no authorizer configured, or a global grant): the
-        flows skip the per-holder filtering work and share the cached replies. Asked once
-        per guard, and a guard lives for one call."""
-        return self.authorizer.reads_everything(self.principal)
+        flows skip the per-holder filtering work and share the cached replies."""
+        return self.read_scope is None
 
     def check(self, action: Action, subject: str) -> None:
         self.authorizer.check(self.principal, action, subject)

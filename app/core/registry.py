@@ -128,9 +128,8 @@ class RegistryService:
     ) -> SchemaById:
         guard = self.guard(principal)
         load = lambda: self.schema_reads.schema_by_id(schema_id, subject, fmt, fetch_max_id, guard)  # noqa: E731
-        if not guard.unrestricted:
-            return load()
-        return self.read_cache.get(("id", schema_id, subject, fmt, fetch_max_id), load, _reply_bytes)
+        key = ("id", schema_id, subject, fmt, fetch_max_id, guard.read_scope)
+        return self.read_cache.get(key, load, _reply_bytes)
 
     def schema_by_guid(self, guid: str, fmt: str | None = None, *, principal: Principal = ANONYMOUS) -> SchemaById:
         return self.schema_reads.schema_by_guid(guid, fmt, self.guard(principal))
@@ -212,9 +211,8 @@ class RegistryService:
         `latest` is the newest live version whatever `deleted` says."""
         guard = self.guard(principal)
         load = lambda: self._get_version(subject, version, deleted, fmt, guard)  # noqa: E731
-        if not guard.unrestricted:
-            return load()
-        return self.read_cache.get(("version", subject, version, deleted, fmt), load, _reply_bytes)
+        key = ("version", subject, version, deleted, fmt, guard.read_scope)
+        return self.read_cache.get(key, load, _reply_bytes)
 
     def _get_version(self, subject: str, version: str, deleted: bool, fmt: str | None, guard: Guard) -> SubjectVersion:
         number = parse_version(version)

@@ -27,7 +27,7 @@ and the pattern tests of the caller's own grants.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from app.core.access import Action, Principal
@@ -186,9 +186,14 @@ class GrantAuthorizer:
                 kept.append(subject)
         return kept
 
-    def reads_everything(self, principal: Principal) -> bool:
+    def read_scope(self, principal: Principal) -> Hashable | None:
+        """None for a caller with a global grant (it reads everything); otherwise the rules
+        compiled for this caller from the file in force: the same object until the file
+        changes, so replies cached under it are served to it alone and only meanwhile."""
         rules = self._caller_rules(principal)
-        return rules is None or rules.global_role is not None
+        if rules is None or rules.global_role is not None:
+            return None
+        return rules
 
 
 def _context_name(context: str) -> str:

@@ -85,6 +85,6 @@ def whoami():
 def guarded(settings) -> Iterator[GuardedRegistry]:
     """The registry authorizing with `TABLE_FILE`'s grants, callers named by a header (both
     databases: what a caller sees of lists and ids comes from storage)."""
-    app = guarded_app(settings, TABLE_FILE)
+    app = guarded_app(settings, lambda: TABLE_FILE)
     yield GuardedRegistry(app)
     app.extensions["registry"].storage.close()

@@ -187,3 +187,36 @@ def test_a_global_reader_shares_the_unfiltered_answers(mixed: GuardedRegistry) -
         ":.hidden:internal", ":.prod:payments.p", ":.staging:internal", ":.staging:payments.s",
         "orders", "payments.a", "payments.b", "payments.c", "shared.x",
     ]
+
+
+# ---------------------------------------------------------------- cached replies
+def test_a_cached_reply_is_served_only_to_callers_who_may_read_it(mixed: GuardedRegistry) -> None:
+    """The hot reads are cached per read scope: alternating callers each keep their answer."""
+    hidden = register(mixed.service, "orders", record("A", "orders"))
+    readable = register(mixed.service, "payments.d", record("A", "payments_d"))
+    for _ in range(3):
+        assert mixed.as_("ops").get(f"/schemas/ids/{hidden}").status == 200
+        assert mixed.as_("reader").get(f"/schemas/ids/{hidden}").status == 404
+        assert mixed.as_("nobody").get(f"/schemas/ids/{readable}").status == 404
+        assert mixed.as_("reader").get(f"/schemas/ids/{readable}").status == 200
+        assert mixed.as_("reader").get("/subjects/payments.d/versions/1").status == 200
+        assert mixed.as_("nobody").get("/subjects/payments.d/versions/1").status == 403
+
+
+def test_a_reply_cached_for_a_caller_is_not_served_after_its_grant_is_revoked(settings) -> None:
+    from support.grants import auth_file, grant
+    from support.guarded import GuardedRegistry, guarded_app
+
+    files = [auth_file(grant("user:reader", "read", "prefix:payments."), grant("user:ops", "admin", scope="global"))]
+    app = guarded_app(settings, lambda: files[-1])
+    guarded = GuardedRegistry(app)
+    try:
+        schema_id = register(guarded.service, "payments.a", record("A", "a"))
+        for _ in range(2):
+            assert guarded.as_("reader").get(f"/schemas/ids/{schema_id}").status == 200
+            assert guarded.as_("reader").get("/subjects/payments.a/versions/1").status == 200
+        files.append(auth_file(grant("user:reader", "read", "prefix:shared.")))
+        assert guarded.as_("reader").get(f"/schemas/ids/{schema_id}").status == 404
+        assert guarded.as_("reader").get("/subjects/payments.a/versions/1").status == 403
+    finally:
+        app.extensions["registry"].storage.close()

@@ -247,9 +247,21 @@ def test_filter_keeps_the_readable_subjects_in_order() -> None:
 
 def test_only_a_global_grant_reads_everything() -> None:
     authorizer = GrantAuthorizer(lambda: EXAMPLE)
-    assert authorizer.reads_everything(user("ops"))
-    assert not authorizer.reads_everything(user("carol", "payments"))
-    assert not authorizer.reads_everything(ANONYMOUS_CALLER)
+    assert authorizer.read_scope(user("ops")) is None
+    assert authorizer.read_scope(user("carol", "payments")) is not None
+    assert authorizer.read_scope(ANONYMOUS_CALLER) is not None
+
+
+def test_a_callers_read_scope_lasts_as_long_as_the_file() -> None:
+    """Replies cached under the scope serve the same caller while the grants hold, and
+    nobody else: another caller, or the same one after a reload, has another scope."""
+    files = [EXAMPLE]
+    authorizer = GrantAuthorizer(lambda: files[-1])
+    carol = authorizer.read_scope(user("carol", "payments"))
+    assert authorizer.read_scope(user("carol", "payments")) is carol
+    assert authorizer.read_scope(user("dave", "payments")) != carol
+    files.append(auth_file(*EXAMPLE.grants))
+    assert authorizer.read_scope(user("carol", "payments")) != carol
 
 
 def test_without_an_auth_file_everything_is_allowed() -> None:
@@ -258,7 +270,7 @@ def test_without_an_auth_file_everything_is_allowed() -> None:
         authorizer.check(ANONYMOUS_CALLER, action, "")
         authorizer.check(ANONYMOUS_CALLER, action, ":.ctx:anything")
     assert authorizer.filter(ANONYMOUS_CALLER, ["a", ":.b:c"]) == ["a", ":.b:c"]
-    assert authorizer.reads_everything(ANONYMOUS_CALLER)
+    assert authorizer.read_scope(ANONYMOUS_CALLER) is None
 
 
 def test_a_new_file_is_in_force_from_the_next_check() -> None:
@@ -266,12 +278,12 @@ def test_a_new_file_is_in_force_from_the_next_check() -> None:
     authorizer = GrantAuthorizer(lambda: files[-1])
     alice = user("alice")
     authorizer.check(alice, Action.READ, "orders")
-    assert authorizer.reads_everything(alice) is False
+    assert authorizer.read_scope(alice) is not None
     files.append(auth_file(grant("user:bob", "read", "*")))
     with pytest.raises(Forbidden):
         authorizer.check(alice, Action.READ, "orders")
     files.append(auth_file(grant("user:alice", "read", scope="global")))
-    assert authorizer.reads_everything(alice)
+    assert authorizer.read_scope(alice) is None
 
 
 def test_each_file_is_compiled_once_however_many_checks(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ leaves it, so the authorization table, the handlers and the core are the real on
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, g, request
@@ -87,8 +88,9 @@ class GuardedRegistry:
         return Caller(self.app, name)
 
 
-def guarded_app(settings: Settings, file: AuthFile | None) -> Flask:
-    app = create_app(settings, registry=build_registry(settings, authorizer=GrantAuthorizer(lambda: file)))
+def guarded_app(settings: Settings, current: Callable[[], AuthFile | None]) -> Flask:
+    """`current` returns the file in force, as authentication's watcher does."""
+    app = create_app(settings, registry=build_registry(settings, authorizer=GrantAuthorizer(current)))
 
     @app.before_request
     def name_the_caller() -> None:  # what authentication does, minus the credentials
