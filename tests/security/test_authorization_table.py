@@ -110,3 +110,42 @@ def test_every_api_route_has_a_row(guarded: GuardedRegistry) -> None:
 def test_an_unlisted_route_needs_the_servers_administrator() -> None:
     assert UNLISTED.action is Action.ADMIN
     assert rule_for("api.audit.something_new") is UNLISTED
+
+
+# ---------------------------------------------------------------- behind the real front door
+FRONT_DOOR_GRANTS = """
+[authentication]
+allow_anonymous = true
+
+[[grants]]
+principal = "group:payments"
+role = "write"
+subjects = ["prefix:payments."]
+
+[[grants]]
+principal = "anonymous"
+role = "read"
+subjects = ["prefix:payments."]
+"""
+
+
+def test_the_auth_files_grants_decide_behind_authentication(auth_app) -> None:
+    """create_app with REGISTRY_AUTH_FILE: Basic callers and the anonymous one are held to
+    the grants of the same file authentication loaded."""
+    from auth_support import basic, users_text
+
+    client = auth_app(FRONT_DOOR_GRANTS + users_text()).test_client()
+
+    def register(headers: dict[str, str], subject: str = "payments.orders-value") -> tuple[int, Any]:
+        reply = client.post(f"/subjects/{subject}/versions", json={"schema": V1}, headers=headers,
+                            content_type="application/vnd.schemaregistry.v1+json")
+        return reply.status_code, reply.json
+
+    assert register(basic("alice", "alice-secret"))[0] == 200           # group payments: write
+    assert register(basic("bob", "bob-secret")) == (403, forbidden("Write", "payments.orders-value"))
+    assert register({}) == (403, forbidden("Write", "payments.orders-value"))
+    assert register(basic("alice", "alice-secret"), "orders-value") == (403, forbidden("Write", "orders-value"))
+    assert client.get("/subjects/payments.orders-value/versions").json == [1]   # anonymous: read
+    assert client.get("/subjects", headers=basic("bob", "bob-secret")).json == []
+    assert client.put("/config", json={"compatibility": "NONE"}, headers=basic("alice", "alice-secret"),
+                      content_type="application/vnd.schemaregistry.v1+json").json == SERVER_DENIED
