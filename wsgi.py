@@ -1,19 +1,23 @@
 """`gunicorn wsgi:app`: the registry configured from REGISTRY_* variables.
 
-Each worker builds the app after the fork. An invalid auth file ends the worker with
-gunicorn's "failed to boot" status (3), which stops the master instead of respawning the
-worker forever, after one line naming the file, the entry and the problem.
+Each worker builds the app after the fork. Under the deploy config the master has loaded
+the auth file before forking, and a worker that finds it invalid on disk starts on that
+copy. Otherwise an invalid auth file ends the worker with gunicorn's "failed to boot"
+status (3), which stops the master instead of respawning the worker forever, after one
+line naming the file, the entry and the problem.
 """
 import sys
 
 from app.factory import create_app
 from app.security.errors import AuthFileError
-from app.security.reload import describe
+from app.serving import master_auth_file
 from app.settings import Settings
 
 _settings = Settings.from_env()
 try:
-    app = create_app(_settings)
+    app = create_app(_settings, auth_fallback=master_auth_file())
 except AuthFileError as exc:
+    from app.security.reload import describe
+
     print(f"sqlregistry: error: {describe(_settings.auth_file, exc)}", file=sys.stderr, flush=True)
     sys.exit(3)

@@ -48,12 +48,13 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def cmd_serve(settings: Settings) -> int:
     from app.security.errors import AuthFileError
-    from app.security.reload import describe
     from app.serving import RegistryServer, prepare_authentication, prepare_database, prepare_metrics_dir
 
     try:
         prepare_authentication(settings)
     except AuthFileError as exc:
+        from app.security.reload import describe  # tomllib: Python 3.11, needed only with an auth file
+
         return fail(describe(settings.auth_file, exc))
     prepare_database(settings)
     if settings.metrics:

@@ -16,14 +16,18 @@ from app.wiring import build_registry
 if TYPE_CHECKING:
     from app.core.access import Authorizer
     from app.security.authenticate import Authenticator
+    from app.security.records import AuthFile
 
 
-def create_app(settings: Settings | None = None, registry: RegistryService | None = None) -> Flask:
+def create_app(
+    settings: Settings | None = None, registry: RegistryService | None = None, *, auth_fallback: AuthFile | None = None
+) -> Flask:
     """`registry` lets a caller (a test, a benchmark) serve a service it built itself; its
     events, caches and pool are then not counted (requests still are). An invalid auth file
-    raises `AuthFileError`."""
+    raises `AuthFileError`, unless `auth_fallback` (the file a gunicorn master loaded
+    before forking) is given to start on instead."""
     settings = settings or Settings.from_env()
-    authenticator = _authenticator(settings)
+    authenticator = _authenticator(settings, auth_fallback)
     service = registry or _build(settings, _authorizer(authenticator))
 
     app = Flask(__name__)
@@ -39,7 +43,7 @@ def create_app(settings: Settings | None = None, registry: RegistryService | Non
     return app
 
 
-def _authenticator(settings: Settings) -> Authenticator | None:
+def _authenticator(settings: Settings, fallback: AuthFile | None) -> Authenticator | None:
     if not settings.auth_file:
         return None
     from app.security.authenticate import Authenticator
@@ -50,7 +54,9 @@ def _authenticator(settings: Settings) -> Authenticator | None:
         from app import metrics
 
         on_reload_failure = metrics.AUTH_RELOAD_FAILURES.inc
-    return Authenticator(AuthFileWatcher(settings.auth_file, on_reload_failure=on_reload_failure))
+    return Authenticator(
+        AuthFileWatcher(settings.auth_file, fallback=fallback, on_reload_failure=on_reload_failure)
+    )
 
 
 def _authorizer(authenticator: Authenticator | None) -> Authorizer | None:

@@ -18,11 +18,14 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gunicorn.app.base import BaseApplication
 
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from app.security.records import AuthFile
 
 # Longer than a load balancer's idle timeout (nginx's upstream default is 60 s), so the
 # balancer, not gunicorn, closes idle connections and never reuses one being closed.
@@ -33,6 +36,8 @@ JSON_ACCESS_LOGGER = "app.access_log.JsonAccessLogger"
 METRICS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # The metrics directory this master created itself (removed again when it exits).
 _created_metrics_dir: str | None = None
+# The auth file the master checked before forking, inherited by every worker it forks.
+_master_auth_file: AuthFile | None = None
 
 
 def gunicorn_options(settings: Settings) -> dict[str, Any]:
@@ -105,16 +110,25 @@ def server_exited(server: Any) -> None:
 def prepare_authentication(settings: Settings) -> None:
     """The master's check before forking: an invalid auth file raises `AuthFileError` here,
     once, instead of failing every worker; without a file, a registry reachable from other
-    hosts is open to all of them, which is worth one warning."""
+    hosts is open to all of them, which is worth one warning. The loaded file stays in the
+    master's memory for workers started later (`master_auth_file`)."""
+    global _master_auth_file
     if settings.auth_file:
         from app.security.authfile import load_auth_file
 
-        load_auth_file(settings.auth_file)
+        _master_auth_file = load_auth_file(settings.auth_file)
     elif not _is_loopback(settings.host):
         logging.getLogger(__name__).warning(
             "sqlregistry: listening on %s without REGISTRY_AUTH_FILE: every caller may register, delete and "
             "change settings", settings.host,
         )
+
+
+def master_auth_file() -> AuthFile | None:
+    """In a worker: the auth file its master loaded at start (None outside gunicorn, or when
+    the master was not started by `sqlregistry serve` or the deploy config). A worker that
+    finds the file on disk invalid starts on this one (app/security/reload.py)."""
+    return _master_auth_file
 
 
 def _is_loopback(host: str) -> bool:
@@ -164,4 +178,4 @@ class RegistryServer(BaseApplication):
     def load(self) -> Callable[..., Any]:
         from app.factory import create_app
 
-        return create_app(self.settings)
+        return create_app(self.settings, auth_fallback=master_auth_file())

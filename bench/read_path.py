@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,10 +83,11 @@ def register(base: str, subject: str) -> int:
 
 
 # ------------------------------------------------------------------ load generators
-def run_wrk(url: str, duration: float, connections: int) -> Figures:
+def run_wrk(url: str, duration: float, connections: int, headers: Mapping[str, str] | None = None) -> Figures:
     threads = max(1, min(connections, 2))
+    header_flags = [f"-H{name}: {value}" for name, value in (headers or {}).items()]
     out = subprocess.run(
-        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration:.0f}s", "--latency", url],
+        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration:.0f}s", "--latency", *header_flags, url],
         check=True, capture_output=True, text=True,
     ).stdout
     requests = int(re.search(r"(\d+) requests in", out).group(1))

@@ -32,12 +32,13 @@ def on_starting(server: object) -> None:
     """Runs once in the master (`server` is gunicorn's Arbiter) before any worker exists."""
     from app.operator_errors import explain_failure
     from app.security.errors import AuthFileError
-    from app.security.reload import describe
     from app.serving import prepare_authentication
 
     try:
         prepare_authentication(_settings)
     except AuthFileError as exc:
+        from app.security.reload import describe
+
         sys.exit(f"sqlregistry: error: {describe(_settings.auth_file, exc)}")
     try:
         prepare_database(_settings)

@@ -18,7 +18,7 @@ from typing import Any
 from app.core.access import Principal
 from app.security.basic import BasicAuthenticator, FailureLimiter, user_principal
 from app.security.errors import Unauthenticated
-from app.security.records import AuthFile
+from app.security.records import AuthenticationSettings, AuthFile
 from app.security.reload import AuthFileWatcher
 
 # The principal of a request without credentials when the file allows anonymous callers
@@ -36,14 +36,19 @@ class _Methods:
     mtls: bool
 
     def challenges(self, token_presented: bool) -> list[str]:
-        """One WWW-Authenticate value per scheme a client can answer a challenge with."""
-        realm = self.file.authentication.realm  # the loader refuses quotes and backslashes in it
-        values = []
-        if self.basic is not None:
-            values.append(f'Basic realm="{realm}", charset="UTF-8"')
-        if self.bearer is not None:
-            values.append(f'Bearer realm="{realm}"' + (', error="invalid_token"' if token_presented else ""))
-        return values
+        return challenges(self.file.authentication, token_presented)
+
+
+def challenges(settings: AuthenticationSettings, token_presented: bool) -> list[str]:
+    """One WWW-Authenticate value per enabled scheme a client answers with a header (a
+    client certificate is offered during the handshake, not in reply to a challenge)."""
+    realm = settings.realm  # the loader refuses quotes and backslashes in it
+    values = []
+    if "basic" in settings.methods:
+        values.append(f'Basic realm="{realm}", charset="UTF-8"')
+    if "bearer" in settings.methods:
+        values.append(f'Bearer realm="{realm}"' + (', error="invalid_token"' if token_presented else ""))
+    return values
 
 
 class Authenticator:

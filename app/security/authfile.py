@@ -127,7 +127,8 @@ def _bearer(table: dict[str, Any]) -> BearerSettings:
             raise AuthFileError(f"{where}.algorithms", f"{algorithm!r} is refused: only asymmetric algorithms")
         if algorithm not in BEARER_ALGORITHMS:
             raise AuthFileError(
-                f"{where}.algorithms", f"unknown algorithm {algorithm!r} (known: {', '.join(sorted(BEARER_ALGORITHMS))})"
+                f"{where}.algorithms",
+                f"unknown algorithm {algorithm!r} (known: {', '.join(sorted(BEARER_ALGORITHMS))})",
             )
     groups_claim = _optional_text(table, "groups_claim", where)
     if groups_claim is not None and "" in groups_claim.split("."):
@@ -181,10 +182,14 @@ def _user(entry: Any, where: str) -> User:
     if "name" not in entry:
         raise AuthFileError(where, "has no name")
     name = _name(_get(entry, "name", str, where, ""), f"{where}.name")
+    if not isinstance(entry.get("password", ""), str):  # said without the value: it may be a plain password
+        raise AuthFileError(f"{where}.password", "must be a string (a $scrypt$ PHC hash)")
     password = _optional_text(entry, "password", where)
     if password is not None:
         if ":" in name:
-            raise AuthFileError(f"{where}.name", "a user with a password cannot have ':' in its name (Basic splits there)")
+            raise AuthFileError(
+                f"{where}.name", "a user with a password cannot have ':' in its name (Basic splits there)"
+            )
         try:
             parse_hash(password)
         except InvalidHash as exc:
@@ -223,7 +228,9 @@ def _grant(entry: Any, where: str) -> Grant:
         raise AuthFileError(f"{where}.contexts", "must list at least one context (\".\" is the default context)")
     for i, context in enumerate(contexts):
         if context != "*" and (not context.startswith(".") or ":" in context or _CONTROL.search(context)):
-            raise AuthFileError(f"{where}.contexts[{i}]", f"{context!r} is not a context name (\".\", \".name\" or \"*\")")
+            raise AuthFileError(
+                f"{where}.contexts[{i}]", f"{context!r} is not a context name (\".\", \".name\" or \"*\")"
+            )
     return Grant(principal=principal, role=role, subjects=subjects, contexts=tuple(dict.fromkeys(contexts)))
 
 

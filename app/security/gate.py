@@ -60,7 +60,7 @@ class _RefusalLog:
                 self._suppressed += 1
                 return
             self._logged += 1
-        log.warning("401 %s %s from %s: %s", method, path[:200], address, reason)
+        log.warning("401 %s %r from %s: %s", method[:20], path[:200], address, reason)
 
 
 def unauthorized(challenges: list[str]) -> Response:

@@ -31,13 +31,19 @@ def describe(path: str | Path, exc: AuthFileError) -> str:
 
 
 class AuthFileWatcher:
-    """Loads the file at construction (an invalid file raises `AuthFileError`: the server
-    must not start on it) and hands out the file in force through `current()`."""
+    """Loads the file at construction and hands out the file in force through `current()`.
+
+    An invalid file at construction raises `AuthFileError` (the server must not start on
+    it), unless a `fallback` is given: the file the gunicorn master loaded before forking.
+    A worker started later (recycled after its request quota, or replacing one that died)
+    then starts on that file instead of failing to boot, which would stop the whole server
+    over a file the running workers are ignoring."""
 
     def __init__(
         self,
         path: str | Path,
         *,
+        fallback: AuthFile | None = None,
         on_reload_failure: Callable[[], None] | None = None,
         interval: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
@@ -47,9 +53,17 @@ class AuthFileWatcher:
         self._interval = interval
         self._clock = clock
         self._lock = threading.Lock()
-        self._signature = _signature(self.path)  # before reading: a change during the read is seen next time
-        self._current = load_auth_file(self.path)
+        # Taken before reading: a change during the read is seen at the next check.
+        self._signature: Signature | str = _signature(self.path)
         self._rejected: Signature | str = ""
+        try:
+            self._current = load_auth_file(self.path)
+        except AuthFileError as exc:
+            if fallback is None:
+                raise
+            self._current = fallback
+            self._signature, self._rejected = "", self._signature
+            self._refused(exc, "the auth file loaded at start stays in force")
         self._next_check = clock() + interval
 
     def current(self) -> AuthFile:
@@ -70,12 +84,15 @@ class AuthFileWatcher:
             loaded = load_auth_file(self.path)
         except AuthFileError as exc:
             self._rejected = signature
-            log.error("%s; the previous auth file stays in force", describe(self.path, exc))
-            if self._on_reload_failure is not None:
-                self._on_reload_failure()
+            self._refused(exc, "the previous auth file stays in force")
             return
         self._signature, self._rejected, self._current = signature, "", loaded
         log.info("auth file %s reloaded", self.path)
+
+    def _refused(self, exc: AuthFileError, consequence: str) -> None:
+        log.error("%s; %s", describe(self.path, exc), consequence)
+        if self._on_reload_failure is not None:
+            self._on_reload_failure()
 
 
 def _signature(path: Path) -> Signature:

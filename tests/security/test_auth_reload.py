@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 import requests
 from auth_support import basic, hashed, serve_with_auth_file, users_text, write_file
 
+from app.security.errors import AuthFileError
 from app.security.records import Role
 from app.security.reload import AuthFileWatcher
 
@@ -97,6 +99,30 @@ def test_a_removed_file_keeps_the_old_one(watched):
     clock.now += 1
     assert watcher.current() is good
     assert failures == [1]
+
+
+def test_a_worker_started_on_an_invalid_file_takes_the_masters_copy(tmp_path: Path, caplog):
+    good = AuthFileWatcher(write_file(tmp_path / "auth.toml", users_text() + grant("read"))).current()
+    path = write_file(tmp_path / "auth.toml", users_text() + grant("owner"))
+    clock, failures = Clock(), []
+    with caplog.at_level(logging.ERROR, logger="app.security.reload"):
+        watcher = AuthFileWatcher(path, fallback=good, on_reload_failure=lambda: failures.append(1), clock=clock)
+        assert watcher.current() is good
+        clock.now += 1
+        assert watcher.current() is good  # the same bad file is not looked at again
+    assert failures == [1]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"auth file {path}: grants[0].role: unknown role 'owner' (known: read, write, admin); "
+        "the auth file loaded at start stays in force"
+    ]
+    write_file(path, users_text() + grant("write"))
+    clock.now += 1
+    assert watcher.current().grants[0].role is Role.WRITE
+
+
+def test_without_a_fallback_an_invalid_file_at_start_raises(tmp_path: Path):
+    with pytest.raises(AuthFileError, match="unknown role 'owner'"):
+        AuthFileWatcher(write_file(tmp_path / "auth.toml", users_text() + grant("owner")))
 
 
 def test_a_reload_empties_the_credential_cache(auth_app, scrypt_calls, tmp_path: Path):
@@ -209,3 +235,35 @@ def test_an_invalid_file_keeps_the_old_one_and_is_logged_and_counted(server):
     assert counted and float(counted.group(1)) == len(lines)
 
 
+
+
+def worker_pids(master: int) -> list[int]:
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return [int(pid) for pid in children]
+
+
+@pytest.fixture
+def own_server(tmp_path: Path):
+    live = serve_with_auth_file(tmp_path, UNLIMITED + users_text())
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+def test_a_worker_replaced_while_the_file_is_invalid_starts_on_the_masters_copy(own_server):
+    """gunicorn replaces workers (request quota, a crash): one booting while the file on
+    disk is invalid must not stop the server, and serves the file the master loaded."""
+    url, path = own_server.url, own_server.log_path.parent / "auth.toml"
+    write_file(path, UNLIMITED + users_text() + '\n[[users]]\nname = "alice"\n')
+    before = worker_pids(own_server.process.pid)
+    assert len(before) == 2
+    os.kill(before[0], signal.SIGKILL)  # a worker of the server this test started
+    deadline = time.monotonic() + 30
+    while len(set(worker_pids(own_server.process.pid)) - set(before)) < 1:
+        assert time.monotonic() < deadline and own_server.process.poll() is None, own_server.log_tail()
+        time.sleep(0.1)
+    for _ in range(30):
+        assert status(url, ALICE) == 200 and status(url, CAROL) == 401
+    assert own_server.process.poll() is None
+    assert "the auth file loaded at start stays in force" in own_server.log_tail(20_000)

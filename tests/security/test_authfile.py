@@ -80,7 +80,8 @@ def test_the_issues_complete_example_loads_into_records():
         "https://idp.example.com/realms/data", "sqlregistry", ("RS256", "ES256"))
     assert (bearer.principal_claim, bearer.groups_claim, bearer.leeway_seconds) == ("sub", "realm_access.roles", 30)
     assert file.mtls.principal_from == "cn"
-    assert [(u.name, u.groups) for u in file.users] == [("ci-publisher", ("payments",)), ("billing-gateway", ("payments",))]
+    assert [(u.name, u.groups) for u in file.users] == [
+        ("ci-publisher", ("payments",)), ("billing-gateway", ("payments",))]
     assert file.users_by_name["billing-gateway"].password is None
     admin, write, read = file.grants
     assert (admin.principal, admin.role, admin.global_scope, admin.subjects) == ("user:ops", Role.ADMIN, True, ())
@@ -143,7 +144,8 @@ INVALID = [
                  id="duplicate-user"),
     pytest.param("[extra]\n", "(file)", "unknown key 'extra'", id="unknown-section"),
     pytest.param(AUTH + "realms = \"x\"\n", "[authentication]", "unknown key 'realms'", id="unknown-auth-key"),
-    pytest.param(AUTH + "methods = [\"basic\", \"kerberos\"]\n", "[authentication].methods", "unknown method 'kerberos'",
+    pytest.param(AUTH + "methods = [\"basic\", \"kerberos\"]\n", "[authentication].methods",
+                 "unknown method 'kerberos'",
                  id="unknown-method"),
     pytest.param(AUTH + "methods = []\n", "[authentication].methods", "at least one", id="no-methods"),
     pytest.param(AUTH + "methods = [\"basic\", \"basic\"]\n", "[authentication].methods", "at most once",
@@ -183,11 +185,14 @@ INVALID = [
                  "empty path segment", id="groups-claim-path"),
     pytest.param('[mtls]\nprincipal_from = "serial"\n', "[mtls].principal_from", "'serial' is not one of",
                  id="mtls-source"),
-    pytest.param("[[users]]\nname = \"a\"\npassword = \"secret\"\n", "users[0].password", "not a $scrypt$",
+    pytest.param("[[users]]\nname = \"a\"\npassword = \"hunter2\"\n", "users[0].password", "not a $scrypt$",
                  id="plaintext-password"),
     pytest.param(f"[[users]]\nname = \"a\"\npassword = \"{GOOD_HASH.replace('ln=14', 'ln=12')}\"\n",
                  "users[0].password", "ln=12 is outside 14-20", id="weak-hash"),
-    pytest.param("[[users]]\nname = \"a\"\nrole = \"admin\"\n", "users[0]", "unknown key 'role'", id="user-unknown-key"),
+    pytest.param("[[users]]\nname = \"a\"\npassword = [\"hunter2\"]\n", "users[0].password",
+                 "must be a string (a $scrypt$ PHC hash)", id="password-not-a-string"),
+    pytest.param("[[users]]\nname = \"a\"\nrole = \"admin\"\n", "users[0]", "unknown key 'role'",
+                 id="user-unknown-key"),
     pytest.param("[[users]]\ngroups = [\"g\"]\n", "users[0]", "has no name", id="user-without-name"),
     pytest.param("[[users]]\nname = \"\"\n", "users[0].name", "non-empty", id="user-empty-name"),
     pytest.param(f"[[users]]\nname = \"a:b\"\npassword = \"{GOOD_HASH}\"\n", "users[0].name", "':'",
@@ -230,6 +235,7 @@ def test_an_invalid_file_names_the_entry_and_the_problem(text: str, where: str, 
         parse_auth_file(text)
     assert caught.value.where == where
     assert problem in caught.value.problem
+    assert "hunter2" not in str(caught.value)
 
 
 def test_a_file_that_is_not_utf8_or_missing_is_invalid(tmp_path: Path):
@@ -272,13 +278,16 @@ def test_serve_refuses_to_start_on_an_invalid_file_with_one_line(tmp_path: Path)
     assert not (tmp_path / "r.db").exists()  # stopped before the database step
 
 
-def test_gunicorn_wsgi_app_stops_on_an_invalid_file_naming_it(tmp_path: Path):
-    """The plain `gunicorn wsgi:app` form: the worker fails to boot, the master stops."""
+@pytest.mark.parametrize("config", [[], ["-c", "deploy/gunicorn.conf.py"]], ids=["plain", "deploy-config"])
+def test_gunicorn_wsgi_app_stops_on_an_invalid_file_naming_it(tmp_path: Path, config: list[str]):
+    """`gunicorn wsgi:app`: plain, a worker fails to boot and the master stops; with the
+    deploy config, the master checks the file before it forks."""
     from support.postgres import free_port
 
-    path = write_file(tmp_path / "auth.toml", "[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"regex:[\"]\n")
+    path = write_file(tmp_path / "auth.toml",
+                      "[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"regex:[\"]\n")
     result = subprocess.run(
-        [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{free_port()}", "-w", "1", "wsgi:app"],
+        [sys.executable, "-m", "gunicorn", *config, "-b", f"127.0.0.1:{free_port()}", "-w", "1", "wsgi:app"],
         capture_output=True, text=True, cwd=REPO_ROOT, timeout=60,
         env={**_env(), "REGISTRY_AUTH_FILE": str(path), "REGISTRY_DATABASE_URL": f"sqlite:///{tmp_path}/r.db",
              "REGISTRY_METRICS": "false"},

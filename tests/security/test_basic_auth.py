@@ -4,8 +4,10 @@ limit), and that no Authorization header whatsoever gets anything but 200 or 401
 from __future__ import annotations
 
 import base64
+import hmac
 import json
 import logging
+import threading
 
 import pytest
 from auth_support import basic, hashed, users_text
@@ -13,7 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.core.access import Principal
+from app.security.authenticate import challenges
 from app.security.basic import CACHE_CAPACITY, CredentialCache, FailureLimiter
+from app.security.records import AuthenticationSettings
 
 UNAUTHORIZED = b'{"error_code":401,"message":"Unauthorized"}'
 MEDIA_TYPE = "application/vnd.schemaregistry.v1+json"
@@ -112,6 +116,23 @@ def test_the_realm_of_the_file_is_in_the_challenge(auth_app):
     assert_unauthorized(client.get("/subjects"), ['Basic realm="corp-registry", charset="UTF-8"'])
 
 
+@pytest.mark.parametrize(("methods", "token_presented", "expected"), [
+    (["basic"], False, [BASIC_CHALLENGE]),
+    (["basic", "bearer"], False, [BASIC_CHALLENGE, 'Bearer realm="sqlregistry"']),
+    (["basic", "bearer", "mtls"], True, [BASIC_CHALLENGE, 'Bearer realm="sqlregistry", error="invalid_token"']),
+    (["bearer"], True, ['Bearer realm="sqlregistry", error="invalid_token"']),
+    (["mtls"], False, []),
+])
+def test_one_challenge_per_enabled_scheme(methods: list[str], token_presented: bool, expected: list[str]):
+    assert challenges(AuthenticationSettings(methods=frozenset(methods)), token_presented) == expected
+
+
+def test_with_only_client_certificates_enabled_a_request_without_one_is_refused(auth_app):
+    client = auth_app(auth_section(methods=["mtls"]) + users_text()).test_client()
+    assert_unauthorized(client.get("/subjects"), [])
+    assert_unauthorized(client.get("/subjects", headers=basic("alice", "alice-secret")), [])
+
+
 def test_anonymous_callers_when_the_file_allows_them(auth_app):
     client = auth_app(auth_section(allow_anonymous=True) + users_text()).test_client()
     assert client.get("/test/whoami").json == {"name": "anonymous", "groups": [], "method": "anonymous"}
@@ -134,6 +155,30 @@ def test_a_cached_credential_costs_no_scrypt(client, scrypt_calls):
     assert scrypt_calls.take() == 0
     # The cache remembers the pair, not the user: another password is checked (and fails).
     assert_unauthorized(client.get("/subjects", headers=basic("alice", "other")))
+    assert scrypt_calls.take() == 1
+
+
+def concurrently(client, headers: dict[str, str], threads: int = 8) -> list[int]:
+    """The status each of `threads` simultaneous requests with `headers` gets."""
+    barrier = threading.Barrier(threads)
+    statuses: list[int] = []
+
+    def one() -> None:
+        barrier.wait()
+        statuses.append(client.get("/subjects", headers=headers).status_code)
+
+    workers = [threading.Thread(target=one) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return statuses
+
+
+def test_simultaneous_requests_with_one_credential_share_one_scrypt(client, scrypt_calls):
+    assert concurrently(client, basic("alice", "alice-secret")) == [200] * 8
+    assert scrypt_calls.take() == 1
+    assert concurrently(client, basic("bob", "wrong")) == [401] * 8
     assert scrypt_calls.take() == 1
 
 
@@ -241,6 +286,12 @@ def test_the_credential_cache_holds_at_most_ten_thousand_entries():
     assert len(cache) == CACHE_CAPACITY
     assert cache.get(first) is None  # the oldest went first
     assert cache.get(cache.digest(b"a", str(CACHE_CAPACITY + 49).encode())) is principal
+
+
+def test_the_cache_key_is_hmac_sha256_of_the_name_length_name_and_password():
+    key = bytes(range(32))
+    expected = hmac.digest(key, (5).to_bytes(4, "big") + b"alice" + b"pw:1", "sha256")
+    assert CredentialCache(300, key=key).digest(b"alice", b"pw:1") == expected
 
 
 def test_the_cache_key_is_per_process():

@@ -3,7 +3,10 @@ two ways producers already are: `basic.auth.user.info`, and credentials in the U
 password surfaces as SchemaRegistryError 401/401, which the client's users already handle."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -24,6 +27,7 @@ principal = "user:producer"
 role = "write"
 subjects = ["*"]
 """
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = '{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'
 
 
@@ -90,3 +94,32 @@ def test_no_credentials_is_schema_registry_error_401_401(server_url: str):
         assert (caught.value.http_status_code, caught.value.error_code) == (401, 401)
     finally:
         client.close()
+
+
+def test_plain_gunicorn_wsgi_app_with_an_auth_file(tmp_path, unique_subject):
+    """The issue's start-up form (without TLS): `python -m gunicorn -b ... -w 2 wsgi:app`
+    with REGISTRY_AUTH_FILE and REGISTRY_DATABASE_URL in the environment."""
+    from auth_support import write_file
+    from support.live import launch
+    from support.postgres import free_port
+
+    port = free_port()
+    database_url = f"sqlite:///{tmp_path / 'registry.db'}"
+    subprocess.run([sys.executable, "-m", "app.cli", "db", "upgrade", "--database-url", database_url],
+                   cwd=REPO_ROOT, check=True, capture_output=True)
+    env = {"REGISTRY_AUTH_FILE": str(write_file(tmp_path / "auth.toml", AUTH_FILE)),
+           "REGISTRY_DATABASE_URL": database_url}
+    live = launch([sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}", "-w", "2", "wsgi:app"], port,
+                  tmp_path / "server.log", env)
+    try:
+        client, intruder = with_user_info(live.url), with_user_info(live.url, "wrong")
+        try:
+            assert client.register_schema(unique_subject(), Schema(SCHEMA, "AVRO")) >= 1
+            with pytest.raises(SchemaRegistryError) as caught:
+                intruder.get_subjects()
+            assert (caught.value.http_status_code, caught.value.error_code) == (401, 401)
+        finally:
+            client.close()
+            intruder.close()
+    finally:
+        live.stop()
