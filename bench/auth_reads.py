@@ -83,7 +83,11 @@ def in_process_us(auth_file: Path, workdir: Path, requests: int, rounds: int) ->
 def write_auth_file(path: Path) -> None:
     from app.security.passwords import hash_password
 
-    path.write_text(f'[[users]]\nname = "{USER}"\npassword = "{hash_password(PASSWORD)}"\ngroups = ["readers"]\n')
+    # A consumer's grant: read on its own subjects, not everything (no shared reply cache).
+    path.write_text(
+        f'[[users]]\nname = "{USER}"\npassword = "{hash_password(PASSWORD)}"\ngroups = ["readers"]\n'
+        '[[grants]]\nprincipal = "group:readers"\nrole = "read"\nsubjects = ["prefix:bench-"]\n'
+    )
 
 
 def _python_load(host: str, port: int, path: str, headers: dict[str, str], duration: float, connections: int,
