@@ -1,6 +1,7 @@
 """The application factory: the registry (app.wiring) behind the API blueprints, the health
 probes, (unless REGISTRY_METRICS is off) the metrics that watch both, and (with
-REGISTRY_AUTH_FILE) authentication in front of them all."""
+REGISTRY_AUTH_FILE) authentication in front of them all and the file's grants deciding what
+each caller may do."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from app.settings import Settings
 from app.wiring import build_registry
 
 if TYPE_CHECKING:
+    from app.core.access import Authorizer
     from app.security.authenticate import Authenticator
     from app.security.records import AuthFile
 
@@ -26,7 +28,7 @@ def create_app(
     before forking) is given to start on instead."""
     settings = settings or Settings.from_env()
     authenticator = _authenticator(settings, auth_fallback)
-    service = registry or _build(settings)
+    service = registry or _build(settings, _authorizer(authenticator))
 
     # No static folder: Flask's `/static/<path>` route would be one the registry does not serve.
     app = Flask(__name__, static_folder=None)
@@ -59,11 +61,21 @@ def _authenticator(settings: Settings, fallback: AuthFile | None) -> Authenticat
     )
 
 
-def _build(settings: Settings) -> RegistryService:
+def _authorizer(authenticator: Authenticator | None) -> Authorizer | None:
+    """The grants of the file authentication keeps in force (one watcher, one reload)."""
+    if authenticator is None:
+        return None
+    from app.security.authorizer import GrantAuthorizer
+
+    return GrantAuthorizer(authenticator.watcher.current)
+
+
+def _build(settings: Settings, authorizer: Authorizer | None) -> RegistryService:
     if not settings.metrics:
-        return build_registry(settings)
+        return build_registry(settings, authorizer=authorizer)
     from app import metrics
 
     return build_registry(
-        settings, events=metrics.record_event, cache_stats=metrics.cache_stats, pool_observer=metrics.PoolMetrics()
+        settings, authorizer=authorizer, events=metrics.record_event, cache_stats=metrics.cache_stats,
+        pool_observer=metrics.PoolMetrics(),
     )

@@ -109,10 +109,13 @@ def in_process_us(auth_file: Path, workdir: Path, requests: int, rounds: int, be
 def write_auth_file(path: Path, idp: IdentityProvider) -> None:
     from app.security.passwords import hash_password
 
+    # A consumer's grant: read on its own subjects, not everything (no shared reply cache).
+    # Basic callers get it through their [[users]] groups, bearer callers through the token's roles.
     path.write_text(f'[authentication]\nmethods = ["basic", "bearer"]\n\n'
                     f'[bearer]\njwks_url = "{idp.jwks_url}"\nissuer = "{idp.issuer}"\naudience = "sqlregistry"\n'
                     f'algorithms = ["RS256"]\ngroups_claim = "realm_access.roles"\n\n'
-                    f'[[users]]\nname = "{USER}"\npassword = "{hash_password(PASSWORD)}"\ngroups = ["readers"]\n')
+                    f'[[users]]\nname = "{USER}"\npassword = "{hash_password(PASSWORD)}"\ngroups = ["readers"]\n\n'
+                    '[[grants]]\nprincipal = "group:readers"\nrole = "read"\nsubjects = ["prefix:bench-"]\n')
 
 
 def _python_load(host: str, port: int, path: str, headers: dict[str, str], duration: float, connections: int,

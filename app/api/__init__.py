@@ -23,6 +23,7 @@ from app.api import (
     subjects,
     tags,
 )
+from app.api.authorization import authorize_request
 from app.api.errors import API_BLUEPRINT, json_error, unrouted_error
 from app.api.limits import RequestSizeLimit
 from app.api.negotiation import check_media_types
@@ -35,10 +36,13 @@ _AREAS = (
 
 
 def api_blueprint() -> Blueprint:
-    """The parent of every API blueprint; its hooks run in Jersey's order: media types, then parameters."""
+    """The parent of every API blueprint; its hooks run in Jersey's order: media types, then
+    parameters, then (the caller authenticated by an app-level hook before all of them) the
+    authorization table."""
     api = Blueprint(API_BLUEPRINT, __name__)
     api.before_request(check_media_types)
     api.before_request(check_parameters)
+    api.before_request(authorize_request)
     api.register_error_handler(Exception, json_error)
     for area in _AREAS:
         api.register_blueprint(area)

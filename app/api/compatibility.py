@@ -6,6 +6,7 @@ from flask import Blueprint, Response
 from app.api.render import compatibility_entity, json_response
 from app.api.requests import flag, read_body, schema_request
 from app.api.service import registry
+from app.security.caller import current_principal
 
 bp = Blueprint("compatibility", __name__)
 
@@ -13,7 +14,8 @@ bp = Blueprint("compatibility", __name__)
 def _check(subject: str, version: str | None) -> Response:
     verbose = flag("verbose")
     report = registry().check_compatibility(
-        subject, version, schema_request(read_body()), normalize=flag("normalize"), verbose=verbose
+        subject, version, schema_request(read_body()), normalize=flag("normalize"), verbose=verbose,
+        principal=current_principal(),
     )
     return json_response(compatibility_entity(report, verbose))
 

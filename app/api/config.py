@@ -19,7 +19,9 @@ _GLOBAL = {"subject": None}
 @bp.get("/config", defaults=_GLOBAL)
 @bp.get("/config/<subject:subject>")
 def get_config(subject: str | None) -> Response:
-    return json_response(config_entity(registry().get_config(subject, default_to_global=flag("defaultToGlobal"))))
+    return json_response(config_entity(registry().get_config(
+        subject, default_to_global=flag("defaultToGlobal"), principal=current_principal()
+    )))
 
 
 @bp.put("/config", defaults=_GLOBAL)

@@ -16,7 +16,9 @@ bp = Blueprint("contexts", __name__)
 @bp.get("/contexts")
 def list_contexts() -> Response:
     offset, limit = page()
-    return json_response(registry().list_contexts(text("contextPrefix") or "", offset=offset, limit=limit))
+    return json_response(registry().list_contexts(
+        text("contextPrefix") or "", offset=offset, limit=limit, principal=current_principal()
+    ))
 
 
 @bp.delete("/contexts/<segment:context>")

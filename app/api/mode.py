@@ -19,7 +19,9 @@ _GLOBAL = {"subject": None}
 @bp.get("/mode", defaults=_GLOBAL)
 @bp.get("/mode/<subject:subject>")
 def get_mode(subject: str | None) -> Response:
-    return json_response(mode_entity(registry().get_mode(subject, default_to_global=flag("defaultToGlobal"))))
+    return json_response(mode_entity(registry().get_mode(
+        subject, default_to_global=flag("defaultToGlobal"), principal=current_principal()
+    )))
 
 
 @bp.put("/mode", defaults=_GLOBAL)

@@ -15,6 +15,7 @@ from app.api.render import (
 )
 from app.api.requests import flag, page, schema_id, subject_hint, text
 from app.api.service import registry
+from app.security.caller import current_principal
 
 bp = Blueprint("schemas", __name__)
 
@@ -30,6 +31,7 @@ def list_schemas() -> Response:
         limit=limit,
         rule_type=text("ruleType"),
         aliases=flag("aliases"),
+        principal=current_principal(),
     )
     return json_response([listed_schema_entity(item) for item in listed])
 
@@ -44,14 +46,17 @@ def schema_types() -> Response:
 @bp.get("/schemas/ids/<segment:id_>")
 def schema_by_id(id_: str) -> Response:
     found = registry().schema_by_id(
-        schema_id(id_), subject=subject_hint(), fmt=text("format"), fetch_max_id=flag("fetchMaxId")
+        schema_id(id_), subject=subject_hint(), fmt=text("format"), fetch_max_id=flag("fetchMaxId"),
+        principal=current_principal(),
     )
     return rendered_response(found, schema_string_entity)
 
 
 @bp.get("/schemas/ids/<segment:id_>/schema")
 def raw_schema_by_id(id_: str) -> Response:
-    found = registry().schema_by_id(schema_id(id_), subject=subject_hint(), fmt=text("format"))
+    found = registry().schema_by_id(
+        schema_id(id_), subject=subject_hint(), fmt=text("format"), principal=current_principal()
+    )
     return text_response(found.text)
 
 
@@ -59,7 +64,8 @@ def raw_schema_by_id(id_: str) -> Response:
 def subjects_for_id(id_: str) -> Response:
     offset, limit = page()
     subjects = registry().subjects_for_id(
-        schema_id(id_), subject=subject_hint(), deleted=flag("deleted"), offset=offset, limit=limit
+        schema_id(id_), subject=subject_hint(), deleted=flag("deleted"), offset=offset, limit=limit,
+        principal=current_principal(),
     )
     return json_response(subjects)
 
@@ -68,24 +74,27 @@ def subjects_for_id(id_: str) -> Response:
 def versions_for_id(id_: str) -> Response:
     offset, limit = page()
     pairs = registry().versions_for_id(
-        schema_id(id_), subject=subject_hint(), deleted=flag("deleted"), offset=offset, limit=limit
+        schema_id(id_), subject=subject_hint(), deleted=flag("deleted"), offset=offset, limit=limit,
+        principal=current_principal(),
     )
     return json_response([subject_version_entity(subject, version) for subject, version in pairs])
 
 
 @bp.get("/schemas/guids/<segment:guid>")
 def schema_by_guid(guid: str) -> Response:
-    return json_response(schema_string_entity(registry().schema_by_guid(guid, fmt=text("format"))))
+    return json_response(schema_string_entity(registry().schema_by_guid(guid, fmt=text("format"), principal=current_principal())))
 
 
 # A sqlregistry extension, outside Confluent's API: readers of Avro single-object encoding.
 @bp.get("/schemas/fingerprints/<segment:digest>")
 def schema_by_fingerprint(digest: str) -> Response:
-    found = registry().schema_by_fingerprint(digest, algorithm=text("algorithm") or "crc64")
+    found = registry().schema_by_fingerprint(
+        digest, algorithm=text("algorithm") or "crc64", principal=current_principal()
+    )
     return json_response(fingerprint_entity(found))
 
 
 @bp.get("/schemas/guids/<segment:guid>/ids")
 def ids_for_guid(guid: str) -> Response:
-    pairs = registry().ids_for_guid(guid)
+    pairs = registry().ids_for_guid(guid, principal=current_principal())
     return json_response([context_id_entity(context, id_) for context, id_ in pairs])

@@ -28,6 +28,7 @@ def list_subjects() -> Response:
         deleted_only=flag("deletedOnly"),
         offset=offset,
         limit=limit,
+        principal=current_principal(),
     )
     return json_response(subjects)
 
@@ -40,6 +41,7 @@ def lookup(subject: str) -> Response:
         normalize=flag("normalize"),
         deleted=flag("deleted"),
         fmt=text("format"),
+        principal=current_principal(),
     )
     return json_response(schema_entity(found))
 
@@ -54,7 +56,9 @@ def delete_subject(subject: str) -> Response:
 
 @bp.get("/subjects/<subject:subject>/metadata")
 def latest_with_metadata(subject: str) -> Response:
-    found = registry().latest_with_metadata(subject, metadata_pairs(), deleted=flag("deleted"), fmt=text("format"))
+    found = registry().latest_with_metadata(
+        subject, metadata_pairs(), deleted=flag("deleted"), fmt=text("format"), principal=current_principal()
+    )
     return json_response(schema_entity(found))
 
 
@@ -68,6 +72,7 @@ def list_versions(subject: str) -> Response:
         deleted_as_negative=flag("deletedAsNegative"),
         offset=offset,
         limit=limit,
+        principal=current_principal(),
     )
     return json_response(versions)
 
@@ -88,26 +93,31 @@ def register(subject: str) -> Response:
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>")
 def get_version(subject: str, version: str) -> Response:
-    found = registry().get_version(subject, version, deleted=flag("deleted"), fmt=text("format"))
+    found = registry().get_version(
+        subject, version, deleted=flag("deleted"), fmt=text("format"), principal=current_principal()
+    )
     return rendered_response(found, schema_entity)
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>/schema")
 def get_raw_version(subject: str, version: str) -> Response:
-    found = registry().get_version(subject, version, deleted=flag("deleted"), fmt=text("format"))
+    found = registry().get_version(
+        subject, version, deleted=flag("deleted"), fmt=text("format"), principal=current_principal()
+    )
     return text_response(found.text)
 
 
 @bp.delete("/subjects/<subject:subject>/versions/<segment:version>")
 def delete_version(subject: str, version: str) -> Response:
-    deleted = registry().delete_version(
+    return json_response(registry().delete_version(
         subject, version, permanent=flag("permanent"), principal=current_principal(), origin=request_origin()
-    )
-    return json_response(deleted)
+    ))
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>/referencedby")
 def referenced_by(subject: str, version: str) -> Response:
     offset, limit = page()
-    ids = registry().referenced_by(subject, version, deleted=flag("deleted"), offset=offset, limit=limit)
+    ids = registry().referenced_by(
+        subject, version, deleted=flag("deleted"), offset=offset, limit=limit, principal=current_principal()
+    )
     return json_response(ids)

@@ -11,10 +11,10 @@ name for a context's or the global settings). The default allows everything.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Protocol
-
 
 
 class Action(str, enum.Enum):
@@ -23,6 +23,10 @@ class Action(str, enum.Enum):
     DELETE = "delete"               # soft and hard deletes of subjects, versions and contexts
     READ_CONFIG = "read_config"     # config and mode reads
     WRITE_CONFIG = "write_config"   # config and mode changes
+    # What only an administrator of the subject may do even though the plain operation is a
+    # write: a forced registration (no compatibility check) and a permanent delete. Checked
+    # instead of WRITE / DELETE, so an alias cannot lend admin rights it was not granted on.
+    ADMIN = "admin"
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,13 @@ class Authorizer(Protocol):
         """The subjects `principal` may read, in the given order."""
         ...
 
+    def read_scope(self, principal: Principal) -> Hashable | None:
+        """What `principal`'s reads depend on. None: it may read every subject of every
+        context, so listings need no filtering and the replies cached for everyone may be
+        served to it. Otherwise a key that stays equal exactly as long as what it may read
+        does (the grants in force for it), under which its own replies are cached."""
+        ...
+
 
 class AllowAll:
     """The default: no authorization configured."""
@@ -60,6 +71,9 @@ class AllowAll:
 
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return list(subjects)
+
+    def read_scope(self, principal: Principal) -> Hashable | None:
+        return None
 
 
 COMMITTED = "committed"
@@ -98,10 +112,16 @@ class Guard:
     authorizer: Authorizer
     principal: Principal
 
+    @cached_property
+    def read_scope(self) -> Hashable | None:
+        """The authorizer's answer, asked once per guard (a guard lives for one call)."""
+        return self.authorizer.read_scope(self.principal)
+
     @property
     def unrestricted(self) -> bool:
-        """No authorizer configured: the flows skip the per-holder filtering work."""
-        return isinstance(self.authorizer, AllowAll)
+        """The caller may read everything (no authorizer configured, or a global grant): the
+        flows skip the per-holder filtering work and share the cached replies."""
+        return self.read_scope is None
 
     def check(self, action: Action, subject: str) -> None:
         self.authorizer.check(self.principal, action, subject)

@@ -59,8 +59,15 @@ class Forbidden(RegistryError):
     http_status, error_code = 403, 40301
 
     @classmethod
-    def for_action(cls, action: str, subject: str) -> Forbidden:
-        return cls(f"User is denied operation {action} on subject '{subject}'")
+    def for_subject(cls, operation: str, subject: str) -> Forbidden:
+        """Confluent's security plugin's wording: `operation` is `Read`, `Write` or `Admin`,
+        `subject` qualified outside the default context."""
+        return cls(f"User is denied operation {operation} on Subject: {subject}")
+
+    @classmethod
+    def for_server(cls) -> Forbidden:
+        """A global operation (the server's or a context's settings, a context delete)."""
+        return cls("User is denied operation on this server.")
 
 
 # -- 404 -------------------------------------------------------------------------------------

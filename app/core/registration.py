@@ -136,7 +136,7 @@ class Registrar:
         for attempt in range(_WRITE_ATTEMPTS):
             try:
                 with self.storage.write() as store:
-                    target, row = self._locked(store, qs, guard)
+                    target, row = self._locked(store, qs, guard, _write_action(force))
                     if prepare is not None:
                         request = prepare(store, target, store.versions(row.row.id))
                         validate_subject(qs, subject, registering=True)
@@ -171,7 +171,7 @@ class Registrar:
                 qs, row = target, store.subject(target.context, target.name)
             if row is None:
                 return None
-            guard.check(Action.WRITE, qs.qualified())
+            guard.check(_write_action(force), qs.qualified())
             reg = self._prepare(store, qs, LockedSubject(row, False), request, normalize, force, guard, early)
             found = self._existing(store, reg)
         return None if found is None else Registered(qs, found, None)
@@ -185,7 +185,9 @@ class Registrar:
             return subject_version(self.resolver, store, done.qs, done.version, fmt)
 
     @staticmethod
-    def _locked(store: Store, qs: QualifiedSubject, guard: Guard) -> tuple[QualifiedSubject, LockedSubject]:
+    def _locked(
+        store: Store, qs: QualifiedSubject, guard: Guard, action: Action
+    ) -> tuple[QualifiedSubject, LockedSubject]:
         """The subject after its alias, with its row locked (and created if new). The named
         subject's row is locked first, which is also how its alias is read: one statement
         (two for an existing subject) for the usual subject without one."""
@@ -193,7 +195,7 @@ class Registrar:
         target = alias_of(qs, locked.row)
         if target is not None:
             qs, locked = target, store.lock_subject(target.context, target.name)
-        guard.check(Action.WRITE, qs.qualified())
+        guard.check(action, qs.qualified())
         return qs, locked
 
     def _register(
@@ -451,3 +453,8 @@ def _register_detail(reg: Registration) -> dict[str, Any]:
     if reg.purged:
         detail["purgedVersions"] = list(reg.purged)
     return detail
+
+
+def _write_action(force: bool) -> Action:
+    """A forced registration skips the compatibility check: an administrator's call."""
+    return Action.ADMIN if force else Action.WRITE

@@ -47,7 +47,15 @@ from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
-from app.core.schema_reads import SCHEMAS_MAX_LIMIT, ContextId, ListedSchema, SchemaReads, SubjectVersionRef, prefix_scope
+from app.core.schema_reads import (
+    SCHEMAS_MAX_LIMIT,
+    ContextId,
+    ListedSchema,
+    SchemaReads,
+    SubjectVersionRef,
+    prefix_scope,
+    readable_holders,
+)
 from app.core.store import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow
 from app.core.subject_settings import SubjectSettings
 from app.core.subjects import (
@@ -92,6 +100,7 @@ class RegistryService:
         self.authorizer: Authorizer = authorizer or AllowAll()
         self.events = events
         self._anonymous = Guard(self.authorizer, ANONYMOUS)
+        self._open = isinstance(self.authorizer, AllowAll)
         self.resolver = SchemaResolver(
             self.formats, settings.schema_cache_mb * 1024 * 1024, settings.max_schema_bytes, cache_stats,
             limits=SchemaLimits(max_depth=settings.max_schema_depth),
@@ -108,8 +117,10 @@ class RegistryService:
         )
 
     def guard(self, principal: Principal) -> Guard:
-        """The anonymous caller's guard is made once: every hot read asks for it."""
-        if principal is ANONYMOUS:
+        """The anonymous caller's guard is made once when nothing is authorized (every hot
+        read asks for it); a real authorizer's answers change with its grants, and a guard
+        remembers them, so then each call gets a guard of its own."""
+        if principal is ANONYMOUS and self._open:
             return self._anonymous
         return Guard(self.authorizer, principal)
 
@@ -123,9 +134,8 @@ class RegistryService:
     ) -> SchemaById:
         guard = self.guard(principal)
         load = lambda: self.schema_reads.schema_by_id(schema_id, subject, fmt, fetch_max_id, guard)  # noqa: E731
-        if not guard.unrestricted:
-            return load()
-        return self.read_cache.get(("id", schema_id, subject, fmt, fetch_max_id), load, _reply_bytes)
+        key = ("id", schema_id, subject, fmt, fetch_max_id, guard.read_scope)
+        return self.read_cache.get(key, load, _reply_bytes)
 
     def schema_by_guid(self, guid: str, fmt: str | None = None, *, principal: Principal = ANONYMOUS) -> SchemaById:
         return self.schema_reads.schema_by_guid(guid, fmt, self.guard(principal))
@@ -207,9 +217,8 @@ class RegistryService:
         `latest` is the newest live version whatever `deleted` says."""
         guard = self.guard(principal)
         load = lambda: self._get_version(subject, version, deleted, fmt, guard)  # noqa: E731
-        if not guard.unrestricted:
-            return load()
-        return self.read_cache.get(("version", subject, version, deleted, fmt), load, _reply_bytes)
+        key = ("version", subject, version, deleted, fmt, guard.read_scope)
+        return self.read_cache.get(key, load, _reply_bytes)
 
     def _get_version(self, subject: str, version: str, deleted: bool, fmt: str | None, guard: Guard) -> SubjectVersion:
         number = parse_version(version)
@@ -251,11 +260,13 @@ class RegistryService:
         under the storage's change token, so it costs no query until something commits.
         A registration that does write commits, which changes the token: its own entry is
         never served. Requests with references or documents are not kept (their identity
-        is not the text alone, and they are rare)."""
+        is not the text alone, and they are rare), and neither is anything once an
+        authorizer is configured: a reader with a global grant reads everything, but the
+        write check must still run for each call."""
         register = lambda: self.registrar.register(  # noqa: E731
             subject, request, normalize, force, fmt, guard=guard, audit=audit
         )
-        if force or not guard.unrestricted or request.references or request.metadata or request.rule_set:
+        if force or not self._open or request.references or request.metadata or request.rule_set:
             return register()
         key = ("register", subject, request.schema_type, request.schema, request.id, request.version, normalize, fmt)
         return self.read_cache.get(key, register, _reply_bytes)
@@ -299,7 +310,7 @@ class RegistryService:
     ) -> list[int]:
         """Checks in the reference's order: 40401, 40404, 42205, 42206, 40405 (§5.4)."""
         with self.storage.write() as store:
-            qs, row = self._resolved(store, subject, Action.DELETE, principal)
+            qs, row = self._resolved(store, subject, _delete_action(permanent), principal)
             versions = store.versions(row.id) if row else []
             if row is None or not versions:
                 raise SubjectNotFound.for_subject(qs.qualified())
@@ -336,7 +347,7 @@ class RegistryService:
         """Checks in the reference's order: 42202, 40406, 40401/40402, 42205, 42206, 40407."""
         number = parse_version(version)
         with self.storage.write() as store:
-            qs, row = self._resolved(store, subject, Action.DELETE, principal)
+            qs, row = self._resolved(store, subject, _delete_action(permanent), principal)
             versions = store.versions(row.id) if row else []
             if number is None:
                 live = [v for v in versions if not v.deleted]
@@ -374,15 +385,19 @@ class RegistryService:
         *, principal: Principal = ANONYMOUS,
     ) -> list[int]:
         """Ids of schemas referencing the subject-version (which may itself be soft-deleted);
-        soft-deleted referrers only with `deleted`. Sorted by (context, id)."""
+        soft-deleted referrers only with `deleted`. Sorted by (context, id). A restricted
+        caller sees the ids it could fetch: those with a holder it may read."""
         number = parse_version(version)
+        guard = self.guard(principal)
         with self.storage.read() as store:
             qs, _ = self._resolved(store, subject, Action.READ, principal)
             row, found = store.subject_version(qs.context, qs.name, number)
             if found is None:
                 raise self._version_missing(store, qs, row, number, True)
             referrers = store.referrers(qs.context, qs.name, [found.version])
-        ids = sorted({(r.schema_context, r.schema_id) for r in referrers if deleted or not r.deleted})
+            ids = sorted({(r.schema_context, r.schema_id) for r in referrers if deleted or not r.deleted})
+            if not guard.unrestricted:
+                ids = [(ctx, i) for ctx, i in ids if readable_holders(store.holders_of_id(i, ctx), guard)]
         return page([schema_id for _, schema_id in ids], offset, limit, SCHEMAS_MAX_LIMIT)
 
     # ---------------------------------------------------------------- compatibility
@@ -451,9 +466,19 @@ class RegistryService:
         return removed
 
     # ---------------------------------------------------------------- contexts
-    def list_contexts(self, context_prefix: str = "", offset: int = 0, limit: int = -1) -> list[str]:
+    def list_contexts(
+        self, context_prefix: str = "", offset: int = 0, limit: int = -1, *, principal: Principal = ANONYMOUS
+    ) -> list[str]:
+        """The default context, and every other one (to a restricted caller: those holding a
+        subject, live or soft-deleted, that it may read)."""
+        guard = self.guard(principal)
         with self.storage.read() as store:
-            names = sorted(set(store.contexts()) - {DEFAULT_CONTEXT})
+            if guard.unrestricted:
+                names = sorted(set(store.contexts()) - {DEFAULT_CONTEXT})
+            else:
+                held = [QualifiedSubject(s.context, s.name).qualified()
+                        for s in store.subject_summaries(None, "") if s.all_versions > 0]
+                names = sorted({QualifiedSubject.parse(q).context for q in guard.filter(held)} - {DEFAULT_CONTEXT})
         wanted = (context_prefix or "").strip()
         everything = [DEFAULT_CONTEXT, *names]
         if wanted:
@@ -519,3 +544,8 @@ def _settings_scope(subject: str | None) -> str:
         return ""
     qs = QualifiedSubject.parse(subject)
     return qs.qualified() if qs.name or qs.context == DEFAULT_CONTEXT else f":{qs.context}:"
+
+
+def _delete_action(permanent: bool) -> Action:
+    """A permanent delete cannot be undone: an administrator's call."""
+    return Action.ADMIN if permanent else Action.DELETE

@@ -90,7 +90,7 @@ class SchemaReads:
         with self.storage.read() as store:
             rows = store.schemas_by_fingerprint(algorithm, digest)
             if not guard.unrestricted:
-                rows = [r for r in rows if _readable(store.holders_of_id(r.id, r.context), guard)]
+                rows = [r for r in rows if readable_holders(store.holders_of_id(r.id, r.context), guard)]
             if not rows:
                 raise SchemaNotFound.generic()
             return self.resolver.content(store, rows[0].pk)
@@ -130,7 +130,7 @@ class SchemaReads:
                 listed = {(h.context, h.subject) for h in holders}
                 outside = store.holders_of_subjects([t for t in aliased if t not in listed], deleted)
                 holders = [*holders, *outside]
-            rows = _readable(sorted(holders, key=_listing_order), guard)
+            rows = readable_holders(sorted(holders, key=_listing_order), guard)
             if latest_only:
                 newest: dict[tuple[str, str], HolderRow] = {}
                 for h in rows:
@@ -142,7 +142,10 @@ class SchemaReads:
             chosen = page(rows, offset, limit, SCHEMAS_MAX_LIMIT)
             self.resolver.contents(store, [h.schema_pk for h in chosen])  # warm the cache in one query
             return [
-                ListedSchema(self._holder_version(store, h, None), tuple(aliased.get((h.context, h.subject), ())))
+                ListedSchema(
+                    self._holder_version(store, h, None),
+                    tuple(_visible(aliased.get((h.context, h.subject), []), guard)),
+                )
                 for h in chosen
             ]
 
@@ -153,7 +156,7 @@ class SchemaReads:
         rows = store.schemas_by_hash(digest) if digest else []
         if guard.unrestricted:
             return rows
-        return [r for r in rows if _readable(store.holders_of_id(r.id, r.context), guard)]
+        return [r for r in rows if readable_holders(store.holders_of_id(r.id, r.context), guard)]
 
     def _holders(self, store: Store, schema_id: int, hint: str | None, guard: Guard) -> _Holders:
         """Subject-versions holding an id, best first, following the reference's search
@@ -163,7 +166,7 @@ class SchemaReads:
             return sorted(rows, key=lambda h: (h.deleted, h.context, h.subject, h.version))
 
         if not hint:
-            rows = _readable(store.holders_of_id(schema_id, DEFAULT_CONTEXT), guard)
+            rows = readable_holders(store.holders_of_id(schema_id, DEFAULT_CONTEXT), guard)
             return _Holders(best(rows), rows)
         qs = QualifiedSubject.parse(hint)
         if qs.name and qs.context != WILDCARD_CONTEXT:
@@ -175,7 +178,7 @@ class SchemaReads:
                 qs, hint = target, target.qualified()
         else:
             rows = store.holders_of_id(schema_id)
-        rows = _readable(rows, guard)
+        rows = readable_holders(rows, guard)
         if hint.startswith(":"):
             in_scope = rows if qs.context == WILDCARD_CONTEXT else [h for h in rows if h.context == qs.context]
             return _Holders(best([h for h in in_scope if not qs.name or h.subject == qs.name]), rows)
@@ -195,12 +198,16 @@ class SchemaReads:
         )
 
 
-def _readable(holders: list[HolderRow], guard: Guard) -> list[HolderRow]:
+def readable_holders(holders: list[HolderRow], guard: Guard) -> list[HolderRow]:
     if guard.unrestricted or not holders:
         return holders
     names = {QualifiedSubject(h.context, h.subject).qualified() for h in holders}
     allowed = set(guard.filter(sorted(names)))
     return [h for h in holders if QualifiedSubject(h.context, h.subject).qualified() in allowed]
+
+
+def _visible(subjects: list[str], guard: Guard) -> list[str]:
+    return subjects if guard.unrestricted or not subjects else guard.filter(subjects)
 
 
 def _listing_order(h: HolderRow) -> tuple[str, int]:

@@ -27,10 +27,13 @@ class DenySecret:
     def check(self, principal: Principal, action: Action, subject: str) -> None:
         self.checked.append((action, subject))
         if "secret" in subject:
-            raise Forbidden.for_action(action.value, subject)
+            raise Forbidden.for_subject(action.value.capitalize(), subject)
 
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return [s for s in subjects if "secret" not in s]
+
+    def read_scope(self, principal: Principal) -> Principal:
+        return principal
 
 
 def record(name: str, *fields: str) -> str:

@@ -1,5 +1,6 @@
-"""Fixtures of the security tests: a scrypt call counter, and a registry app built over an
-auth file (helpers without fixtures live in auth_support.py).
+"""Fixtures of the security tests: a scrypt call counter, a registry app built over an auth
+file, and one authorizing with grants built in Python (helpers without fixtures live in
+auth_support.py and tests/support/guarded.py).
 
 The in-process tests run on SQLite only: authentication is decided before any storage is
 touched, so the database kind changes nothing they look at."""
@@ -15,6 +16,7 @@ from auth_support import write_file
 from flask import Flask, jsonify
 
 from app.security.caller import current_principal
+from support.guarded import TABLE_FILE, GuardedRegistry, guarded_app
 
 
 class ScryptSpy:
@@ -78,3 +80,11 @@ def whoami():
     principal = current_principal()
     return jsonify(name=principal.name, groups=sorted(principal.groups), method=principal.method)
 
+
+@pytest.fixture
+def guarded(settings) -> Iterator[GuardedRegistry]:
+    """The registry authorizing with `TABLE_FILE`'s grants, callers named by a header (both
+    databases: what a caller sees of lists and ids comes from storage)."""
+    app = guarded_app(settings, lambda: TABLE_FILE)
+    yield GuardedRegistry(app)
+    app.extensions["registry"].storage.close()

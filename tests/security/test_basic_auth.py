@@ -49,12 +49,18 @@ def test_a_valid_credential_is_the_user_with_the_groups_of_its_entry(client):
         "name": "user:bob", "groups": [], "method": "basic"}
 
 
-def test_a_valid_credential_reaches_the_api(client):
+def test_a_valid_credential_reaches_the_api(auth_app):
+    grants = '[[grants]]\nprincipal = "group:payments"\nrole = "write"\nsubjects = ["*"]\n'
+    client = auth_app(users_text() + grants).test_client()
     reply = client.get("/subjects", headers=basic("alice", "alice-secret"))
     assert (reply.status_code, reply.json) == (200, [])
     registered = client.post("/subjects/orders-value/versions", headers=basic("alice", "alice-secret"),
                              json={"schema": '"string"'}, content_type=MEDIA_TYPE)
     assert registered.status_code == 200, registered.data
+    # bob has no grant: authenticated, then refused by authorization.
+    refused = client.post("/subjects/orders-value/versions", headers=basic("bob", "bob-secret"),
+                          json={"schema": '"string"'}, content_type=MEDIA_TYPE)
+    assert (refused.status_code, refused.json["error_code"]) == (403, 40301)
 
 
 def encoded(raw: bytes) -> str:

@@ -21,6 +21,11 @@ AUTH_FILE = f"""
 [[users]]
 name = "producer"
 password = "{hashed(PASSWORD)}"
+
+[[grants]]
+principal = "user:producer"
+role = "write"
+subjects = ["*"]
 """
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = '{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'

@@ -1,0 +1,134 @@
+"""What each API endpoint needs (issue 18, section 3), decided from the route and its query
+flags alone, before any lookup: a 403 never depends on whether the subject exists.
+
+The table names, per endpoint, the core `Action` the caller needs and on what: the subject
+in the path (qualified by the `/contexts/{ctx}/...` rewrite before routing, so both forms
+check the context), the settings the URL addresses (the server's, a context's or a
+subject's), a context being deleted, or the server itself. The API blueprint runs
+`authorize_request` after authentication, the media type checks and the path parameter
+checks; the service's authorizer answers, so with no auth file (`AllowAll`) the table costs
+nothing, and the core asks the same authorizer again about the subject an operation really
+touches (an alias's target, each holder of an id, every referenced subject) and filters the
+listings.
+
+| Endpoints | Needs |
+|---|---|
+| `/`, `/v1/metadata/*`, `/schemas/types`, `GET /subjects`, `GET /schemas`, `GET /contexts`, the schema-by-id, GUID and fingerprint reads | nothing beyond authentication (lists filtered, by-id reads answered only from readable holders, by the core) |
+| subject reads, lookup, compatibility checks | READ on the subject |
+| `POST /subjects/{s}/versions`, tag edits | WRITE (with `force=true`: ADMIN) |
+| `DELETE /subjects/{s}[/versions/{v}]` | DELETE (with `permanent=true`: ADMIN) |
+| `GET /config[/{s}]`, `GET /mode[/{s}]` | READ_CONFIG on the settings addressed |
+| `PUT`/`DELETE /config[/{s}]`, `PUT`/`DELETE /mode[/{s}]` | WRITE_CONFIG on the settings addressed |
+| `DELETE /contexts/{c}` | DELETE on the context |
+| anything not listed (a route added later) | ADMIN on the server, until someone decides |
+
+The authorizer turns actions into roles (`app.security.authorizer`); an address without a
+subject name (the server's or a context's settings, a context) needs a global grant.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import request
+
+from app.api.errors import API_BLUEPRINT
+from app.api.paths import normalized_context
+from app.api.requests import flag
+from app.api.service import registry
+from app.core.access import Action
+from app.security.caller import current_principal
+
+Target = Callable[[Mapping[str, Any]], str]
+
+
+def _server(args: Mapping[str, Any]) -> str:
+    return ""
+
+
+def _subject(args: Mapping[str, Any]) -> str:
+    return str(args["subject"])
+
+
+def _settings(args: Mapping[str, Any]) -> str:
+    """The global URL (`subject` None) addresses the server's settings; `:.ctx:` a context's."""
+    return args.get("subject") or ""
+
+
+def _context(args: Mapping[str, Any]) -> str:
+    return f":{normalized_context(str(args['context']))}:"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """`action` None: any caller who got past authentication. `admin_flag` names the query
+    flag that, when true, makes the call an administrator's (`force`, `permanent`)."""
+
+    action: Action | None
+    target: Target = _server
+    admin_flag: str | None = None
+
+    def needs(self, args: Mapping[str, Any]) -> tuple[Action, str] | None:
+        if self.action is None:
+            return None
+        action = Action.ADMIN if self.admin_flag and flag(self.admin_flag) else self.action
+        return action, self.target(args)
+
+
+AUTHENTICATED = Rule(None)
+READ = Rule(Action.READ, _subject)
+
+# Endpoint names inside the API blueprint: `<area blueprint>.<view function>`.
+RULES: dict[str, Rule] = {
+    "server.root": AUTHENTICATED,
+    "server.root_post": AUTHENTICATED,
+    "server.cluster_id": AUTHENTICATED,
+    "server.server_version": AUTHENTICATED,
+    "server.deployment": AUTHENTICATED,
+    "schemas.schema_types": AUTHENTICATED,
+    "schemas.list_schemas": AUTHENTICATED,
+    "schemas.schema_by_id": AUTHENTICATED,
+    "schemas.raw_schema_by_id": AUTHENTICATED,
+    "schemas.subjects_for_id": AUTHENTICATED,
+    "schemas.versions_for_id": AUTHENTICATED,
+    "schemas.schema_by_guid": AUTHENTICATED,
+    "schemas.ids_for_guid": AUTHENTICATED,
+    "schemas.schema_by_fingerprint": AUTHENTICATED,
+    "subjects.list_subjects": AUTHENTICATED,
+    "contexts.list_contexts": AUTHENTICATED,
+    "subjects.lookup": READ,
+    "subjects.latest_with_metadata": READ,
+    "subjects.list_versions": READ,
+    "subjects.get_version": READ,
+    "subjects.get_raw_version": READ,
+    "subjects.referenced_by": READ,
+    "compatibility.check_against_all": READ,
+    "compatibility.check_against_one": READ,
+    "subjects.register": Rule(Action.WRITE, _subject, admin_flag="force"),
+    "tags.modify_tags": Rule(Action.WRITE, _subject),
+    "subjects.delete_subject": Rule(Action.DELETE, _subject, admin_flag="permanent"),
+    "subjects.delete_version": Rule(Action.DELETE, _subject, admin_flag="permanent"),
+    "config.get_config": Rule(Action.READ_CONFIG, _settings),
+    "config.put_config": Rule(Action.WRITE_CONFIG, _settings),
+    "config.delete_config": Rule(Action.WRITE_CONFIG, _settings),
+    "mode.get_mode": Rule(Action.READ_CONFIG, _settings),
+    "mode.put_mode": Rule(Action.WRITE_CONFIG, _settings),
+    "mode.delete_mode": Rule(Action.WRITE_CONFIG, _settings),
+    "contexts.delete_context": Rule(Action.DELETE, _context),
+    "audit.list_audit": Rule(Action.ADMIN, _server),
+}
+
+# A route nobody has put in the table is refused to all but the server's administrators.
+UNLISTED = Rule(Action.ADMIN, _server)
+
+
+def rule_for(endpoint: str) -> Rule:
+    return RULES.get(endpoint.removeprefix(API_BLUEPRINT + "."), UNLISTED)
+
+
+def authorize_request() -> None:
+    """The API blueprint's `before_request` hook: 403/40301 unless the caller may."""
+    need = rule_for(request.endpoint or "").needs(request.view_args or {})
+    if need is not None:
+        registry().authorizer.check(current_principal(), *need)
