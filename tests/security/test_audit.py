@@ -57,10 +57,13 @@ class DenySecret:
         if "expired" in subject:
             raise RegistryError("Unauthorized", error_code=401, http_status=401)
         if "secret" in subject or (action is Action.WRITE_CONFIG and subject == "" and principal.name != "user:ops"):
-            raise Forbidden.for_action(action.value, subject)
+            raise Forbidden.for_subject(action.value.capitalize(), subject)
 
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return [s for s in subjects if "secret" not in s]
+
+    def read_scope(self, principal: Principal) -> Principal:
+        return principal
 
 
 @pytest.fixture

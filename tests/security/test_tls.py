@@ -170,7 +170,8 @@ def test_the_gunicorn_command_from_a_checkout_serves_https_with_optional_client_
     gunicorn -b 127.0.0.1:PORT -w 2 --certfile server.pem --keyfile server.key --ca-certs
     clients-ca.pem --cert-reqs 1 wsgi:app."""
     auth_file = tmp_path / "auth.toml"
-    auth_file.write_text('[authentication]\nmethods = ["mtls"]\n')
+    # Any authenticated caller may write (authorization is tested in test_authorization_*.py).
+    auth_file.write_text('[authentication]\nmethods = ["mtls"]\n\n[[grants]]\nprincipal = "*"\nrole = "write"\nsubjects = ["*"]\n')
     port = free_port()
     command = [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}", "-w", "2",
                "--certfile", str(pki.server.cert_path), "--keyfile", str(pki.server.key_path),
@@ -277,6 +278,11 @@ groups_claim = "realm_access.roles"
 
 [mtls]
 principal_from = "cn"
+
+[[grants]]
+principal = "*"
+role = "write"
+subjects = ["*"]
 """)
     server = start_tls_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log", pki, cert_reqs=1,
                               env={"REGISTRY_AUTH_FILE": str(auth_file)})
