@@ -7,6 +7,7 @@ from flask import Flask
 from app.api import health, register_api, telemetry
 from app.core.registry import RegistryService
 from app.settings import Settings
+from app.web import register_web
 from app.wiring import build_registry
 
 
@@ -21,6 +22,7 @@ def create_app(settings: Settings | None = None, registry: RegistryService | Non
     app.extensions["registry"] = service
     register_api(app)
     app.register_blueprint(health.bp)
+    register_web(app)
     telemetry.instrument(app, count=settings.metrics)
     return app
 

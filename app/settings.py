@@ -60,6 +60,9 @@ class Settings:
     metrics: bool = True
     # Peers whose X-Forwarded-* headers are trusted (a load balancer's addresses; `*` for any).
     forwarded_allow_ips: str = "127.0.0.1,::1"
+    # Hide and refuse every write action of the web UI (/ui/). A convenience for a browse-only
+    # deployment, not a security boundary: the REST API still accepts writes.
+    ui_readonly: bool = False
 
     def __post_init__(self) -> None:
         # Values gunicorn would accept and then fail on while booting a worker (threads=0), or

@@ -86,6 +86,7 @@ class SchemaFormat(Protocol):
     deeply to walk safely) and nothing else for any input; `describe` never raises."""
 
     schema_type: str  # "AVRO" | "JSON" | "PROTOBUF"
+    file_extension: str  # a schema file's usual extension, without the dot ("avsc")
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
         """Parse `text`; `SchemaParseError` with a message naming the problem.

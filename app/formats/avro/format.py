@@ -61,6 +61,7 @@ def _refusals() -> AbstractContextManager[None]:
 
 class AvroFormat:
     schema_type = "AVRO"
+    file_extension = "avsc"  # what a downloaded schema file is named with (the web UI)
     fingerprint_digits = {algorithm: 2 * size for algorithm, size in DIGEST_SIZES.items()}
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:

@@ -71,6 +71,7 @@ def _check_refs(native: JsonNative, refs: list[Ref]) -> None:
 
 class JsonSchemaFormat:
     schema_type = SCHEMA_TYPE
+    file_extension = "json"  # what a downloaded schema file is named with (the web UI)
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
         """A new schema (`strict`) is held to its metaschema and must resolve every `$ref`;

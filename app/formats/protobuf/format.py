@@ -57,6 +57,7 @@ def _imports_for(file: FileDescriptorProto, dependencies: Mapping[str, str]) -> 
 
 class ProtobufFormat:
     schema_type = SCHEMA_TYPE
+    file_extension = "proto"  # what a downloaded schema file is named with (the web UI)
 
     def __init__(self) -> None:
         self._recent = RecentParses()

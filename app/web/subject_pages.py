@@ -1,0 +1,129 @@
+"""Pages about one subject: its overview, one version, a diff of two versions, and downloads."""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+from flask import Response, render_template
+
+from app.core.access import Action
+from app.core.records import SubjectVersion
+from app.web import params, reads, texts
+from app.web.blueprint import bp
+from app.web.errors import NoSuchVersion
+from app.web.permissions import may
+
+
+def _actions(subject: str) -> dict[str, bool]:
+    return {
+        "write": may(Action.WRITE, subject),
+        "delete": may(Action.DELETE, subject),
+        "config": may(Action.WRITE_CONFIG, subject),
+    }
+
+
+@bp.get("/subjects/<subject:subject>")
+def subject(subject: str) -> str:
+    deleted = params.flag("deleted")
+    versions = reads.versions_of(subject)
+    live = [v for v in versions if not v.deleted]
+    shown = versions if deleted else live
+    latest = reads.version_of(subject, str(live[-1].version)) if live else None
+    if latest is None and not deleted:
+        raise reads.missing_subject(subject)
+    return render_template(
+        "subject.html", subject=subject, versions=shown, all_versions=versions, latest=latest, deleted=deleted,
+        level=reads.effective_level(subject), mode=reads.effective_mode(subject),
+        own=reads.own_settings(subject), text=texts.pretty(latest.text) if latest else "",
+        uses=latest.schema.references if latest else (),
+        used_by=reads.used_by(subject, latest.version) if latest else [],
+        actions=_actions(subject), levels=params.LEVELS, modes=params.MODES,
+    )
+
+
+@bp.get("/subjects/<subject:subject>/versions/<segment:version>")
+def version(subject: str, version: str) -> str:
+    found = reads.version_of(subject, version)
+    versions = reads.versions_of(subject)
+    live = [v.version for v in versions if not v.deleted]
+    older = [v.version for v in versions if v.version < found.version and not v.deleted]
+    return render_template(
+        "version.html", subject=found.subject, found=found, text=texts.pretty(found.text),
+        canonical=found.schema.schema, previous=older[-1] if older else None,
+        latest=live[-1] if live else None, uses=found.schema.references,
+        tree=reads.reference_tree(found), used_by=reads.used_by(found.subject, found.version),
+        metadata=_as_json(found.schema.metadata), rule_set=_as_json(found.schema.rule_set),
+        actions=_actions(found.subject), registered=reads.utc(found.ts),
+    )
+
+
+def _as_json(document: object) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True) if document else ""
+
+
+@bp.get("/subjects/<subject:subject>/diff")
+def diff(subject: str) -> str:
+    versions = reads.versions_of(subject)
+    live = [v.version for v in versions if not v.deleted]
+    numbers = [v.version for v in versions]
+    to_n = params.number("to")
+    from_n = params.number("from")
+    if to_n is None:
+        to_n = live[-1] if live else numbers[-1]
+    if from_n is None:
+        earlier = [n for n in live if n < to_n]
+        from_n = earlier[-1] if earlier else None
+    for name, n in (("from", from_n), ("to", to_n)):
+        if n is not None and n not in numbers:
+            raise NoSuchVersion(subject, str(n), numbers)
+    view = params.choice("view", ("structural", "text"), "structural")
+    normalize = params.flag("normalize")
+    if from_n is None:
+        return render_template("diff.html", subject=subject, single=True, versions=versions, view=view,
+                               normalize=normalize, older=None, newer=None, lines=[], from_n=None, to_n=to_n)
+    older = reads.version_of(subject, str(from_n))
+    newer = reads.version_of(subject, str(to_n))
+    lines = texts.side_by_side(_diff_text(older, normalize), _diff_text(newer, normalize))
+    return render_template(
+        "diff.html", subject=subject, single=False, versions=versions, view=view, normalize=normalize,
+        older=older, newer=newer, lines=lines, from_n=from_n, to_n=to_n, identical=from_n == to_n,
+        level=reads.effective_level(subject),
+    )
+
+
+def _diff_text(found: SubjectVersion, normalize: bool) -> str:
+    return found.schema.schema if normalize else texts.pretty(found.text)
+
+
+@bp.get("/subjects/<subject:subject>/versions/<segment:version>/download")
+def download(subject: str, version: str) -> Response:
+    found = reads.version_of(subject, version)
+    name = texts.file_name(found.subject, found.version, found.schema.schema_type)
+    return Response(
+        found.text, mimetype="text/plain",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+@bp.get("/subjects/<subject:subject>/export.zip")
+def export(subject: str) -> Response:
+    """Every version (soft-deleted ones included, flagged) and a manifest describing them."""
+    manifest = {"subject": subject, "versions": []}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for entry in reads.versions_of(subject):
+            found = reads.version_of(subject, str(entry.version))
+            name = texts.file_name(found.subject, found.version, found.schema.schema_type)
+            archive.writestr(name, found.text)
+            manifest["versions"].append({
+                "version": found.version, "id": found.id, "schemaType": found.schema.schema_type,
+                "file": name, "deleted": found.deleted, "registeredAt": reads.utc(found.ts),
+                "references": [r.to_json() for r in found.schema.references],
+            })
+        archive.writestr("manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False))
+    stem = texts.file_name(subject, 0, "").rsplit("-v0", 1)[0]
+    return Response(
+        buffer.getvalue(), mimetype="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{stem}.zip"'},
+    )
