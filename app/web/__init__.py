@@ -7,6 +7,7 @@ requests (and `GET /` stays the API's `{}`).
 """
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 
@@ -52,6 +53,13 @@ bp.add_app_template_global(csrf_token)
 bp.add_app_template_global(may)
 bp.add_app_template_global(utc)
 bp.add_app_template_global(FIELD, "csrf_field")
+
+
+@bp.app_template_filter("as_json")
+def as_json(value: object) -> str:
+    """A value as JSON text, escaped by the template like any other string (unlike `tojson`,
+    which writes `<` as `\\u003c` for script blocks and would show users that instead of `<`)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 bp.before_request(check_csrf)

@@ -5,6 +5,7 @@ from flask import redirect, render_template, url_for
 from werkzeug.wrappers import Response
 
 from app.core.access import Action
+from app.core.inspection import pretty_text
 from app.core.types import DEFAULT_CONTEXT
 from app.web import params, reads
 from app.web.blueprint import bp
@@ -132,7 +133,7 @@ def schema(schema_id: int) -> str:
     return render_template(
         "schema.html", found=found, schema_id=schema_id, context=shown_context, deleted=deleted,
         holders=reads.schema_holders(schema_id, shown_context, deleted), elsewhere=elsewhere,
-        text=found.text,
+        text=pretty_text(found.text), outline=registry().outline(found.schema),
     )
 
 

@@ -20,13 +20,11 @@ from app.core.errors import (
     SubjectNotFound,
     VersionNotFound,
 )
+from app.core.inspection import EffectiveSetting
 from app.core.records import SubjectVersion
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 from app.web.errors import BadParameter, NoSuchSchema, NoSuchSubject, NoSuchVersion
 from app.web.permissions import principal, registry
-
-READWRITE = "READWRITE"
-
 
 def utc(ms: int | None) -> str:
     """Registration times are epoch milliseconds; pages show them in UTC."""
@@ -37,14 +35,6 @@ def utc(ms: int | None) -> str:
 
 def context_of(subject: str) -> str:
     return QualifiedSubject.parse(subject).context
-
-
-@dataclass(frozen=True)
-class Setting:
-    """An effective setting and where it comes from: subject, context, global or default."""
-
-    value: str
-    source: str
 
 
 @dataclass(frozen=True)
@@ -69,8 +59,8 @@ class SubjectRowView:
     latest: int | None
     id: int | None
     versions: int
-    level: Setting
-    mode: Setting
+    level: EffectiveSetting
+    mode: EffectiveSetting
     ts: int
     deleted: bool
 
@@ -166,45 +156,19 @@ def reference_tree(found: SubjectVersion, depth: int = 0, seen: frozenset[tuple[
 
 
 # ---------------------------------------------------------------- settings
-def effective_level(subject: str | None) -> Setting:
-    service, who = registry(), principal()
-    value = str(service.get_config(subject, default_to_global=True, principal=who).get("compatibility", ""))
-    for scope, source in _scopes(subject):
-        try:
-            own = service.get_config(scope, principal=who)
-        except (SubjectCompatibilityNotConfigured, SubjectNotFound):
-            continue
-        if scope is None and own.get("compatibility") == registry().settings.compatibility_level:
-            break
-        return Setting(value, source)
-    return Setting(value, "default")
+def effective_settings(subject: str | None) -> tuple[EffectiveSetting, EffectiveSetting]:
+    """The level and mode in force for a subject (None: the global ones) and their sources,
+    resolved by the core as registration resolves them."""
+    found = registry().effective_settings(subject or "", principal=principal())
+    return found.compatibility, found.mode
 
 
-def effective_mode(subject: str | None) -> Setting:
-    service, who = registry(), principal()
-    value = service.get_mode(subject, default_to_global=True, principal=who)
-    for scope, source in _scopes(subject):
-        try:
-            own = service.get_mode(scope, principal=who)
-        except (SubjectModeNotConfigured, SubjectNotFound):
-            continue
-        if scope is None and own == READWRITE:
-            break
-        return Setting(value, source)
-    return Setting(value, "default")
+def effective_level(subject: str | None) -> EffectiveSetting:
+    return effective_settings(subject)[0]
 
 
-def _scopes(subject: str | None) -> list[tuple[str | None, str]]:
-    """Where a setting can come from, most specific first."""
-    scopes: list[tuple[str | None, str]] = []
-    if subject:
-        qs = QualifiedSubject.parse(subject)
-        if qs.name:
-            scopes.append((subject, "subject"))
-        if qs.context != DEFAULT_CONTEXT:
-            scopes.append((f":{qs.context}:", "context"))
-    scopes.append((None, "global"))
-    return scopes
+def effective_mode(subject: str | None) -> EffectiveSetting:
+    return effective_settings(subject)[1]
 
 
 def own_settings(scope: str | None) -> dict[str, Any]:

@@ -8,11 +8,12 @@ import zipfile
 from flask import Response, render_template
 
 from app.core.access import Action
-from app.core.records import SubjectVersion
+from app.core.errors import VersionNotFound
+from app.core.inspection import pretty_text
 from app.web import params, reads, texts
 from app.web.blueprint import bp
 from app.web.errors import NoSuchVersion
-from app.web.permissions import may
+from app.web.permissions import may, principal, registry
 
 
 def _actions(subject: str) -> dict[str, bool]:
@@ -35,10 +36,11 @@ def subject(subject: str) -> str:
     return render_template(
         "subject.html", subject=subject, versions=shown, all_versions=versions, latest=latest, deleted=deleted,
         level=reads.effective_level(subject), mode=reads.effective_mode(subject),
-        own=reads.own_settings(subject), text=texts.pretty(latest.text) if latest else "",
+        own=reads.own_settings(subject), text=pretty_text(latest.text) if latest else "",
         uses=latest.schema.references if latest else (),
         used_by=reads.used_by(subject, latest.version) if latest else [],
         actions=_actions(subject), levels=params.LEVELS, modes=params.MODES,
+        outline=registry().outline(latest.schema) if latest else None,
     )
 
 
@@ -49,12 +51,12 @@ def version(subject: str, version: str) -> str:
     live = [v.version for v in versions if not v.deleted]
     older = [v.version for v in versions if v.version < found.version and not v.deleted]
     return render_template(
-        "version.html", subject=found.subject, found=found, text=texts.pretty(found.text),
+        "version.html", subject=found.subject, found=found, text=pretty_text(found.text),
         canonical=found.schema.schema, previous=older[-1] if older else None,
         latest=live[-1] if live else None, uses=found.schema.references,
         tree=reads.reference_tree(found), used_by=reads.used_by(found.subject, found.version),
         metadata=_as_json(found.schema.metadata), rule_set=_as_json(found.schema.rule_set),
-        actions=_actions(found.subject), registered=reads.utc(found.ts),
+        actions=_actions(found.subject), registered=reads.utc(found.ts), outline=registry().outline(found.schema),
     )
 
 
@@ -64,36 +66,27 @@ def _as_json(document: object) -> str:
 
 @bp.get("/subjects/<subject:subject>/diff")
 def diff(subject: str) -> str:
-    versions = reads.versions_of(subject)
-    live = [v.version for v in versions if not v.deleted]
-    numbers = [v.version for v in versions]
-    to_n = params.number("to")
-    from_n = params.number("from")
-    if to_n is None:
-        to_n = live[-1] if live else numbers[-1]
-    if from_n is None:
-        earlier = [n for n in live if n < to_n]
-        from_n = earlier[-1] if earlier else None
-    for name, n in (("from", from_n), ("to", to_n)):
-        if n is not None and n not in numbers:
-            raise NoSuchVersion(subject, str(n), numbers)
+    """Structural rows, both directions and the verdict under the effective level come from
+    the service (`RegistryService.diff`); the text view is a line diff of its texts."""
+    from_n, to_n = params.number("from"), params.number("to")
     view = params.choice("view", ("structural", "text"), "structural")
     normalize = params.flag("normalize")
-    if from_n is None:
-        return render_template("diff.html", subject=subject, single=True, versions=versions, view=view,
-                               normalize=normalize, older=None, newer=None, lines=[], from_n=None, to_n=to_n)
-    older = reads.version_of(subject, str(from_n))
-    newer = reads.version_of(subject, str(to_n))
-    lines = texts.side_by_side(_diff_text(older, normalize), _diff_text(newer, normalize))
+    versions = reads.versions_of(subject)
+    try:
+        found = registry().diff(
+            subject, None if from_n is None else str(from_n), None if to_n is None else str(to_n), normalize,
+            principal=principal(),
+        )
+    except VersionNotFound as exc:
+        missing = to_n if to_n is not None and to_n not in [v.version for v in versions] else from_n
+        raise NoSuchVersion(subject, str(missing), [v.version for v in versions]) from exc
+    single = len(found.versions) == 1
+    identical = found.old.version == found.new.version
     return render_template(
-        "diff.html", subject=subject, single=False, versions=versions, view=view, normalize=normalize,
-        older=older, newer=newer, lines=lines, from_n=from_n, to_n=to_n, identical=from_n == to_n,
-        level=reads.effective_level(subject),
+        "diff.html", subject=found.subject, found=found, versions=versions, view=view, normalize=normalize,
+        single=single and identical, identical=identical, from_n=found.old.version, to_n=found.new.version,
+        lines=texts.side_by_side(found.old_text, found.new_text), rows=found.diff.rows,
     )
-
-
-def _diff_text(found: SubjectVersion, normalize: bool) -> str:
-    return found.schema.schema if normalize else texts.pretty(found.text)
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>/download")

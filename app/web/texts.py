@@ -1,27 +1,14 @@
-"""Schema texts as pages show them: pretty-printed, compared line by line, named as files.
+"""Schema texts as pages show them: compared line by line, named as files.
 
-None of it looks at what the schema means: a text that is a JSON document is indented, any
-other text is shown as stored, and file extensions come from the format registry.
+None of it looks at what the schema means: file extensions come from the format registry.
 """
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from dataclasses import dataclass
 
 from app.web.permissions import registry
-
-
-def pretty(text: str) -> str:
-    """JSON documents (Avro, JSON Schema) indented; other texts (Protobuf) as they are."""
-    stripped = text.lstrip()
-    if not stripped.startswith(("{", "[", '"')):
-        return text
-    try:
-        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except ValueError:
-        return text
 
 
 def extension(schema_type: str) -> str:

@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response
 
 from app.core.access import Action
 from app.core.errors import InvalidSchema, RegistryError
-from app.core.records import CompatibilityReport
+from app.core.inspection import CandidateCheck
 from app.web import params, reads
 from app.web.blueprint import bp
 from app.web.forms import SchemaForm, read_form
@@ -37,12 +37,12 @@ def check(subject: str) -> tuple[str, int] | str:
     if target is not None and not target.isdigit():
         raise params.BadParameter("target", "must be a version number or registration")
     try:
-        report = registry().check_compatibility(subject, target, form.request(), principal=principal())
+        result = registry().check_candidate(subject, form.request(), target, principal=principal())
     except InvalidSchema as exc:
         return _check_page(subject, versions, form, None, exc.message), 422
     except RegistryError as exc:
         return _check_page(subject, versions, form, None, f"{exc.message} (error {exc.error_code})"), exc.http_status
-    return _check_page(subject, versions, form, report, None)
+    return _check_page(subject, versions, form, result, None)
 
 
 def _latest_type(subject: str, versions: list[reads.VersionEntry]) -> str:
@@ -52,11 +52,11 @@ def _latest_type(subject: str, versions: list[reads.VersionEntry]) -> str:
 
 
 def _check_page(
-    subject: str, versions: list[reads.VersionEntry], form: SchemaForm, report: CompatibilityReport | None,
+    subject: str, versions: list[reads.VersionEntry], form: SchemaForm, result: CandidateCheck | None,
     error: str | None,
 ) -> str:
     return render_template(
-        "check.html", subject=subject, versions=versions, form=form, report=report, error=error,
+        "check.html", subject=subject, versions=versions, form=form, result=result, error=error,
         types=registry().schema_types(), level=reads.effective_level(subject),
         may_register=may(Action.WRITE, subject),
     )
