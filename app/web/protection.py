@@ -37,6 +37,8 @@ def secure_headers(response: Response) -> Response:
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "same-origin"
+        if response.mimetype == "text/html" and COOKIE not in request.cookies:
+            csrf_token()  # every page hands out the token, so any later form can carry it
         token = g.get("csrf_issued")
         if token:
             response.set_cookie(COOKIE, token, path=UI_PREFIX, httponly=True, samesite="Strict")
