@@ -57,12 +57,13 @@ class _Outliner:
         if isinstance(schema, Record):
             children = self._fields(schema, "", "")
             return Node("", schema.name.name, TYPE_NODE, "record", "", None, schema.doc, children, detail,
-                        named=schema.name.full)
+                        named=schema.name.full, named_kind="record")
         children = self._below(schema, "", "")
         kind = TYPE_NODE if named else GROUP_NODE
         name = schema.name.name if isinstance(schema, Named) else ""
         doc = schema.doc if isinstance(schema, Named) else None
-        return Node("", name, kind, _declared_label(schema), "", None, doc, children, detail, named=named)
+        return Node("", name, kind, _declared_label(schema), "", None, doc, children, detail, named=named,
+                    named_kind=schema.type.lower() if named else "")
 
     def _define(self, schema: Schema) -> str | None:
         """The full name `schema` defines here, marking it defined; None for an unnamed
@@ -88,7 +89,8 @@ class _Outliner:
         default = json.dumps(field.default, ensure_ascii=False) if field.has_default else None
         return Node(
             path, field.name, FIELD_NODE, label(field.type), field.name, default, field.doc, children, detail,
-            match_aliases=tuple(field.aliases), locations=(pointer,), named=named,
+            match_aliases=tuple(field.aliases), locations=(pointer,),
+            named=named.name.full if named else None, named_kind=named.type.lower() if named else "",
         )
 
     def _below(self, schema: Schema, path: str, pointer: str) -> tuple[Node, ...]:
@@ -106,6 +108,7 @@ class _Outliner:
             groups.append(Node(
                 group_path, record.name.name, GROUP_NODE, "record", record.name.full, None, record.doc,
                 self._fields(record, group_path, at), _type_detail(record), locations=(at,), named=record.name.full,
+                named_kind="record",
             ))
         return tuple(groups)
 
@@ -126,10 +129,9 @@ class _Outliner:
                 pending.insert(0, (current.values, f"{at}/values"))
 
 
-def _first_named(schema: Schema, defined: set[str]) -> str | None:
+def _first_named(schema: Schema, defined: set[str]) -> Named | None:
     """The first named type this field's type defines (not yet met), as `_definitions` will."""
-    found = _first_of(schema, (Named,), lambda n: n.name.full not in defined)
-    return found.name.full if found is not None else None
+    return _first_of(schema, (Named,), lambda n: n.name.full not in defined)
 
 
 def _first_of(schema: Schema, kinds: tuple[type, ...], accept: Any = None) -> Any:

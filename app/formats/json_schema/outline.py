@@ -36,7 +36,7 @@ def outline(document: Any) -> Node:
     title = document.get("title") if isinstance(document.get("title"), str) else None
     return Node(
         "", title or "", TYPE_NODE if title else GROUP_NODE, label(document), "", _default(document),
-        _doc(document), tuple(children), _detail(document), named=title,
+        _doc(document), tuple(children), _detail(document), named=title, named_kind="schema" if title else "",
     )
 
 
@@ -101,7 +101,7 @@ def _definition(keyword: str, name: str, schema: Any) -> Node:
     children = _properties(schema, path, at) if isinstance(schema, dict) else []
     return Node(
         path, name, TYPE_NODE, label(schema), f"{keyword}/{name}", _default(schema), _doc(schema),
-        tuple(children), _detail(schema), locations=(at,), named=name,
+        tuple(children), _detail(schema), locations=(at,), named=name, named_kind="definition",
     )
 
 

@@ -32,7 +32,7 @@ def _message(view: SchemaView, message: MessageView, parent: str) -> Node:
     children += [_enum(e, path) for e in message.enums]
     return Node(
         path, message.name, TYPE_NODE, "message", f"message:{message.name}", children=tuple(children),
-        locations=(pointer,), named=message.full_name,
+        locations=(pointer,), named=message.full_name, named_kind="message",
     )
 
 
@@ -54,7 +54,7 @@ def _enum(enum: EnumView, parent: str) -> Node:
     symbols = [f"{name} = {number}" for number, name in sorted(enum.values.items())]
     return Node(
         path, enum.name, TYPE_NODE, "enum", f"enum:{enum.name}", detail={"symbols": symbols},
-        locations=("#/" + path.replace(".", "/"),), named=enum.full_name,
+        locations=("#/" + path.replace(".", "/"),), named=enum.full_name, named_kind="enum",
     )
 
 
