@@ -124,8 +124,9 @@ def structural_diff(
     back = [_reason(fmt, BACKWARD, i, (new_root, old_root)) for i in back_found]
     fwd = [_reason(fmt, FORWARD, i, (old_root, new_root)) for i in fwd_found]
     placed = _place(rows, [*back, *fwd])
+    back_reasons, fwd_reasons = tuple(r for r, _ in back), tuple(r for r, _ in fwd)
     return StructuralDiff(
-        tuple(placed), Direction(BACKWARD, not back, tuple(back)), Direction(FORWARD, not fwd, tuple(fwd)),
+        tuple(placed), Direction(BACKWARD, not back, back_reasons), Direction(FORWARD, not fwd, fwd_reasons),
         old_outline=old_root, new_outline=new_root,
     )
 
@@ -212,10 +213,14 @@ def _is_prefix(prefix: str, location: str) -> bool:
     return len(location) == len(prefix) or location[len(prefix)] == "/" or prefix.endswith("/")
 
 
-def _reason(fmt: SchemaFormat, direction: str, found: Incompatibility, roots: Sequence[Node]) -> Reason:
+def _reason(
+    fmt: SchemaFormat, direction: str, found: Incompatibility, roots: Sequence[Node]
+) -> tuple[Reason, Node | None]:
+    """The reason, and the node its location resolves to (reader first)."""
     reader, writer = ("new", "old") if direction == BACKWARD else ("old", "new")
     node = resolve_location(found.location, roots)
-    return Reason(direction, found.type, found.location, fmt.describe(found, reader, writer), node.path if node else "")
+    message = fmt.describe(found, reader, writer)
+    return Reason(direction, found.type, found.location, message, node.path if node else ""), node
 
 
 def _unplaced(fmt: SchemaFormat, direction: str, found: Sequence[Incompatibility]) -> tuple[Reason, ...]:
@@ -223,28 +228,28 @@ def _unplaced(fmt: SchemaFormat, direction: str, found: Sequence[Incompatibility
     return tuple(Reason(direction, i.type, i.location, fmt.describe(i, reader, writer), "") for i in found)
 
 
-def _place(rows: list[DiffRow], reasons: Sequence[Reason]) -> list[DiffRow]:
-    """Each reason on the row of its path; a reason whose node did not change itself (a
-    union's branch, the schema as a whole) goes to the nearest row above or below it, else
-    stays with its direction only."""
-    by_path: dict[str, list[Reason]] = {}
+def _place(rows: list[DiffRow], reasons: Sequence[tuple[Reason, Node | None]]) -> list[DiffRow]:
+    """Each reason on the row of its node (on either side); a reason whose node did not
+    change itself (a union's branch, the schema as a whole) goes to the row of its nearest
+    changed ancestor, or to the one changed row below it; else it stays with its direction."""
+    by_node = {id(node): i for i, row in enumerate(rows) for node in (row.old, row.new) if node is not None}
     paths = [row.path for row in rows]
-    for reason in reasons:
-        target = _row_for(reason.path, paths)
+    filed: dict[int, list[Reason]] = {}
+    for reason, node in reasons:
+        target = by_node.get(id(node)) if node is not None else None
+        if target is None:
+            target = _row_for(reason.path, paths)
         if target is not None:
-            by_path.setdefault(target, []).append(reason)
-    out = []
-    for row in rows:
-        mine = by_path.pop(row.path, None)
-        out.append(row if not mine else DiffRow(row.change, row.path, row.old, row.new, row.changes, tuple(mine)))
-    return out
+            filed.setdefault(target, []).append(reason)
+    return [
+        row if i not in filed else DiffRow(row.change, row.path, row.old, row.new, row.changes, tuple(filed[i]))
+        for i, row in enumerate(rows)
+    ]
 
 
-def _row_for(path: str, paths: Sequence[str]) -> str | None:
-    if path in paths:
-        return path
-    ancestors = [p for p in paths if p and path.startswith(p + ".")]
+def _row_for(path: str, paths: Sequence[str]) -> int | None:
+    ancestors = [i for i, p in enumerate(paths) if p and path.startswith(p + ".")]
     if ancestors:
-        return max(ancestors, key=len)
-    below = [p for p in paths if path == "" or p.startswith(path + ".")]
+        return max(ancestors, key=lambda i: len(paths[i]))
+    below = [i for i, p in enumerate(paths) if path == "" or p.startswith(path + ".")]
     return below[0] if len(below) == 1 else None

@@ -214,7 +214,8 @@ class Node:
     for this node when its schema is the reader (or, for an element only the writer has,
     the writer): the core resolves each incompatibility to the node with the longest one.
     `named` is the full name of the type the node declares (a record defined inline at a
-    field, a message, a definition), None when it declares none: the search index's types.
+    field, a message, a definition), None when it declares none, and `named_kind` what
+    that type is in the format's words (`record`, `enum`, `message`): the search index's types.
 
     `detail` holds the format's own facts worth comparing and showing, name -> JSON-able
     value (Avro: aliases, symbols, size, order; JSON Schema: required, enum, constraints
@@ -234,6 +235,7 @@ class Node:
     match_aliases: tuple[str, ...] = ()
     locations: tuple[str, ...] = ()
     named: str | None = None
+    named_kind: str = ""
 
     def walk(self) -> Iterator[Node]:
         """This node and every node below it, depth first in declaration order (iterative:

@@ -113,6 +113,29 @@ class SchemaFingerprint(Base):
     digest: Mapped[str] = mapped_column(String(64))
 
 
+# Index names compare byte by byte (code point order), so a prefix search is an indexed range
+# on both databases: SQLite's default collation is binary, PostgreSQL's is set to "C".
+IndexName = String(200).with_variant(String(200, collation="C"), "postgresql")
+
+
+class SchemaField(Base):
+    """The search index: each stored schema's field and named-type names (`kind` "field" or
+    "type"), filled once per content at registration (migration 0005 for older content);
+    they go with the schema row. `name_lower` is what searches match, by equality or prefix."""
+
+    __tablename__ = "schema_fields"
+    __table_args__ = (Index(None, "kind", "name_lower"),)
+
+    schema_pk: Mapped[int] = mapped_column(ForeignKey("schemas.pk", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    name_lower: Mapped[str] = mapped_column(IndexName)
+    name: Mapped[str] = mapped_column(String(200))
+    path: Mapped[str] = mapped_column(Text)
+    type_label: Mapped[str] = mapped_column(String(200))
+    doc: Mapped[str | None] = mapped_column(String(200), nullable=True)
+
+
 class Context(Base):
     __tablename__ = "contexts"
 

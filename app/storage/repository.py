@@ -44,6 +44,7 @@ from app.core.store import (
     SubjectVersionRow,
     VersionRow,
 )
+from app.storage.browse import BrowseQueries
 from app.storage.changes import ChangeSignal
 from app.storage import statements as st
 from app.storage.direct import json_param, json_value
@@ -106,7 +107,7 @@ def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
     return SubjectRow(sid, context, name, json_value(config), mode)
 
 
-class SqlStore(ListingQueries):
+class SqlStore(ListingQueries, BrowseQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):
@@ -361,6 +362,12 @@ class SqlStore(ListingQueries):
             st.INSERT_FINGERPRINT_DIRECT.execute_many(self.conn, [
                 {"schema_pk": pk, "algorithm": algorithm, "digest": digest}
                 for algorithm, digest in sorted(schema.fingerprints.items())
+            ])
+        if schema.index:
+            st.INSERT_SCHEMA_FIELD_DIRECT.execute_many(self.conn, [
+                {"schema_pk": pk, "position": i, "kind": row.kind, "name_lower": row.name.lower(), "name": row.name,
+                 "path": row.path, "type_label": row.type_label, "doc": row.doc}
+                for i, row in enumerate(schema.index)
             ])
         return SchemaKeyRow(int(pk), schema.context, int(schema_id))
 

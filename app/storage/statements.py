@@ -18,11 +18,12 @@ from sqlalchemy.sql import Executable
 from app.core.records import DEFAULT_CONTEXT
 from app.storage.direct import DirectStatement
 from app.storage.listings import HOLDER_COLUMNS, HOLDER_JOIN, SC, C, S, V
-from app.storage.models import IdCounter, SchemaFingerprint, SchemaReferenceRow
+from app.storage.models import IdCounter, SchemaField, SchemaFingerprint, SchemaReferenceRow
 
 R = SchemaReferenceRow.__table__
 IDC = IdCounter.__table__
 FP = SchemaFingerprint.__table__
+SF = SchemaField.__table__
 
 
 class PerDialect:
@@ -161,6 +162,11 @@ INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT = DirectStatement(
 INSERT_REFERENCE = insert(R)
 INSERT_FINGERPRINT_DIRECT = DirectStatement(insert(FP).values(
     schema_pk=bindparam("schema_pk"), algorithm=bindparam("algorithm"), digest=bindparam("digest"),
+))
+INSERT_SCHEMA_FIELD_DIRECT = DirectStatement(insert(SF).values(
+    schema_pk=bindparam("schema_pk"), position=bindparam("position"), kind=bindparam("kind"),
+    name_lower=bindparam("name_lower"), name=bindparam("name"), path=bindparam("path"),
+    type_label=bindparam("type_label"), doc=bindparam("doc"),
 ))
 # Default context only: single-object encoding names a schema without a context.
 SCHEMAS_BY_FINGERPRINT = (
