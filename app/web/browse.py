@@ -9,7 +9,7 @@ from app.core.inspection import pretty_text
 from app.core.types import DEFAULT_CONTEXT
 from app.web import params, reads
 from app.web.blueprint import bp
-from app.web.permissions import may, registry
+from app.web.permissions import may, principal, registry
 
 
 
@@ -21,6 +21,11 @@ def _context_param() -> str | None:
     return raw if raw.startswith(".") else "." + raw
 
 
+def _filters(**values: object) -> dict[str, object]:
+    """The query a paging link repeats: only what is set, so links stay short."""
+    return {k: v for k, v in values.items() if v not in ("", None, False)}
+
+
 @bp.get("/")
 def index() -> str:
     q = params.text("q")
@@ -30,68 +35,41 @@ def index() -> str:
     own, deleted = params.flag("own"), params.flag("deleted")
     sort = params.choice("sort", ("name", "updated"), "name")
     paging = params.paging()
-    contexts = registry().list_contexts()
-    unknown_context = context is not None and context not in contexts
-    names = [] if unknown_context else reads.subject_names(context, deleted)
-    if q:
-        needle = q.casefold()
-        names = [n for n in names if needle in n.casefold()]
-    if schema_type or level or own or sort == "updated":
-        rows = [reads.subject_row(n) for n in names]
-        rows = [
-            r for r in rows
-            if (not schema_type or r.schema_type == schema_type)
-            and (not level or r.level.value == level)
-            and (not own or r.level.source == "subject" or r.mode.source == "subject")
-        ]
-        if sort == "updated":
-            rows.sort(key=lambda r: -r.ts)
-        total = len(rows)
-        rows = rows[paging.offset:paging.offset + paging.per_page]
-    else:
-        total = len(names)
-        rows = [reads.subject_row(n) for n in names[paging.offset:paging.offset + paging.per_page]]
+    service, who = registry(), principal()
+    found = service.browse_subjects(
+        principal=who, q=q, context=context, schema_type=schema_type or None, level=level or None, own=own,
+        deleted=deleted, sort=sort, page=paging.page, per_page=paging.per_page,
+    )
     return render_template(
-        "index.html",
-        rows=rows, total=total, paging=paging, window=paging.window(total),
+        "index.html", rows=found.items, total=found.total, paging=paging, window=paging.window(found.total),
         q=q, context=context, schema_type=schema_type, level=level, own=own, deleted=deleted, sort=sort,
-        unknown_context=unknown_context, contexts=contexts, types=registry().schema_types(), levels=params.LEVELS,
-        global_level=reads.effective_level(None), global_mode=reads.effective_mode(None),
-        subject_count=len(reads.subject_names(None, False)),
-        filters={"q": q, "context": context or "", "type": schema_type, "level": level,
-                 "own": "1" if own else "", "deleted": "1" if deleted else "", "sort": sort,
-                 "per_page": paging.per_page},
+        unknown_context=found.unknown_context, summary=service.registry_summary(principal=who),
+        types=service.schema_types(), levels=params.LEVELS,
+        filters=_filters(q=q, context=context, type=schema_type, level=level, own="1" if own else "",
+                         deleted="1" if deleted else "", sort=sort if sort != "name" else "",
+                         per_page=paging.per_page if paging.per_page != params.DEFAULT_PER_PAGE else None),
     )
 
 
 @bp.get("/contexts")
 def contexts() -> str:
-    rows = []
-    for context in registry().list_contexts():
-        scope = None if context == DEFAULT_CONTEXT else f":{context}:"
-        own = reads.own_settings(scope) if scope else {"compatibility": None, "mode": None}
-        rows.append((context, len(reads.subject_names(context, False)), own))
-    return render_template("contexts.html", rows=rows)
+    return render_template("contexts.html", summary=registry().registry_summary(principal=principal()))
 
 
 @bp.get("/config")
 def config() -> str:
+    """The global (default context's) and each context's own settings, then the subjects with
+    a config of their own, paged like the list."""
     paging = params.paging()
-    scopes = [(None, "global")] + [
-        (f":{c}:", c) for c in registry().list_contexts() if c != DEFAULT_CONTEXT
-    ]
-    settings = [(scope, label, reads.own_settings(scope)) for scope, label in scopes]
-    overriding = []
-    for name in reads.subject_names(None, True):
-        own = reads.own_settings(name)
-        if own["compatibility"] or own["mode"]:
-            overriding.append((name, own))
-    total = len(overriding)
+    service, who = registry(), principal()
+    summary = service.registry_summary(principal=who)
+    overriding = service.browse_subjects(principal=who, own=True, deleted=True, page=paging.page,
+                                         per_page=paging.per_page)
     return render_template(
-        "config.html", settings=settings, overriding=overriding[paging.offset:paging.offset + paging.per_page],
-        total=total, paging=paging, window=paging.window(total), levels=params.LEVELS, modes=params.MODES,
-        global_level=reads.effective_level(None), global_mode=reads.effective_mode(None),
-        may_write=may(Action.WRITE_CONFIG, ""), filters={"per_page": paging.per_page},
+        "config.html", summary=summary, overriding=overriding.items, total=overriding.total, paging=paging,
+        window=paging.window(overriding.total), levels=params.LEVELS, modes=params.MODES,
+        may_write=may(Action.WRITE_CONFIG, ""),
+        filters=_filters(per_page=paging.per_page if paging.per_page != params.DEFAULT_PER_PAGE else None),
     )
 
 
@@ -102,15 +80,14 @@ def search() -> str | Response:
         return redirect(url_for("ui.schema", schema_id=int(q)), 303)
     paging = params.paging()
     scope = params.choice("scope", ("latest", "all"), "latest")
-    names = []
-    if q:
-        needle = q.casefold()
-        names = [n for n in reads.subject_names(None, False) if needle in n.casefold()]
-    total = len(names)
+    found = registry().search(
+        q, principal=principal(), all_versions=scope == "all", page=paging.page, per_page=paging.per_page
+    )
+    total = max(found.subjects.total, found.fields.total, found.types.total)
     return render_template(
-        "search.html", q=q, scope=scope, subjects=names[paging.offset:paging.offset + paging.per_page],
-        total=total, paging=paging, window=paging.window(total), fields=[], types=[],
-        filters={"q": q, "scope": scope, "per_page": paging.per_page},
+        "search.html", q=q, scope=scope, found=found, total=total, paging=paging, window=paging.window(total),
+        filters=_filters(q=q, scope=scope if scope != "latest" else "",
+                         per_page=paging.per_page if paging.per_page != params.DEFAULT_PER_PAGE else None),
     )
 
 

@@ -31,7 +31,8 @@ def test_list_shows_every_live_subject_with_its_columns(ui: Ui) -> None:
     assert page.status == 200 and "Subjects" in page.title
     rows = page.main.find("table").find_all("tr")[1:]
     names = [r.find("td").text.split(" deleted")[0].strip() for r in rows]
-    assert names == sorted(names)
+    # By context ("." first), then name.
+    assert names == sorted(names, key=lambda n: (n.startswith(":"), n))
     assert {"orders-value", "customers-value", SUBJECT_WITH_SLASH, STAGING_SUBJECT} <= set(names)
     assert "legacy-value" not in names
     orders = next(r for r in rows if r.find("td").text.strip() == "orders-value")
@@ -279,3 +280,45 @@ def test_static_files_are_served_with_the_headers(ui: Ui) -> None:
         assert response.status_code == 200
         assert "default-src 'self'" in response.headers["Content-Security-Policy"]
         assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_search_finds_fields_by_name_prefix_with_type_and_doc(ui: Ui) -> None:
+    page = ui.get("/ui/search", q="curr")
+    fields = page.main.find(data_results="fields")
+    rows = [[td.text for td in tr.find_all("td")] for tr in fields.find_all("tr")[1:]]
+    assert ["orders-value v3", "currency", "string", "ISO 4217 code"] in rows
+    assert all(not r[0].startswith("orders-value v2") for r in rows)
+    older = ui.get("/ui/search", q="curr", scope="all").main.find(data_results="fields")
+    assert "orders-value v2" in older.text
+
+
+def test_search_finds_named_types(ui: Ui) -> None:
+    types = ui.get("/ui/search", q="address").main.find(data_results="types")
+    assert "com.acme.Address" in types.text
+    assert types.find("a", href="/ui/subjects/orders-value/versions/3") is not None
+
+
+def test_field_tree_shows_nested_fields_with_type_default_and_doc(ui: Ui) -> None:
+    page = ui.get("/ui/subjects/orders-value")
+    tree = page.main.find("section", **{"class": "outline"})
+    assert tree is not None
+    text = tree.text
+    assert "currency" in text and '"EUR"' in text and "ISO 4217 code" in text
+    assert "city" in text and tree.find("details") is not None
+
+
+def test_diff_rows_name_the_fields_that_changed(ui: Ui) -> None:
+    page = ui.get("/ui/subjects/orders-value/diff", **{"from": "1", "to": "3"})
+    rows = {(r.attrs["data-change"], r.find("code").text) for r in page.main.find_all(data_change=True)}
+    assert ("changed", "amount") in rows
+    assert ("added", "currency") in rows
+    assert ("added", "address") in rows
+
+
+def test_diff_reasons_point_at_the_field_both_ways(ui: Ui) -> None:
+    page = ui.get("/ui/subjects/orders-value/diff", **{"from": "3", "to": "1"})
+    verdict = page.main.find(data_verdict=True)
+    assert verdict.attrs["data-verdict"] == "incompatible"
+    back = page.main.find(data_direction="backward")
+    assert back.attrs["data-ok"] == "false"
+    assert "amount" in back.text
