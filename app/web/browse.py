@@ -6,7 +6,6 @@ from werkzeug.wrappers import Response
 
 from app.core.access import Action
 from app.core.inspection import pretty_text
-from app.core.types import DEFAULT_CONTEXT
 from app.web import params, reads
 from app.web.blueprint import bp
 from app.web.permissions import may, principal, registry

@@ -49,26 +49,6 @@ class VersionEntry:
         return utc(self.ts)
 
 
-@dataclass(frozen=True)
-class SubjectRowView:
-    """One row of the subject list."""
-
-    subject: str
-    context: str
-    schema_type: str
-    latest: int | None
-    id: int | None
-    versions: int
-    level: EffectiveSetting
-    mode: EffectiveSetting
-    ts: int
-    deleted: bool
-
-    @property
-    def registered(self) -> str:
-        return utc(self.ts)
-
-
 # ---------------------------------------------------------------- subjects and versions
 def versions_of(subject: str, deleted: bool = True) -> list[VersionEntry]:
     """Every version of a subject (soft-deleted ones too unless `deleted` is false), oldest first.
@@ -184,25 +164,6 @@ def own_settings(scope: str | None) -> dict[str, Any]:
     except (SubjectModeNotConfigured, SubjectNotFound):
         pass
     return out
-
-
-# ---------------------------------------------------------------- listings
-def subject_names(context: str | None, deleted: bool) -> list[str]:
-    """Readable subject names, qualified; `context=None` means every context."""
-    prefix = None if context is None else ("" if context == DEFAULT_CONTEXT else f":{context}:")
-    return registry().list_subjects(prefix, deleted=deleted, principal=principal())
-
-
-def subject_row(subject: str) -> SubjectRowView:
-    service, who = registry(), principal()
-    versions = versions_of(subject)
-    live = [v for v in versions if not v.deleted]
-    newest = live[-1] if live else versions[-1]
-    found = service.get_version(subject, str(newest.version), deleted=True, principal=who)
-    return SubjectRowView(
-        subject, context_of(subject), found.schema.schema_type, newest.version, newest.id, len(versions),
-        effective_level(subject), effective_mode(subject), max(v.ts for v in versions), not live,
-    )
 
 
 def schema_holders(schema_id: int, context: str | None, deleted: bool) -> list[tuple[str, int, bool]]:
