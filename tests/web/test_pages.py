@@ -322,3 +322,20 @@ def test_diff_reasons_point_at_the_field_both_ways(ui: Ui) -> None:
     back = page.main.find(data_direction="backward")
     assert back.attrs["data-ok"] == "false"
     assert "amount" in back.text
+
+
+@pytest.mark.parametrize("subject", [
+    "100%-value", "what?-value", "hash#tag", "with space", "<angle>", "Zürich-ünïcode-value", "a/b/c", "%2F-literal",
+])
+def test_awkward_subject_names_open_their_own_pages(ui: Ui, service, subject: str) -> None:
+    from demo_data import CUSTOMER, register
+
+    register(service, subject, CUSTOMER)
+    listing = ui.get("/ui/", q=subject)
+    link = listing.main.find("a", href=f"/ui/subjects/{enc(subject)}")
+    assert link is not None and link.text == subject
+    for path in (f"/ui/subjects/{enc(subject)}", f"/ui/subjects/{enc(subject)}/versions/1",
+                 f"/ui/subjects/{enc(subject)}/check", f"/ui/subjects/{enc(subject)}/diff"):
+        page = ui.get(path)
+        assert page.status == 200, path
+        assert subject in page.main.find("h1").text
