@@ -65,7 +65,7 @@ def as_json(value: object) -> str:
 bp.before_request(check_csrf)
 
 
-@bp.route("/<path:rest>", methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
+@bp.route("/<path:rest>", methods=["GET", "POST"])
 def unknown(rest: str) -> Response:
     raise NotFound()
 
