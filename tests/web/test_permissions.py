@@ -71,6 +71,9 @@ def test_unreadable_subject_is_absent_everywhere_and_404(app_with) -> None:
     assert hidden not in everything.main.text
     search = ui.get("/ui/search", q="customers")
     assert hidden not in search.main.text
+    by_field = ui.get("/ui/search", q="email")
+    assert hidden not in by_field.main.text and "Contact address" not in by_field.main.text
+    assert "Contact address" in Ui(app_with().test_client()).get("/ui/search", q="email").main.text
     counts = ui.get("/ui/contexts")
     default_row = next(r for r in counts.main.find("table").find_all("tr")[1:] if r.find("td").text == ".")
     allowed = Ui(app_with().test_client()).get("/ui/contexts")
