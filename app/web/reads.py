@@ -26,6 +26,7 @@ from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 from app.web.errors import BadParameter, NoSuchSchema, NoSuchSubject, NoSuchVersion
 from app.web.permissions import principal, registry
 
+
 def utc(ms: int | None) -> str:
     """Registration times are epoch milliseconds; pages show them in UTC."""
     if not ms:
@@ -145,10 +146,6 @@ def effective_settings(subject: str | None) -> tuple[EffectiveSetting, Effective
 
 def effective_level(subject: str | None) -> EffectiveSetting:
     return effective_settings(subject)[0]
-
-
-def effective_mode(subject: str | None) -> EffectiveSetting:
-    return effective_settings(subject)[1]
 
 
 def own_settings(scope: str | None) -> dict[str, Any]:

@@ -33,9 +33,10 @@ def subject(subject: str) -> str:
     latest = reads.version_of(subject, str(live[-1].version)) if live else None
     if latest is None and not deleted:
         raise reads.missing_subject(subject)
+    level, mode = reads.effective_settings(subject)
     return render_template(
         "subject.html", subject=subject, versions=shown, all_versions=versions, latest=latest, deleted=deleted,
-        level=reads.effective_level(subject), mode=reads.effective_mode(subject),
+        level=level, mode=mode,
         own=reads.own_settings(subject), text=pretty_text(latest.text) if latest else "",
         uses=latest.schema.references if latest else (),
         used_by=reads.used_by(subject, latest.version) if latest else [],
