@@ -138,10 +138,13 @@ HOLDERS_WITH_HINT_DIRECT = DirectStatement(
 SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
 SCHEMA_KEY_COLUMNS = (SC.c.pk, SC.c.context, SC.c.id)
 SCHEMAS_BY_HASH = select(*SCHEMA_KEY_COLUMNS).where(SC.c.hash == bindparam("digest")).order_by(SC.c.context, SC.c.id)
+# `id + 0`: ordered by the bare column, SQLite (no ANALYZE statistics) walks the unique
+# (context, id) index to skip the sort and reads every schema of the context on each
+# registration; the (context, hash) index finds the one or two rows instead.
 SCHEMAS_BY_HASH_IN_CONTEXT_DIRECT = DirectStatement(
     select(*SCHEMA_KEY_COLUMNS)
     .where(SC.c.hash == bindparam("digest"), SC.c.context == bindparam("context"))
-    .order_by(SC.c.id)
+    .order_by(SC.c.id + 0)
 )
 SCHEMA_PK_FOR_ID = select(SC.c.pk).where(SC.c.context == bindparam("context"), SC.c.id == bindparam("schema_id"))
 MAX_ID = select(func.max(SC.c.id)).where(SC.c.context == bindparam("context"))
