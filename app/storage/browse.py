@@ -71,7 +71,7 @@ def _matching(columns: Sequence[Any], query: SubjectQuery, *, latest: bool) -> S
     if query.schema_type:
         statement = statement.where(SC.c.schema_type == query.schema_type)
     if query.own_config:
-        statement = statement.where(S.c.config.is_not(None))
+        statement = statement.where(or_(S.c.config.is_not(None), S.c.mode.is_not(None)))
     if query.level is not None:
         wanted = query.level
         own_level = func.coalesce(func.nullif(S.c.config["compatibility"].as_string(), ""), wanted.default_level)
