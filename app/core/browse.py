@@ -179,7 +179,9 @@ class Browser:
         """A subject without its own config has its context's level (resolved as for the
         context's empty name, which walks the same rows after the subject's)."""
         wanted = level.upper()
-        inheriting = tuple(c for c in contexts if resolve_config(c, "", rows, self.default_level)[0]["compatibility"] == wanted)
+        inheriting = tuple(
+            c for c in contexts if resolve_config(c, "", rows, self.default_level)[0]["compatibility"] == wanted
+        )
         return LevelFilter(wanted, self.default_level, inheriting)
 
     def _listed(self, item: SubjectListing, rows: dict[tuple[str, str], SubjectRow]) -> ListedSubject:
@@ -217,8 +219,9 @@ class Browser:
                 total, hits = found.total, found.items
             else:
                 everything = store.search_index_all(query)
-                readable = set(guard.filter(sorted({QualifiedSubject(h.context, h.subject).qualified() for h in everything})))
-                allowed = [h for h in everything if QualifiedSubject(h.context, h.subject).qualified() in readable]
+                named = [QualifiedSubject(h.context, h.subject).qualified() for h in everything]
+                readable = set(guard.filter(sorted(set(named))))
+                allowed = [h for h, name in zip(everything, named) if name in readable]
                 total, hits = len(allowed), allowed[query.offset:query.offset + query.limit]
         return HitList(tuple(_hit(h) for h in hits), total, page, per_page)
 

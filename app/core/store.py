@@ -164,8 +164,8 @@ class LevelFilter(NamedTuple):
 
 class SubjectQuery(NamedTuple):
     """A page of the subject browser. `q` is a case-insensitive substring of the name;
-    `context` None means every context; `own_config` keeps subjects with a config of their
-    own; `deleted` also lists subjects whose versions are all soft-deleted; `sort` is
+    `context` None means every context; `own_config` keeps subjects with settings of their
+    own (a config or a mode); `deleted` also lists subjects whose versions are all soft-deleted; `sort` is
     "name" (context, then name) or "updated" (newest registration first)."""
 
     q: str = ""

@@ -13,6 +13,7 @@ written with `new` (writer).
 """
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -167,9 +168,9 @@ def pair_children(old: Sequence[Node], new: Sequence[Node]) -> list[tuple[Node |
 
 def _rows(old_root: Node, new_root: Node) -> Iterator[DiffRow]:
     """Rows for the whole tree, parents before their children, without recursion."""
-    pending: list[tuple[Node | None, Node | None]] = [(old_root, new_root)]
+    pending: deque[tuple[Node | None, Node | None]] = deque([(old_root, new_root)])
     while pending:
-        old, new = pending.pop(0)
+        old, new = pending.popleft()
         if old is None and new is not None:
             yield DiffRow(ADDED, new.path, None, new)
             continue
@@ -180,7 +181,7 @@ def _rows(old_root: Node, new_root: Node) -> Iterator[DiffRow]:
         changes = _changes(old, new)
         if changes:
             yield DiffRow(CHANGED, new.path, old, new, changes)
-        pending[0:0] = pair_children(old.children, new.children)
+        pending.extendleft(reversed(pair_children(old.children, new.children)))
 
 
 def _changes(old: Node, new: Node) -> tuple[Change, ...]:

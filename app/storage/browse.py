@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, case, false, func, or_, select, tuple_
+from sqlalchemy import Connection, Select, and_, false, func, or_, select, tuple_
 
 from app.core.store import (
     IndexHit,
@@ -27,47 +27,43 @@ from app.storage.models import SchemaField
 
 SF = SchemaField.__table__
 _LATEST = V.alias("latest")
-_NEWER = V.alias("newer")
+_COUNTED = V.alias("counted")
+_SHOWN = V.alias("shown")
+
+# The version a row shows: the newest live one, or for a subject whose versions are all
+# soft-deleted (listed only with `deleted`) the newest of those.
+_NEWEST_ANY = select(func.max(_SHOWN.c.version)).where(_SHOWN.c.subject_id == S.c.id).scalar_subquery()
+_VERSION_COUNT = (
+    select(func.count())
+    .where(_COUNTED.c.subject_id == S.c.id, or_(_COUNTED.c.deleted.is_(False), S.c.latest_version.is_(None)))
+    .scalar_subquery()
+)
+_LISTING_COLUMNS = (
+    S.c.id, S.c.context, S.c.name, SC.c.schema_type, _LATEST.c.version, SC.c.id.label("schema_id"),
+    _VERSION_COUNT.label("versions"), S.c.latest_version.is_(None).label("all_deleted"), S.c.config, S.c.mode,
+    _LATEST.c.created_at,
+)
 
 
-def _per_subject() -> Any:
-    """Each subject's live and total version counts, newest live and newest version, and
-    newest registration time: one pass over the versions, grouped by subject."""
-    live = case((V.c.deleted.is_(False), 1), else_=0)
-    return (
-        select(
-            V.c.subject_id,
-            func.sum(live).label("live"),
-            func.count().label("total"),
-            func.max(case((V.c.deleted.is_(False), V.c.version))).label("latest_live"),
-            func.max(V.c.version).label("latest_any"),
-            func.max(V.c.created_at).label("updated"),
-        )
-        .group_by(V.c.subject_id)
-        .subquery("per_subject")
+def _shown(query: SubjectQuery) -> Any:
+    return func.coalesce(S.c.latest_version, _NEWEST_ANY) if query.deleted else S.c.latest_version
+
+
+def _with_latest(source: Any, query: SubjectQuery) -> Any:
+    """`source` joined to the version each subject shows and that version's content."""
+    return source.join(_LATEST, and_(_LATEST.c.subject_id == S.c.id, _LATEST.c.version == _shown(query))).join(
+        SC, SC.c.pk == _LATEST.c.schema_pk
     )
 
 
-_AGG = _per_subject()
-_LISTING_COLUMNS = (
-    S.c.id, S.c.context, S.c.name, SC.c.schema_type, _LATEST.c.version, SC.c.id.label("schema_id"),
-    case((_AGG.c.live > 0, _AGG.c.live), else_=_AGG.c.total).label("versions"),
-    (_AGG.c.live == 0).label("all_deleted"), S.c.config, S.c.mode, _AGG.c.updated,
-)
-_LISTING_FROM = (
-    S.join(_AGG, _AGG.c.subject_id == S.c.id)
-    .join(_LATEST, and_(
-        _LATEST.c.subject_id == S.c.id,
-        _LATEST.c.version == func.coalesce(_AGG.c.latest_live, _AGG.c.latest_any),
-    ))
-    .join(SC, SC.c.pk == _LATEST.c.schema_pk)
-)
-
-
-def _filtered(columns: Sequence[Any], query: SubjectQuery) -> Select[Any]:
-    statement = select(*columns).select_from(_LISTING_FROM).where(S.c.name != "")
-    if not query.deleted:
-        statement = statement.where(_AGG.c.live > 0)
+def _matching(columns: Sequence[Any], query: SubjectQuery, *, latest: bool) -> Select[Any]:
+    """The subjects the filters keep; the shown version is joined only when `latest` (a
+    count without a type filter reads the subjects' rows alone)."""
+    statement = select(*columns).select_from(_with_latest(S, query) if latest else S).where(S.c.name != "")
+    if query.deleted:
+        statement = statement.where(or_(S.c.latest_version.is_not(None), _NEWEST_ANY.is_not(None)))
+    else:
+        statement = statement.where(S.c.latest_version.is_not(None))
     if query.context is not None:
         statement = statement.where(S.c.context == query.context)
     if query.q:
@@ -75,7 +71,7 @@ def _filtered(columns: Sequence[Any], query: SubjectQuery) -> Select[Any]:
     if query.schema_type:
         statement = statement.where(SC.c.schema_type == query.schema_type)
     if query.own_config:
-        statement = statement.where(S.c.config.is_not(None))
+        statement = statement.where(or_(S.c.config.is_not(None), S.c.mode.is_not(None)))
     if query.level is not None:
         wanted = query.level
         own_level = func.coalesce(func.nullif(S.c.config["compatibility"].as_string(), ""), wanted.default_level)
@@ -87,10 +83,10 @@ def _filtered(columns: Sequence[Any], query: SubjectQuery) -> Select[Any]:
     return statement
 
 
-def _ordered(statement: Select[Any], sort: str) -> Select[Any]:
+def _order(sort: str) -> tuple[Any, ...]:
     if sort == "updated":
-        return statement.order_by(_AGG.c.updated.desc(), S.c.context, S.c.name)
-    return statement.order_by(S.c.context, S.c.name)
+        return (_LATEST.c.created_at.desc(), S.c.context, S.c.name)
+    return (S.c.context, S.c.name)
 
 
 def _listing(row: Sequence[Any]) -> SubjectListing:
@@ -110,34 +106,30 @@ def _prefix_bounds(prefix: str) -> tuple[str, str]:
     return prefix, prefix[:-1] + chr(min(last, 0x10FFFF))
 
 
-def _index_statement(query: IndexQuery) -> Select[Any]:
+def _hits(columns: Sequence[Any], query: IndexQuery, *, content: bool = False) -> Select[Any]:
+    """Index rows in the name range, with the live subject-versions holding them (each
+    subject's newest live one unless `all_versions`); `content` joins the schema row."""
     low, high = _prefix_bounds(query.prefix)
-    statement = (
-        select(
-            S.c.context, S.c.name, V.c.version, SC.c.id, V.c.deleted, SF.c.kind, SF.c.path, SF.c.name,
-            SF.c.type_label, SF.c.doc,
-        )
-        .select_from(
-            SF.join(V, V.c.schema_pk == SF.c.schema_pk).join(S, S.c.id == V.c.subject_id)
-            .join(SC, SC.c.pk == SF.c.schema_pk)
-        )
-        .where(SF.c.kind == query.kind, SF.c.name_lower >= low, SF.c.name_lower < high, V.c.deleted.is_(False))
+    source = SF.join(V, V.c.schema_pk == SF.c.schema_pk).join(S, S.c.id == V.c.subject_id)
+    if content:
+        source = source.join(SC, SC.c.pk == SF.c.schema_pk)
+    statement = select(*columns).select_from(source).where(
+        SF.c.kind == query.kind, SF.c.name_lower >= low, SF.c.name_lower < high, V.c.deleted.is_(False)
     )
     if not query.all_versions:
-        newest_live = (
-            select(func.max(_NEWER.c.version))
-            .where(_NEWER.c.subject_id == V.c.subject_id, _NEWER.c.deleted.is_(False))
-            .scalar_subquery()
-        )
-        statement = statement.where(V.c.version == newest_live)
+        statement = statement.where(V.c.version == S.c.latest_version)
     if query.context is not None:
         statement = statement.where(S.c.context == query.context)
     return statement
 
 
-def _index_order(statement: Select[Any], query: IndexQuery) -> Select[Any]:
-    exact_first = case((SF.c.name_lower == query.prefix, 0), else_=1)
-    return statement.order_by(exact_first, S.c.context, S.c.name, V.c.version.desc(), SF.c.position)
+_HIT_COLUMNS = (
+    S.c.context, S.c.name, V.c.version, SC.c.id, V.c.deleted, SF.c.kind, SF.c.path, SF.c.name, SF.c.type_label,
+    SF.c.doc,
+)
+# The index's own order (kind, name, content, position): exact names come first as the
+# shortest in their range, and a page is read off the index without sorting every hit.
+_HIT_ORDER = (SF.c.name_lower, SF.c.schema_pk, SF.c.position, S.c.context, S.c.name)
 
 
 def _hit(row: Sequence[Any]) -> IndexHit:
@@ -151,19 +143,30 @@ class BrowseQueries:
     conn: Connection
 
     def browse_subjects(self, query: SubjectQuery) -> SubjectPage:
-        """A page of subjects and the number of all that match: two statements."""
+        """A page of subjects and the number of all that match: two statements. The page's
+        subjects are chosen first, then only they are read in full."""
         if not storable(query.q, query.context):
             return SubjectPage(0, [])
-        counted = select(func.count()).select_from(_filtered([S.c.id], query).subquery())
+        needs_latest = bool(query.schema_type)
+        counted = select(func.count()).select_from(_matching([S.c.id], query, latest=needs_latest).subquery())
         total = int(self.conn.execute(counted).scalar_one())
-        page = _ordered(_filtered(_LISTING_COLUMNS, query), query.sort).limit(query.limit).offset(query.offset)
+        chosen = (
+            _matching([S.c.id], query, latest=needs_latest or query.sort == "updated")
+            .order_by(*_order(query.sort)).limit(query.limit).offset(query.offset).subquery("chosen")
+        )
+        page = (
+            select(*_LISTING_COLUMNS)
+            .select_from(_with_latest(chosen.join(S, S.c.id == chosen.c.id), query))
+            .order_by(*_order(query.sort))
+        )
         return SubjectPage(total, [_listing(r) for r in self.conn.execute(page)])
 
     def browse_subject_names(self, query: SubjectQuery) -> list[tuple[str, str]]:
         """Every matching (context, name) in the list's order, unpaged: one statement."""
         if not storable(query.q, query.context):
             return []
-        statement = _ordered(_filtered([S.c.context, S.c.name], query), query.sort)
+        latest = bool(query.schema_type) or query.sort == "updated"
+        statement = _matching([S.c.context, S.c.name], query, latest=latest).order_by(*_order(query.sort))
         return [(r[0], r[1]) for r in self.conn.execute(statement)]
 
     def browse_subjects_named(self, names: Sequence[tuple[str, str]], query: SubjectQuery) -> list[SubjectListing]:
@@ -171,8 +174,9 @@ class BrowseQueries:
         wanted = [(c, n) for c, n in names if storable(c, n)]
         if not wanted:
             return []
-        unpaged = query._replace(q="", offset=0)
-        statement = _filtered(_LISTING_COLUMNS, unpaged).where(tuple_(S.c.context, S.c.name).in_(wanted))
+        statement = _matching(_LISTING_COLUMNS, query._replace(q=""), latest=True).where(
+            tuple_(S.c.context, S.c.name).in_(wanted)
+        )
         found = {(r[1], r[2]): _listing(r) for r in self.conn.execute(statement)}
         return [found[key] for key in wanted if key in found]
 
@@ -180,23 +184,23 @@ class BrowseQueries:
         """A page of index hits, exact names first, and the number of all: two statements."""
         if not query.prefix or not storable(query.prefix, query.context):
             return IndexPage(0, [])
-        statement = _index_statement(query)
-        total = int(self.conn.execute(select(func.count()).select_from(statement.subquery())).scalar_one())
-        page = _index_order(statement, query).limit(query.limit).offset(query.offset)
+        counted = select(func.count()).select_from(_hits([SF.c.schema_pk], query).subquery())
+        total = int(self.conn.execute(counted).scalar_one())
+        page = _hits(_HIT_COLUMNS, query, content=True).order_by(*_HIT_ORDER).limit(query.limit).offset(query.offset)
         return IndexPage(total, [_hit(r) for r in self.conn.execute(page)])
 
     def search_index_all(self, query: IndexQuery) -> list[IndexHit]:
         """Every hit in page order, unpaged (for callers that filter by permission)."""
         if not query.prefix or not storable(query.prefix, query.context):
             return []
-        return [_hit(r) for r in self.conn.execute(_index_order(_index_statement(query), query))]
+        statement = _hits(_HIT_COLUMNS, query, content=True).order_by(*_HIT_ORDER)
+        return [_hit(r) for r in self.conn.execute(statement)]
 
     def subject_counts(self) -> dict[str, int]:
-        """Subjects with live versions, per context: one statement."""
+        """Subjects with live versions, per context: one statement over the subjects' rows."""
         statement = (
-            select(S.c.context, func.count(func.distinct(S.c.id)))
-            .select_from(S.join(V, V.c.subject_id == S.c.id))
-            .where(S.c.name != "", V.c.deleted.is_(False))
+            select(S.c.context, func.count())
+            .where(S.c.name != "", S.c.latest_version.is_not(None))
             .group_by(S.c.context)
         )
         return {context: int(count) for context, count in self.conn.execute(statement)}

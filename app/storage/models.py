@@ -53,6 +53,9 @@ class Subject(Base):
     name: Mapped[str] = mapped_column(String(1024))
     config: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     mode: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # The newest live version's number (None: none), refreshed by the store with every change
+    # to the subject's versions, so the browser lists and searches without finding it per row.
+    latest_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Schema(Base):
@@ -124,7 +127,7 @@ class SchemaField(Base):
     they go with the schema row. `name_lower` is what searches match, by equality or prefix."""
 
     __tablename__ = "schema_fields"
-    __table_args__ = (Index(None, "kind", "name_lower"),)
+    __table_args__ = (Index(None, "kind", "name_lower", "schema_pk", "position"),)
 
     schema_pk: Mapped[int] = mapped_column(ForeignKey("schemas.pk", ondelete="CASCADE"), primary_key=True)
     position: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -214,17 +214,20 @@ class SqlStore(ListingQueries, BrowseQueries):
         ts = now_ms()
         params = {"subject_id": subject_id, "version": version, "schema_pk": schema_pk, "created_at": ts}
         st.INSERT_VERSION_DIRECT.rows(self.conn, params)
+        st.REFRESH_LATEST_DIRECT.rows(self.conn, {"subject_id": subject_id})
         return ts
 
     def soft_delete(self, subject_id: int, versions: list[int]) -> None:
         self.conn.execute(
             update(V).where(V.c.subject_id == subject_id, V.c.version.in_(versions)).values(deleted=True)
         )
+        st.REFRESH_LATEST_DIRECT.rows(self.conn, {"subject_id": subject_id})
 
     def hard_delete(self, subject_id: int, versions: list[int], schema_pks: Iterable[int]) -> None:
         """Remove version rows, then any schema no subject-version holds any more (its id
         becomes unknown, and the same text registered later gets a fresh id)."""
         self.conn.execute(delete(V).where(V.c.subject_id == subject_id, V.c.version.in_(versions)))
+        st.REFRESH_LATEST_DIRECT.rows(self.conn, {"subject_id": subject_id})
         pks = sorted(set(schema_pks))
         if pks:
             orphan = and_(SC.c.pk.in_(pks), ~exists().where(V.c.schema_pk == SC.c.pk))

@@ -79,7 +79,7 @@ LATEST_LIVE_NUMBER = (
     .scalar_subquery()
 )
 SUBJECT_VERSION_COLUMNS = (
-    S, V.c.version, V.c.schema_pk, SC.c.id.label("schema_id"), SC.c.hash, V.c.deleted, V.c.created_at
+    *SUBJECT_COLUMNS, V.c.version, V.c.schema_pk, SC.c.id.label("schema_id"), SC.c.hash, V.c.deleted, V.c.created_at
 )
 
 
@@ -116,6 +116,15 @@ VERSIONS_WITH_TEXT = SELECT_VERSIONS.where(
 )
 VERSIONS_OF_SCHEMA = SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
 HAS_VERSION = select(exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version")))
+# `subjects.latest_version` after any change to a subject's versions (the browser's lists and
+# searches read it instead of finding each subject's newest live version).
+REFRESH_LATEST_DIRECT = DirectStatement(
+    update(S).where(S.c.id == bindparam("subject_id")).values(latest_version=(
+        select(func.max(LIVE_ALIAS.c.version))
+        .where(LIVE_ALIAS.c.subject_id == bindparam("subject_id"), LIVE_ALIAS.c.deleted.is_(False))
+        .scalar_subquery()
+    ))
+)
 INSERT_VERSION_DIRECT = DirectStatement(insert(V).values(
     subject_id=bindparam("subject_id"), version=bindparam("version"), schema_pk=bindparam("schema_pk"),
     deleted=False, created_at=bindparam("created_at"),

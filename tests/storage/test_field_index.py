@@ -134,7 +134,7 @@ def test_subject_list_filters_sorts_and_pages(service: RegistryService) -> None:
     assert names(q="ORDERS") == ["a-orders", ":.staging:c-orders"]
     assert names(context=".staging") == [":.staging:c-orders"]
     assert names(schema_type="JSON") == ["b-payments"]
-    assert names(own=True) == ["b-payments"]
+    assert names(own=True) == ["a-orders", "b-payments"]  # its own mode, its own config
     assert names(level="FULL") == [":.staging:c-orders"]
     assert names(level="BACKWARD") == ["a-orders"]
     assert names(sort="updated") == [":.staging:c-orders", "b-payments", "a-orders"]

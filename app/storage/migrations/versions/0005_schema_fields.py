@@ -1,5 +1,5 @@
-"""schema_fields: the search index of each schema's field and type names; filled for the
-schemas stored before it
+"""schema_fields: the search index of each schema's field and type names; subjects.latest_version:
+each subject's newest live version; both filled for what was stored before
 
 Revision ID: 0005
 Revises: 0004
@@ -35,7 +35,15 @@ def upgrade() -> None:
                                 ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("schema_pk", "position", name=op.f("pk_schema_fields")),
     )
-    op.create_index(op.f("ix_schema_fields_kind_name_lower"), "schema_fields", ["kind", "name_lower"])
+    op.create_index(
+        op.f("ix_schema_fields_kind_name_lower_schema_pk_position"), "schema_fields",
+        ["kind", "name_lower", "schema_pk", "position"],
+    )
+    op.add_column("subjects", sa.Column("latest_version", sa.Integer(), nullable=True))
+    op.execute(
+        "UPDATE subjects SET latest_version = (SELECT max(v.version) FROM subject_versions v "
+        "WHERE v.subject_id = subjects.id AND v.deleted = false)"
+    )
     _backfill(op.get_bind())
 
 
@@ -74,5 +82,7 @@ def _backfill(conn: Any) -> None:
 
 
 def downgrade() -> None:
-    op.drop_index(op.f("ix_schema_fields_kind_name_lower"), table_name="schema_fields")
+    with op.batch_alter_table("subjects") as batch:
+        batch.drop_column("latest_version")
+    op.drop_index(op.f("ix_schema_fields_kind_name_lower_schema_pk_position"), table_name="schema_fields")
     op.drop_table("schema_fields")
