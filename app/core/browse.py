@@ -29,6 +29,7 @@ from app.core.store import (
     SubjectListing,
     SubjectQuery,
     SubjectRow,
+    search_key,
 )
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 from app.formats.base import FIELD_NODE, TYPE_NODE
@@ -213,7 +214,7 @@ class Browser:
     ) -> HitList:
         if not q:
             return HitList((), 0, page, per_page)
-        query = IndexQuery(q.lower(), kind, context, all_versions, (page - 1) * per_page, per_page)
+        query = IndexQuery(search_key(q), kind, context, all_versions, (page - 1) * per_page, per_page)
         with self.storage.read() as store:
             if guard.unrestricted:
                 found = store.search_index(query)
