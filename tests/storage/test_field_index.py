@@ -214,7 +214,7 @@ def test_migration_0005_indexes_schemas_stored_before_it(empty_database_url: str
 
 
 def test_names_match_case_insensitively_beyond_ascii_and_wildcards_are_literal(service: RegistryService) -> None:
-    register(service, "a_b", order({"name": "Ämter", "type": "int", "default": 0}))
+    register(service, "a_b", json.dumps({"type": "object", "properties": {"Ämter": {"type": "string"}}}), "JSON")
     register(service, "axb", order())
 
     assert [h.path for h in service.search("äM").fields.items] == ["Ämter"]
