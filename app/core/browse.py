@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from app.core.access import Guard
 from app.core.config import GLOBAL_KEY, SUPER_GLOBAL_KEY, resolve_config, resolve_mode
 from app.core.inspection import EffectiveSetting
+from app.core.outline_index import storable_text
 from app.core.store import (
     IndexHit,
     IndexQuery,
@@ -28,6 +29,7 @@ from app.core.store import (
     SubjectListing,
     SubjectQuery,
     SubjectRow,
+    search_key,
 )
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 from app.formats.base import FIELD_NODE, TYPE_NODE
@@ -147,7 +149,7 @@ class Browser:
             if context is not None and context not in contexts:
                 return SubjectList((), 0, page, per_page, unknown_context=True)
             query = SubjectQuery(
-                q=q.lower(), context=context, schema_type=schema_type or None,
+                q=storable_text(q).lower(), context=context, schema_type=schema_type or None,
                 level=self._level_filter(level, contexts, rows) if level else None,
                 own_config=own, deleted=deleted, sort=sort if sort in SORTS else "name",
                 offset=(page - 1) * per_page, limit=per_page,
@@ -200,7 +202,7 @@ class Browser:
         page: int = 1, per_page: int = DEFAULT_PER_PAGE,
     ) -> SearchResults:
         """`q` is trimmed; an empty one finds nothing (no statement runs for the index)."""
-        q = q.strip()
+        q = storable_text(q.strip())
         page, per_page = clamp_paging(page, per_page)
         subjects = self.list_subjects(guard, q=q, context=context, page=page, per_page=per_page)
         fields = self._hits(guard, q, FIELD_NODE, all_versions, context, page, per_page)
@@ -212,7 +214,7 @@ class Browser:
     ) -> HitList:
         if not q:
             return HitList((), 0, page, per_page)
-        query = IndexQuery(q.lower(), kind, context, all_versions, (page - 1) * per_page, per_page)
+        query = IndexQuery(search_key(q), kind, context, all_versions, (page - 1) * per_page, per_page)
         with self.storage.read() as store:
             if guard.unrestricted:
                 found = store.search_index(query)

@@ -150,6 +150,17 @@ class IndexedName(NamedTuple):
     type_label: str
     doc: str | None
 
+    @property
+    def match_key(self) -> str:
+        """What a search compares its term with (`search_key`)."""
+        return search_key(self.name)
+
+
+def search_key(text: str) -> str:
+    """A name or search term as the index compares them: lower-cased, at most 200 characters
+    (lower-casing may lengthen a text; the index column holds 200)."""
+    return text.lower()[:200]
+
 
 class LevelFilter(NamedTuple):
     """Subjects whose effective compatibility level is `level`: those with an own config

@@ -368,7 +368,7 @@ class SqlStore(ListingQueries, BrowseQueries):
             ])
         if schema.index:
             st.INSERT_SCHEMA_FIELD_DIRECT.execute_many(self.conn, [
-                {"schema_pk": pk, "position": i, "kind": row.kind, "name_lower": row.name.lower(), "name": row.name,
+                {"schema_pk": pk, "position": i, "kind": row.kind, "name_lower": row.match_key, "name": row.name,
                  "path": row.path, "type_label": row.type_label, "doc": row.doc}
                 for i, row in enumerate(schema.index)
             ])

@@ -211,3 +211,12 @@ def test_migration_0005_indexes_schemas_stored_before_it(empty_database_url: str
             ("legacy-value", 7, "address.zip")
         ]
         assert [h.path for h in service.search("legacy").types.items] == ["com.acme.Legacy"]
+
+
+def test_names_match_case_insensitively_beyond_ascii_and_wildcards_are_literal(service: RegistryService) -> None:
+    register(service, "a_b", json.dumps({"type": "object", "properties": {"Ämter": {"type": "string"}}}), "JSON")
+    register(service, "axb", order())
+
+    assert [h.path for h in service.search("äM").fields.items] == ["Ämter"]
+    assert [i.subject for i in service.browse_subjects(q="A_B").items] == ["a_b"]
+    assert [i.subject for i in service.browse_subjects(q="%").items] == []

@@ -70,7 +70,7 @@ def _backfill(conn: Any) -> None:
         except SchemaParseError:
             continue  # a text its format no longer reads is not indexed
         batch += [
-            {"schema_pk": item.pk, "position": i, "kind": r.kind, "name_lower": r.name.lower(), "name": r.name,
+            {"schema_pk": item.pk, "position": i, "kind": r.kind, "name_lower": r.match_key, "name": r.name,
              "path": r.path, "type_label": r.type_label, "doc": r.doc}
             for i, r in enumerate(index_rows(fmt, parsed))
         ]
