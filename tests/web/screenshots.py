@@ -15,7 +15,7 @@ REPO = HERE.parents[1]
 sys.path[:0] = [str(REPO), str(HERE.parent), str(HERE)]
 
 import demo_data  # noqa: E402
-from browser import browser_missing, demo_server, launched  # noqa: E402
+from ui_browser import browser_missing, demo_server, launched  # noqa: E402
 
 SHOTS = {
     "list": "/ui/",

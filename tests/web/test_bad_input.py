@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import Ui, enc
+from ui_client import Ui, enc
 
 pytestmark = pytest.mark.usefixtures("demo")
 
@@ -94,7 +94,7 @@ def test_invalid_schema_in_the_check_form_keeps_input_and_writes_nothing(ui: Ui,
 
 
 def test_forbidden_action_is_a_403_page(app_with) -> None:
-    from conftest import DenyWrites
+    from ui_client import DenyWrites
 
     ui = Ui(app_with(DenyWrites()).test_client())
     page = ui.post("/ui/subjects/orders-value/delete", {"confirm": "yes"})

@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 
 import demo_data
-from browser import Watch, browser_missing, demo_server, launched
-from conftest import enc
+from ui_browser import Watch, browser_missing, demo_server, launched
+from ui_client import enc
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    from conftest_ci import require_or_skip
+    from ui_ci import require_or_skip
 
     require_or_skip(browser_missing())
     with launched() as browser:

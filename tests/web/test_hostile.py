@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import Ui, enc
+from ui_client import Ui, enc
 from demo_data import register
 
 IMG_SUBJECT = "<img src=x onerror=alert(1)>"

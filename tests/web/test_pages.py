@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from conftest import Ui, enc
+from ui_client import Ui, enc
 from demo_data import STAGING_SUBJECT, SUBJECT_WITH_SLASH
 
 pytestmark = pytest.mark.usefixtures("demo")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import DenyWrites, HideSubject, Ui, enc
+from ui_client import DenyWrites, HideSubject, Ui, enc
 
 WRITE_POSTS = [
     ("/ui/subjects/orders-value/delete", {"confirm": "yes"}),

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Engine, event
 
 from app.core.types import SchemaRequest
-from conftest import Ui
+from ui_client import Ui
 
 SUBJECTS = 120
 

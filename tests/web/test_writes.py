@@ -8,7 +8,7 @@ import json
 import pytest
 
 import demo_data
-from conftest import Ui
+from ui_client import Ui
 
 pytestmark = pytest.mark.usefixtures("demo")
 
