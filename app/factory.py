@@ -11,6 +11,7 @@ from flask import Flask
 from app.api import health, openapi, register_api, telemetry
 from app.core.registry import RegistryService
 from app.settings import Settings
+from app.web import register_web
 from app.wiring import build_registry
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ def create_app(
     register_api(app)
     app.register_blueprint(health.bp)
     app.register_blueprint(openapi.bp)
+    register_web(app)
     telemetry.instrument(app, count=settings.metrics)
     if authenticator is not None:
         from app.security import gate

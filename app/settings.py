@@ -87,6 +87,9 @@ class Settings:
     keyfile: str = ""
     ca_certs: str = ""
     cert_reqs: int = 0
+    # Hide and refuse every write action of the web UI (/ui/). A convenience for a browse-only
+    # deployment, not a security boundary: the REST API still accepts writes.
+    ui_readonly: bool = False
 
     def __post_init__(self) -> None:
         # Values gunicorn would accept and then fail on while booting a worker (threads=0), or

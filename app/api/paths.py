@@ -34,6 +34,10 @@ from app.core.errors import BadRequest
 # ordinary decoded PATH_INFO.
 API_ROOTS = frozenset({"", "subjects", "schemas", "compatibility", "config", "mode", "contexts", "v1", "audit"})
 
+# First path segments outside the API whose routes also read subjects from the encoded path
+# (the web UI's `/ui/subjects/<subject>`); they get no context rewrite.
+RAW_PATH_ROOTS = frozenset({"ui"})
+
 # Characters left unescaped when the decoded PATH_INFO has to be re-encoded. `%` is not among
 # them, so a literal percent sign survives the converter's unquoting.
 _PATH_SAFE = "/:@!$&'()*+,;=~"
@@ -193,7 +197,10 @@ class RawPathMiddleware:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path_info: str = environ.get("PATH_INFO", "")
-        if first_segment(path_info) in API_ROOTS:
+        first = first_segment(path_info)
+        if first in RAW_PATH_ROOTS:
+            environ["PATH_INFO"] = _encoded_path(environ) or _reencoded(path_info)
+        elif first in API_ROOTS:
             path = _encoded_path(environ) or _reencoded(path_info)
             if path.startswith("/contexts/"):
                 try:

@@ -8,7 +8,7 @@ versions and the settings to apply it with.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.core import compatibility
 from app.core.access import OPEN, Action, Guard
@@ -94,6 +94,21 @@ class CompatibilityChecks:
         """`version=None` runs registration's check against the live history (POST .../versions);
         otherwise the check is against that one live version. The schema is parsed (and an
         invalid one reported) even when there is nothing to compare with."""
+        try:
+            evaluation = self.evaluate(subject, version, request, normalize, guard)
+        except InvalidSchema as exc:
+            if verbose:
+                return CompatibilityReport(False, [exc.message])
+            raise
+        return CompatibilityReport(not evaluation.messages, evaluation.messages)
+
+    def evaluate(
+        self, subject: str, version: str | None, request: SchemaRequest, normalize: bool, guard: Guard = OPEN,
+    ) -> Evaluation:
+        """`check`'s work, with everything it looked at (the browser's check page shows it):
+        the subject after its alias, its versions, the config, the parsed candidate, the
+        previous versions chosen and Confluent's message list. `InvalidSchema` for a
+        candidate that does not parse."""
         number = parse_version(version) if version is not None else None
         metadata, rule_set, refs = request_documents(request)
         with self.storage.read() as store:
@@ -103,15 +118,10 @@ class CompatibilityChecks:
             target = live_version(versions, number) if version is not None else None
             if number is not None and target is None:
                 raise VersionNotFound.for_version(number)
-            try:
-                candidate = self.resolver.candidate(
-                    store, qs.context, request.schema_type, request.schema, refs,
-                    normalize=normalize or bool(config.get("normalize")), strict=True, live_refs=True, guard=guard,
-                )
-            except InvalidSchema as exc:
-                if verbose:
-                    return CompatibilityReport(False, [exc.message])
-                raise
+            candidate = self.resolver.candidate(
+                store, qs.context, request.schema_type, request.schema, refs,
+                normalize=normalize or bool(config.get("normalize")), strict=True, live_refs=True, guard=guard,
+            )
             latest = self.resolver.content(store, live[-1].schema_pk) if live else None
             md, _ = merged_documents(metadata, rule_set, latest, config, None, None)
             level = CompatibilityLevel.parse(config["compatibility"])
@@ -128,4 +138,18 @@ class CompatibilityChecks:
                 validate_fields=bool(config.get("validateFields")), policy=compatibility.policy_of(config),
                 reserved_violations=self.reserved_violations(config, candidate, md, previous),
             )
-        return CompatibilityReport(not messages, messages)
+        return Evaluation(qs, versions, config, level, candidate, history, messages)
+
+
+class Evaluation(NamedTuple):
+    """What a compatibility check looked at and answered. `history` holds the versions
+    compared (newest first; empty under NONE), `messages` Confluent's list ([] when
+    compatible)."""
+
+    qs: QualifiedSubject
+    versions: list[VersionRow]
+    config: dict[str, Any]
+    level: CompatibilityLevel
+    candidate: Candidate
+    history: list[compatibility.Previous]
+    messages: list[str]

@@ -25,6 +25,7 @@ T = TypeVar("T")
 
 OLD_SCHEMA_LIMIT = 10_240  # Confluent cuts the quoted old schema at 10 KB
 RESERVED_PROPERTY = "confluent:reserved"
+DIFFERENT_TYPES = "Incompatible because of different schema type"
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def _compare(
     """One previous version: BACKWARD asks whether `candidate` (reader, "new") can read
     `previous` (writer, "old"); FORWARD whether `previous` (reader) can read `candidate` (writer)."""
     if previous.schema_type != candidate.schema_type:
-        return ["Incompatible because of different schema type"]
+        return [DIFFERENT_TYPES]
     fmt = formats[candidate.schema_type]
     messages: list[str] = []
     with format_refusals():

@@ -54,9 +54,32 @@ def with_level(config: Mapping[str, Any], default_level: str) -> dict[str, Any]:
     return out
 
 
+SUBJECT_SOURCE = "subject"
+CONTEXT_SOURCE = "context"
+GLOBAL_SOURCE = "global"
+DEFAULT_SOURCE = "default"
+
+
+def _source(key: tuple[str, str]) -> str:
+    """Which settings a row holds: a subject's, a named context's, or the global ones (the
+    default context's row and `:.__GLOBAL:`)."""
+    if key[1]:
+        return SUBJECT_SOURCE
+    return GLOBAL_SOURCE if key in (GLOBAL_KEY, SUPER_GLOBAL_KEY) else CONTEXT_SOURCE
+
+
 def effective_config(
     context: str, name: str, rows: Mapping[tuple[str, str], SettingsRow], default_level: str
 ) -> dict[str, Any]:
+    return resolve_config(context, name, rows, default_level)[0]
+
+
+def resolve_config(
+    context: str, name: str, rows: Mapping[tuple[str, str], SettingsRow], default_level: str
+) -> tuple[dict[str, Any], str]:
+    """The config in force and where its level comes from: the first row of `lookup_order`
+    with a config, whole; its level is the server default's when that row sets none (§5.9:
+    the source is then "default", although the row's other settings apply)."""
     for key in lookup_order(context, name):
         row = rows.get(key)
         if row is not None and row.config is not None:
@@ -67,25 +90,29 @@ def effective_config(
                 for flag in INHERITED_FLAGS:
                     if found.get(flag) is None and global_config.get(flag) is not None:
                         found[flag] = global_config[flag]
-            return found
-    return {"compatibility": default_level}
+            return found, _source(key) if row.config.get("compatibility") else DEFAULT_SOURCE
+    return {"compatibility": default_level}, DEFAULT_SOURCE
 
 
 def effective_mode(context: str, name: str, rows: Mapping[tuple[str, str], SettingsRow]) -> Mode:
-    """Up to Confluent 8.1 a global READONLY_OVERRIDE overrides every subject's own mode.
-    "Global" is the top-level mode as Confluent resolves it: the default-context global row,
-    else the `:.__GLOBAL:` row."""
+    return resolve_mode(context, name, rows)[0]
+
+
+def resolve_mode(context: str, name: str, rows: Mapping[tuple[str, str], SettingsRow]) -> tuple[Mode, str]:
+    """The mode in force and where it comes from. Up to Confluent 8.1 a global
+    READONLY_OVERRIDE overrides every subject's own mode. "Global" is the top-level mode as
+    Confluent resolves it: the default-context global row, else the `:.__GLOBAL:` row."""
     top = next(
         (row.mode for row in (rows.get(GLOBAL_KEY), rows.get(SUPER_GLOBAL_KEY)) if row is not None and row.mode),
         None,
     )
     if top == Mode.READONLY_OVERRIDE.value:
-        return Mode.READONLY_OVERRIDE
+        return Mode.READONLY_OVERRIDE, GLOBAL_SOURCE
     for key in lookup_order(context, name):
         row = rows.get(key)
         if row is not None and row.mode is not None:
-            return Mode(row.mode)
-    return Mode.READWRITE
+            return Mode(row.mode), _source(key)
+    return Mode.READWRITE, DEFAULT_SOURCE
 
 
 def merge_config(stored: Mapping[str, Any] | None, changes: Mapping[str, Any]) -> dict[str, Any]:

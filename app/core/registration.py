@@ -35,6 +35,7 @@ from app.core.errors import (
     WriteConflict,
 )
 from app.core.identity import identity_hash
+from app.core.outline_index import index_rows
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver
 from app.core.store import LockedSubject, NewSchema, SchemaKeyRow, Storage, Store, SubjectHead, SubjectRow, VersionRow
@@ -346,6 +347,7 @@ class Registrar:
                 qs.context, reg.schema_id if reg.explicit_id else None, reg.digest, candidate.schema_type,
                 candidate.text, candidate.references, reg.metadata, reg.rule_set,
                 fmt.fingerprints(candidate.parsed) if isinstance(fmt, Fingerprints) else None,
+                index_rows(fmt, candidate.parsed),
             ))
             reg.schema_pk, reg.schema_id = key.pk, key.id
             if reg.schema_id > MAX_ID:

@@ -43,6 +43,8 @@ from app.core.errors import (
     VersionNotFound,
 )
 from app.core.limits import SchemaLimits
+from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
+from app.core.inspection import CandidateCheck, EffectiveSettings, Inspection, VersionDiff
 from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
 from app.core.registration import Registrar
@@ -70,7 +72,7 @@ from app.core.subjects import (
 from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats import LazyFormats
-from app.formats.base import SchemaFormat
+from app.formats.base import Node, Outlines, SchemaFormat
 from app.settings import Settings
 
 __all__ = ["ListedSchema", "RegistryService"]
@@ -112,6 +114,8 @@ class RegistryService:
         self.schema_reads = SchemaReads(storage, self.resolver)
         self.trail = AuditTrail(storage, settings.audit)
         self.audit = self.trail.audit
+        self.inspection = Inspection(storage, self.resolver, self.checks, settings)
+        self.browser = Browser(storage, settings)
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )
@@ -412,7 +416,42 @@ class RegistryService:
             self._emit(Action.READ, "check_compatibility", subject, principal, outcome=INCOMPATIBLE)
         return report
 
-    # ---------------------------------------------------------------- config and mode
+    # ---------------------------------------------------------------- the browser (app.core.browse, .inspection)
+    def diff(
+        self, subject: str, from_version: str | None = None, to_version: str | None = None, normalize: bool = False,
+        *, principal: Principal = ANONYMOUS,
+    ) -> VersionDiff:
+        return self.inspection.diff(subject, from_version, to_version, normalize, self.guard(principal))
+
+    def check_candidate(
+        self, subject: str, request: SchemaRequest, version: str | None = None, normalize: bool = False,
+        *, principal: Principal = ANONYMOUS,
+    ) -> CandidateCheck:
+        return self.inspection.check_candidate(subject, request, version, normalize, self.guard(principal))
+
+    def effective_settings(self, subject: str, *, principal: Principal = ANONYMOUS) -> EffectiveSettings:
+        return self.inspection.effective_settings(subject, self.guard(principal))
+
+    def browse_subjects(self, *, principal: Principal = ANONYMOUS, **filters: Any) -> SubjectList:
+        """Filters as `Browser.list_subjects` names them (q, context, schema_type, level, own,
+        deleted, sort, page, per_page)."""
+        return self.browser.list_subjects(self.guard(principal), **filters)
+
+    def search(self, q: str, *, principal: Principal = ANONYMOUS, **options: Any) -> SearchResults:
+        """Options as `Browser.search` names them (all_versions, context, page, per_page)."""
+        return self.browser.search(self.guard(principal), q, **options)
+
+    def registry_summary(self, *, principal: Principal = ANONYMOUS) -> RegistrySummary:
+        return self.browser.summary(self.guard(principal))
+
+    def outline(self, schema: StoredSchema) -> Node | None:
+        """The field tree of a schema read through this service; None when its format has none."""
+        fmt = self.resolver.format(schema.schema_type)
+        if not isinstance(fmt, Outlines):
+            return None
+        with self.storage.read() as store:
+            return fmt.outline(self.resolver.parsed(store, schema))
+
     # Config documents use the PUT keys (`compatibility`, `normalize`, `alias`, ...).
     # `subject=None` addresses the global (default-context) config. Settings are not
     # alias-followed, so the authorizer is asked about the subject as named.

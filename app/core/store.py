@@ -137,6 +137,115 @@ class NewSchema(NamedTuple):
     metadata: dict[str, Any] | None
     rule_set: dict[str, Any] | None
     fingerprints: dict[str, str] | None = None  # algorithm -> hex digest, from the format
+    index: Sequence[IndexedName] = ()  # its field and type names, for search (app.core.outline_index)
+
+
+class IndexedName(NamedTuple):
+    """One field or named type of a stored schema, as the search index keeps it. `kind` is
+    `app.formats.base.FIELD_NODE` or `TYPE_NODE`; `name` is matched case-insensitively;
+    `type_label` and `doc` are what a hit shows (the doc cut to a snippet)."""
+
+    kind: str
+    path: str
+    name: str
+    type_label: str
+    doc: str | None
+
+    @property
+    def match_key(self) -> str:
+        """What a search compares its term with (`search_key`)."""
+        return search_key(self.name)
+
+
+def search_key(text: str) -> str:
+    """A name or search term as the index compares them: lower-cased, at most 200 characters
+    (lower-casing may lengthen a text; the index column holds 200)."""
+    return text.lower()[:200]
+
+
+class LevelFilter(NamedTuple):
+    """Subjects whose effective compatibility level is `level`: those with an own config
+    whose level (or, without one, `default_level`: spec §5.9) is it, and those without an
+    own config in one of `inheriting_contexts` (contexts whose own settings resolve to it;
+    the core resolves them, storage only applies the result)."""
+
+    level: str
+    default_level: str
+    inheriting_contexts: tuple[str, ...]
+
+
+class SubjectQuery(NamedTuple):
+    """A page of the subject browser. `q` is a case-insensitive substring of the name;
+    `context` None means every context; `own_config` keeps subjects with settings of their
+    own (a config or a mode); `deleted` also lists subjects whose versions are all soft-deleted; `sort` is
+    "name" (context, then name) or "updated" (newest registration first)."""
+
+    q: str = ""
+    context: str | None = None
+    schema_type: str | None = None
+    level: LevelFilter | None = None
+    own_config: bool = False
+    deleted: bool = False
+    sort: str = "name"
+    offset: int = 0
+    limit: int = 50
+
+
+class SubjectListing(NamedTuple):
+    """One subject of the browser's list. The latest version is the newest live one (the
+    newest soft-deleted one for a subject listed with `deleted` that has no live version);
+    `versions` counts the live versions (all of them for such a subject); `updated_at` is
+    the newest registration's time in ms. `config`/`mode` are the subject's own settings."""
+
+    subject_id: int
+    context: str
+    name: str
+    schema_type: str
+    latest_version: int
+    latest_id: int
+    versions: int
+    deleted: bool
+    config: dict[str, Any] | None
+    mode: str | None
+    updated_at: int
+
+
+class SubjectPage(NamedTuple):
+    total: int
+    items: list[SubjectListing]
+
+
+class IndexHit(NamedTuple):
+    """A field or type found by name in a subject-version's schema."""
+
+    context: str
+    subject: str
+    version: int
+    schema_id: int
+    deleted: bool
+    kind: str
+    path: str
+    name: str
+    type_label: str
+    doc: str | None
+
+
+class IndexPage(NamedTuple):
+    total: int
+    items: list[IndexHit]
+
+
+class IndexQuery(NamedTuple):
+    """Index hits whose name equals or starts with `prefix` (already lower-cased), exact
+    matches first; `kind` FIELD_NODE or TYPE_NODE; `all_versions` searches every live
+    version instead of each subject's latest live one."""
+
+    prefix: str
+    kind: str
+    context: str | None = None
+    all_versions: bool = False
+    offset: int = 0
+    limit: int = 50
 
 
 # ------------------------------------------------------------------ the audit trail (app/core/audit.py)
@@ -272,6 +381,14 @@ class Store(Protocol):
     def move_id_allocation_past(self, context: str, schema_id: int) -> None: ...
     def insert_schema(self, schema: NewSchema) -> SchemaKeyRow: ...
     def referrers(self, context: str, subject: str, versions: Iterable[int]) -> list[ReferrerRow]: ...
+
+    # the browser: a fixed number of statements per call, whatever the page size
+    def browse_subjects(self, query: SubjectQuery) -> SubjectPage: ...
+    def browse_subject_names(self, query: SubjectQuery) -> list[tuple[str, str]]: ...
+    def browse_subjects_named(self, names: Sequence[tuple[str, str]], query: SubjectQuery) -> list[SubjectListing]: ...
+    def search_index(self, query: IndexQuery) -> IndexPage: ...
+    def search_index_all(self, query: IndexQuery) -> list[IndexHit]: ...
+    def subject_counts(self) -> dict[str, int]: ...
 
     # contexts
     def contexts(self) -> list[str]: ...

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 # Confluent's default: a request without `schemaType` means Avro, and 7.x replies left the
@@ -86,6 +86,7 @@ class SchemaFormat(Protocol):
     deeply to walk safely) and nothing else for any input; `describe` never raises."""
 
     schema_type: str  # "AVRO" | "JSON" | "PROTOBUF"
+    file_extension: str  # a schema file's usual extension, without the dot ("avsc")
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
         """Parse `text`; `SchemaParseError` with a message naming the problem.
@@ -183,4 +184,75 @@ class SchemaTagEditor(Protocol):
     ) -> ParsedSchema:
         """`schema` with `add` merged into and then `remove` taken out of each named entity's
         tags; `SchemaParseError` when an entity is not in the schema."""
+        ...
+
+
+# Node kinds: the only vocabulary the core reads from an outline. What a node is in its
+# format's own words (record, enum, message, definition, ...) is its `type` label.
+FIELD_NODE = "field"  # a record's field, a message's field, an object's property
+TYPE_NODE = "type"  # a named type declared in the schema: Avro record/enum/fixed, Protobuf message/enum, a definition
+GROUP_NODE = "group"  # structure holding fields without being one: a union's record branch
+
+
+@dataclass(frozen=True, eq=False)
+class Node:
+    """One element of a schema's outline: what the browser shows as a tree, what the
+    structural diff pairs up, and what the search index stores, all format-agnostic.
+
+    `path` is dotted from the root (`amount`, `address.city`; the root's is ""); `name` the
+    element's own name; `kind` one of FIELD_NODE, TYPE_NODE, GROUP_NODE (the root is a
+    TYPE_NODE or, for a schema without a name, a GROUP_NODE); `type` the label the format
+    writes for it (`long`, `union<null, Address>`, `array<string>`, `record`, `message`).
+    `default` is the default as JSON text (None: no default; `"null"`: a null default);
+    `doc` the documentation as written.
+
+    How a diff pairs nodes is the format's call: `key` identifies the node among its
+    siblings (Avro: the field name; Protobuf: the field number, so a rename stays one
+    node; JSON Schema: the property name), `match_aliases` are other keys under which the
+    node may appear in the other version (Avro: a reader field's aliases).
+    `locations` are the `Incompatibility.location` prefixes the format's `can_read` reports
+    for this node when its schema is the reader (or, for an element only the writer has,
+    the writer): the core resolves each incompatibility to the node with the longest one.
+    `named` is the full name of the type the node declares (a record defined inline at a
+    field, a message, a definition), None when it declares none, and `named_kind` what
+    that type is in the format's words (`record`, `enum`, `message`): the search index's types.
+
+    `detail` holds the format's own facts worth comparing and showing, name -> JSON-able
+    value (Avro: aliases, symbols, size, order; JSON Schema: required, enum, constraints
+    such as minimum or pattern; Protobuf: number, label, oneof). A change of any of them is
+    a `changed` row in a diff.
+    """
+
+    path: str
+    name: str
+    kind: str
+    type: str
+    key: str
+    default: str | None = None
+    doc: str | None = None
+    children: tuple[Node, ...] = ()
+    detail: Mapping[str, Any] = field(default_factory=dict)
+    match_aliases: tuple[str, ...] = ()
+    locations: tuple[str, ...] = ()
+    named: str | None = None
+    named_kind: str = ""
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every node below it, depth first in declaration order (iterative:
+        outlines of deeply nested schemas must not recurse)."""
+        pending = [self]
+        while pending:
+            node = pending.pop()
+            yield node
+            pending.extend(reversed(node.children))
+
+
+@runtime_checkable
+class Outlines(Protocol):
+    """An optional capability: formats that can describe a schema as a tree of `Node`s (the
+    browser's field tree, the structural diff, the field and type search index). A format
+    without it shows no tree and indexes nothing; its schemas are still diffed as text."""
+
+    def outline(self, schema: ParsedSchema) -> Node:
+        """The schema's root node; never raises for a schema `parse` accepted."""
         ...

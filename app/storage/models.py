@@ -55,6 +55,9 @@ class Subject(Base):
     name: Mapped[str] = mapped_column(String(1024))
     config: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     mode: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # The newest live version's number (None: none), refreshed by the store with every change
+    # to the subject's versions, so the browser lists and searches without finding it per row.
+    latest_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Schema(Base):
@@ -113,6 +116,29 @@ class SchemaFingerprint(Base):
     schema_pk: Mapped[int] = mapped_column(ForeignKey("schemas.pk", ondelete="CASCADE"), primary_key=True)
     algorithm: Mapped[str] = mapped_column(String(16), primary_key=True)
     digest: Mapped[str] = mapped_column(String(64))
+
+
+# Index names compare byte by byte (code point order), so a prefix search is an indexed range
+# on both databases: SQLite's default collation is binary, PostgreSQL's is set to "C".
+IndexName = String(200).with_variant(String(200, collation="C"), "postgresql")
+
+
+class SchemaField(Base):
+    """The search index: each stored schema's field and named-type names (`kind` "field" or
+    "type"), filled once per content at registration (migration 0006 for older content);
+    they go with the schema row. `name_lower` is what searches match, by equality or prefix."""
+
+    __tablename__ = "schema_fields"
+    __table_args__ = (Index(None, "kind", "name_lower", "schema_pk", "position"),)
+
+    schema_pk: Mapped[int] = mapped_column(ForeignKey("schemas.pk", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    name_lower: Mapped[str] = mapped_column(IndexName)
+    name: Mapped[str] = mapped_column(String(200))
+    path: Mapped[str] = mapped_column(Text)
+    type_label: Mapped[str] = mapped_column(String(200))
+    doc: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
 
 class Context(Base):

@@ -46,6 +46,7 @@ from app.core.store import (
     VersionRow,
 )
 from app.storage.audit import AuditStorage, insert_audit
+from app.storage.browse import BrowseQueries
 from app.storage.changes import ChangeSignal
 from app.storage import statements as st
 from app.storage.direct import json_param, json_value
@@ -113,7 +114,7 @@ def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
 _LOCK_ATTEMPTS = 3
 
 
-class SqlStore(ListingQueries):
+class SqlStore(ListingQueries, BrowseQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):
@@ -229,17 +230,20 @@ class SqlStore(ListingQueries):
         ts = now_ms()
         params = {"subject_id": subject_id, "version": version, "schema_pk": schema_pk, "created_at": ts}
         st.INSERT_VERSION_DIRECT.rows(self.conn, params)
+        st.REFRESH_LATEST_DIRECT.rows(self.conn, {"subject_id": subject_id})
         return ts
 
     def soft_delete(self, subject_id: int, versions: list[int]) -> None:
         self.conn.execute(
             update(V).where(V.c.subject_id == subject_id, V.c.version.in_(versions)).values(deleted=True)
         )
+        st.REFRESH_LATEST_DIRECT.rows(self.conn, {"subject_id": subject_id})
 
     def hard_delete(self, subject_id: int, versions: list[int], schema_pks: Iterable[int]) -> None:
         """Remove version rows, then any schema no subject-version holds any more (its id
         becomes unknown, and the same text registered later gets a fresh id)."""
         self.conn.execute(delete(V).where(V.c.subject_id == subject_id, V.c.version.in_(versions)))
+        st.REFRESH_LATEST_DIRECT.rows(self.conn, {"subject_id": subject_id})
         pks = sorted(set(schema_pks))
         if pks:
             orphan = and_(SC.c.pk.in_(pks), ~exists().where(V.c.schema_pk == SC.c.pk))
@@ -377,6 +381,12 @@ class SqlStore(ListingQueries):
             st.INSERT_FINGERPRINT_DIRECT.execute_many(self.conn, [
                 {"schema_pk": pk, "algorithm": algorithm, "digest": digest}
                 for algorithm, digest in sorted(schema.fingerprints.items())
+            ])
+        if schema.index:
+            st.INSERT_SCHEMA_FIELD_DIRECT.execute_many(self.conn, [
+                {"schema_pk": pk, "position": i, "kind": row.kind, "name_lower": row.match_key, "name": row.name,
+                 "path": row.path, "type_label": row.type_label, "doc": row.doc}
+                for i, row in enumerate(schema.index)
             ])
         return SchemaKeyRow(int(pk), schema.context, int(schema_id))
 

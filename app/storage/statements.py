@@ -18,11 +18,12 @@ from sqlalchemy.sql import Executable
 from app.core.records import DEFAULT_CONTEXT
 from app.storage.direct import DirectStatement
 from app.storage.listings import HOLDER_COLUMNS, HOLDER_JOIN, SC, C, S, V
-from app.storage.models import IdCounter, SchemaFingerprint, SchemaReferenceRow
+from app.storage.models import IdCounter, SchemaField, SchemaFingerprint, SchemaReferenceRow
 
 R = SchemaReferenceRow.__table__
 IDC = IdCounter.__table__
 FP = SchemaFingerprint.__table__
+SF = SchemaField.__table__
 
 
 class PerDialect:
@@ -78,7 +79,7 @@ LATEST_LIVE_NUMBER = (
     .scalar_subquery()
 )
 SUBJECT_VERSION_COLUMNS = (
-    S, V.c.version, V.c.schema_pk, SC.c.id.label("schema_id"), SC.c.hash, V.c.deleted, V.c.created_at
+    *SUBJECT_COLUMNS, V.c.version, V.c.schema_pk, SC.c.id.label("schema_id"), SC.c.hash, V.c.deleted, V.c.created_at
 )
 
 
@@ -115,6 +116,15 @@ VERSIONS_WITH_TEXT = SELECT_VERSIONS.where(
 )
 VERSIONS_OF_SCHEMA = SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
 HAS_VERSION = select(exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version")))
+# `subjects.latest_version` after any change to a subject's versions (the browser's lists and
+# searches read it instead of finding each subject's newest live version).
+REFRESH_LATEST_DIRECT = DirectStatement(
+    update(S).where(S.c.id == bindparam("subject_id")).values(latest_version=(
+        select(func.max(LIVE_ALIAS.c.version))
+        .where(LIVE_ALIAS.c.subject_id == bindparam("subject_id"), LIVE_ALIAS.c.deleted.is_(False))
+        .scalar_subquery()
+    ))
+)
 INSERT_VERSION_DIRECT = DirectStatement(insert(V).values(
     subject_id=bindparam("subject_id"), version=bindparam("version"), schema_pk=bindparam("schema_pk"),
     deleted=False, created_at=bindparam("created_at"),
@@ -137,10 +147,13 @@ HOLDERS_WITH_HINT_DIRECT = DirectStatement(
 SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
 SCHEMA_KEY_COLUMNS = (SC.c.pk, SC.c.context, SC.c.id)
 SCHEMAS_BY_HASH = select(*SCHEMA_KEY_COLUMNS).where(SC.c.hash == bindparam("digest")).order_by(SC.c.context, SC.c.id)
+# `id + 0`: ordered by the bare column, SQLite (no ANALYZE statistics) walks the unique
+# (context, id) index to skip the sort and reads every schema of the context on each
+# registration; the (context, hash) index finds the one or two rows instead.
 SCHEMAS_BY_HASH_IN_CONTEXT_DIRECT = DirectStatement(
     select(*SCHEMA_KEY_COLUMNS)
     .where(SC.c.hash == bindparam("digest"), SC.c.context == bindparam("context"))
-    .order_by(SC.c.id)
+    .order_by(SC.c.id + 0)
 )
 SCHEMA_PK_FOR_ID = select(SC.c.pk).where(SC.c.context == bindparam("context"), SC.c.id == bindparam("schema_id"))
 MAX_ID = select(func.max(SC.c.id)).where(SC.c.context == bindparam("context"))
@@ -161,6 +174,11 @@ INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT = DirectStatement(
 INSERT_REFERENCE = insert(R)
 INSERT_FINGERPRINT_DIRECT = DirectStatement(insert(FP).values(
     schema_pk=bindparam("schema_pk"), algorithm=bindparam("algorithm"), digest=bindparam("digest"),
+))
+INSERT_SCHEMA_FIELD_DIRECT = DirectStatement(insert(SF).values(
+    schema_pk=bindparam("schema_pk"), position=bindparam("position"), kind=bindparam("kind"),
+    name_lower=bindparam("name_lower"), name=bindparam("name"), path=bindparam("path"),
+    type_label=bindparam("type_label"), doc=bindparam("doc"),
 ))
 # Default context only: single-object encoding names a schema without a context.
 SCHEMAS_BY_FINGERPRINT = (

@@ -1,7 +1,7 @@
 """The API's rules stay inside the API (issue 12, structure item 2).
 
 Media type checks (415/406) and JSON error bodies belong to the parent `api` blueprint, so
-another part of the site (here a throwaway `/ui/` blueprint answering HTML and forms, and the
+another part of the site (here a throwaway `/site/` blueprint answering HTML and forms, and the
 real `text/plain` `/metrics`) is not subject to them, while API paths, matched or not, still
 answer Confluent JSON.
 """
@@ -20,15 +20,15 @@ FORM = "application/x-www-form-urlencoded"
 def _site_blueprint() -> Blueprint:
     site = Blueprint("site", __name__)
 
-    @site.get("/ui/ping")
+    @site.get("/site/ping")
     def ping() -> tuple[str, int, dict[str, str]]:
         return "<p>pong</p>", 200, {"Content-Type": "text/html; charset=utf-8"}
 
-    @site.post("/ui/ping")
+    @site.post("/site/ping")
     def ping_form() -> tuple[str, int, dict[str, str]]:
         return f"<p>{request.form['name']}</p>", 200, {"Content-Type": "text/html; charset=utf-8"}
 
-    @site.get("/ui/broken")
+    @site.get("/site/broken")
     def broken() -> str:
         raise RuntimeError("a bug in the UI")
 
@@ -47,13 +47,13 @@ def site(site_app: Flask) -> Api:
 
 
 def test_a_non_api_page_answers_html_whatever_the_accept_header(site: Api) -> None:
-    reply = site.call("GET", "/ui/ping", headers={"Accept": "text/html"})
+    reply = site.call("GET", "/site/ping", headers={"Accept": "text/html"})
     assert (reply.status, reply.raw) == (200, "<p>pong</p>")
     assert reply.headers["Content-Type"].startswith("text/html")
 
 
 def test_a_non_api_page_takes_a_form_post(site: Api) -> None:
-    reply = site.call("POST", "/ui/ping", raw="name=ada", headers={"Content-Type": FORM, "Accept": "text/html"})
+    reply = site.call("POST", "/site/ping", raw="name=ada", headers={"Content-Type": FORM, "Accept": "text/html"})
     assert (reply.status, reply.raw) == (200, "<p>ada</p>")
 
 
@@ -95,14 +95,14 @@ def test_a_405_on_an_api_path_names_the_allowed_methods(site: Api) -> None:
 
 
 def test_errors_under_another_part_of_the_site_are_flasks_own(site: Api) -> None:
-    missing = site.call("GET", "/ui/nowhere", headers={"Accept": "text/html"})
+    missing = site.call("GET", "/site/nowhere", headers={"Accept": "text/html"})
     assert missing.status == 404 and missing.error_code is None
     assert missing.headers["Content-Type"].startswith("text/html")
-    wrong_method = site.call("DELETE", "/ui/ping")
+    wrong_method = site.call("DELETE", "/site/ping")
     assert wrong_method.status == 405 and wrong_method.error_code is None
 
 
 def test_a_failure_in_another_part_of_the_site_is_not_answered_as_the_api(site: Api) -> None:
-    reply = site.call("GET", "/ui/broken")
+    reply = site.call("GET", "/site/broken")
     assert reply.status == 500 and reply.error_code is None
     assert "a bug in the UI" not in reply.raw

@@ -18,9 +18,10 @@ from app.formats.avro.errors import InvalidAvro
 from app.formats.avro.model import Record, Schema
 from app.formats.avro.nesting import check_document
 from app.formats.avro.normalize import normalized_text
+from app.formats.avro.outline import outline as outline_of
 from app.formats.avro.parser import Parser
 from app.formats.avro.tags import modify_tags as modify_inline_tags
-from app.formats.base import STRICT_POLICY, EntityTags, Incompatibility, ParsedSchema, refusals
+from app.formats.base import STRICT_POLICY, EntityTags, Incompatibility, Node, ParsedSchema, refusals
 
 _REFUSAL = "Invalid schema of type AVRO, details: {}"
 
@@ -61,6 +62,7 @@ def _refusals() -> AbstractContextManager[None]:
 
 class AvroFormat:
     schema_type = "AVRO"
+    file_extension = "avsc"  # what a downloaded schema file is named with (the web UI)
     fingerprint_digits = {algorithm: 2 * size for algorithm, size in DIGEST_SIZES.items()}
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
@@ -116,6 +118,11 @@ class AvroFormat:
         record's own fields, none for any other type, as Java's `AvroSchema.hasTopLevelField`."""
         root = _native(schema).schema
         return {field.name for field in root.fields} if isinstance(root, Record) else set()
+
+    def outline(self, schema: ParsedSchema) -> Node:
+        """`Outlines`: the field tree; types of referenced schemas show by name."""
+        native = _native(schema)
+        return outline_of(native.schema, native.referenced)
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         if fmt.lower() == "resolved":

@@ -17,7 +17,7 @@ from typing import Any
 from referencing import Resource
 from referencing.exceptions import Unresolvable
 
-from app.formats.base import LENIENT_POLICY, STRICT_POLICY, Incompatibility, ParsedSchema, refusals
+from app.formats.base import LENIENT_POLICY, STRICT_POLICY, Incompatibility, Node, ParsedSchema, refusals
 from app.formats.json_schema.drafts import draft_of
 from app.formats.json_schema.errors import InvalidJsonSchema
 from app.formats.json_schema.json_text import dumps, loads, sorted_keys
@@ -71,6 +71,7 @@ def _check_refs(native: JsonNative, refs: list[Ref]) -> None:
 
 class JsonSchemaFormat:
     schema_type = SCHEMA_TYPE
+    file_extension = "json"  # what a downloaded schema file is named with (the web UI)
 
     def parse(self, text: str, dependencies: Mapping[str, str], *, strict: bool = True) -> ParsedSchema:
         """A new schema (`strict`) is held to its metaschema and must resolve every `$ref`;
@@ -115,6 +116,12 @@ class JsonSchemaFormat:
         from app.formats.json_schema.diff import describe
 
         return describe(incompatibility, reader_label, writer_label)
+
+    def outline(self, schema: ParsedSchema) -> Node:
+        """`Outlines`: properties as fields, definitions as named types."""
+        from app.formats.json_schema.outline import outline
+
+        return outline(_native(schema).document)
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         """Confluent's JSON Schema has no `format=` renderings: the canonical text is served."""

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from google.protobuf.message import DecodeError
 
-from app.formats.base import STRICT_POLICY, Incompatibility, ParsedSchema, SchemaParseError
+from app.formats.base import STRICT_POLICY, Incompatibility, Node, ParsedSchema, SchemaParseError
 from app.formats.protobuf.compiler import REFUSAL, compile_text
 from app.formats.protobuf.diff import compare, describe, incompatible
 from app.formats.protobuf.equivalence import same_schema
@@ -57,6 +57,7 @@ def _imports_for(file: FileDescriptorProto, dependencies: Mapping[str, str]) -> 
 
 class ProtobufFormat:
     schema_type = SCHEMA_TYPE
+    file_extension = "proto"  # what a downloaded schema file is named with (the web UI)
 
     def __init__(self) -> None:
         self._recent = RecentParses()
@@ -126,6 +127,12 @@ class ProtobufFormat:
 
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
         return describe(incompatibility, reader_label, writer_label)
+
+    def outline(self, schema: ParsedSchema) -> Node:
+        """`Outlines`: messages and enums with their fields, as the text declares them."""
+        from app.formats.protobuf.outline import outline
+
+        return outline(_native(schema))
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         """`serialized`: the compiled `FileDescriptorProto` in base64, which confluent-kafka's

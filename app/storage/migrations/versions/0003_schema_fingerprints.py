@@ -33,63 +33,30 @@ def upgrade() -> None:
 
 
 def _backfill(conn: Any) -> None:
-    """Fingerprint every stored schema whose format computes fingerprints, parsed with its
-    references' texts resolved through the subject versions they name (transitively), as
-    registration does. The formats compute them, so the digests are the ones registration stores."""
+    """Fingerprint every stored schema whose format computes fingerprints, parsed as
+    registration parses it (`app.storage.backfill`), so the digests are the ones
+    registration stores."""
     from app.formats import FORMATS
     from app.formats.base import Fingerprints, SchemaParseError
+    from app.storage.backfill import stored_texts
 
     fingerprinting = {name: fmt for name, fmt in FORMATS.items() if isinstance(fmt, Fingerprints)}
-    rows = conn.execute(sa.text("SELECT pk, context, schema_type, schema_text, references_doc FROM schemas")).all()
-    stored = {pk: (context, schema_type, text, _refs(doc)) for pk, context, schema_type, text, doc in rows}
-    versions = {
-        (context, name, version): pk for context, name, version, pk in conn.execute(sa.text(
-            "SELECT s.context, s.name, v.version, v.schema_pk FROM subject_versions v JOIN subjects s ON s.id = v.subject_id"
-        ))
-    }
-
-    def dependencies(context: str, refs: list[dict[str, Any]], seen: set[int]) -> dict[str, str]:
-        """Reference name -> text, each schema after the ones it depends on."""
-        out: dict[str, str] = {}
-        for ref in refs:
-            subject = ref["subject"]
-            ctx, name = context, subject  # an unqualified subject is in the referrer's context
-            if subject.startswith(":") and subject.count(":") >= 2:
-                ctx, name = subject[1:].split(":", 1)
-                ctx = ctx if ctx.startswith(".") else "." + ctx
-            pk = versions.get((ctx, name, ref["version"]))
-            if pk is None or pk in seen or pk not in stored:
-                continue
-            seen.add(pk)
-            inner_ctx, _, inner_text, inner_refs = stored[pk]
-            out.update(dependencies(inner_ctx, inner_refs, seen))
-            out[ref["name"]] = inner_text
-        return out
-
     table = sa.table("schema_fingerprints", sa.column("schema_pk"), sa.column("algorithm"), sa.column("digest"))
     batch = []
-    for pk, (context, schema_type, text, refs) in stored.items():
-        fmt = fingerprinting.get(schema_type)
+    for item in stored_texts(conn):
+        fmt = fingerprinting.get(item.schema_type)
         if fmt is None:
             continue
         try:
-            parsed = fmt.parse(text, dependencies(context, refs, {pk}), strict=False)
+            parsed = fmt.parse(item.text, item.dependencies, strict=False)
         except SchemaParseError:
             continue  # a text its format no longer reads gets no fingerprint
-        batch += [{"schema_pk": pk, "algorithm": a, "digest": d} for a, d in fmt.fingerprints(parsed).items()]
+        batch += [{"schema_pk": item.pk, "algorithm": a, "digest": d} for a, d in fmt.fingerprints(parsed).items()]
         if len(batch) >= 3000:
             conn.execute(table.insert(), batch)
             batch = []
     if batch:
         conn.execute(table.insert(), batch)
-
-
-def _refs(doc: Any) -> list[dict[str, Any]]:
-    if isinstance(doc, str):
-        import json
-
-        doc = json.loads(doc)
-    return list(doc or [])
 
 
 def downgrade() -> None:

@@ -1,0 +1,256 @@
+"""The structural diff of two schemas: which fields were added, removed or changed, and which
+of those changes break readers, in either direction.
+
+Format-agnostic: a format describes each schema as a tree of `Node`s (`Outlines`), says how
+nodes pair up (`Node.key`, `Node.match_aliases`) and where its incompatibility locations
+point (`Node.locations`); this module pairs the trees level by level, compares what each
+node carries, and files every incompatibility the format's `can_read` reports under the
+row of the node its location points to. Verdicts are `can_read`'s, never re-derived here.
+
+Directions are named as registration names them: "backward" asks whether `new` (reader)
+reads data written with `old` (writer); "forward" whether `old` (reader) reads data
+written with `new` (writer).
+"""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.compatibility import DIFFERENT_TYPES
+from app.core.resolver import format_refusals
+from app.formats.base import STRICT_POLICY, Incompatibility, Node, Outlines, ParsedSchema, SchemaFormat
+
+ADDED = "added"
+REMOVED = "removed"
+CHANGED = "changed"
+BACKWARD = "backward"
+FORWARD = "forward"
+
+# What a pair of matched nodes is compared on besides their `detail`, in display order.
+_COMPARED = ("name", "type", "default", "doc")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One attribute of a matched node that differs: `type`, `default`, `doc`, `name` (a
+    rename: Avro by alias, Protobuf by field number), or a key of `Node.detail`. `old` and
+    `new` are the values on each side (None where a side has none)."""
+
+    attribute: str
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One incompatibility of one direction. `message` is the entry Confluent's verbose
+    reply would give (`SchemaFormat.describe`, new/old labels as registration uses them);
+    `path` is the field the location resolves to ("" for the schema as a whole)."""
+
+    direction: str
+    type: str
+    location: str
+    message: str
+    path: str
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    """A node added, removed or changed between the versions. `path` is the new side's
+    (the old side's for a removed node); `changes` lists what differs for a changed row
+    (empty for added and removed ones); `reasons` are the incompatibilities filed here."""
+
+    change: str
+    path: str
+    old: Node | None
+    new: Node | None
+    changes: tuple[Change, ...] = ()
+    reasons: tuple[Reason, ...] = ()
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One direction's verdict with all its reasons, placed on rows or not."""
+
+    direction: str
+    ok: bool
+    reasons: tuple[Reason, ...]
+
+
+@dataclass(frozen=True)
+class StructuralDiff:
+    """`comparable` is False for two schema types, or a format without outlines; then
+    `rows` is empty and `explanation` says why (the verdicts still stand: different schema
+    types are incompatible both ways, as registration decides)."""
+
+    rows: tuple[DiffRow, ...]
+    backward: Direction
+    forward: Direction
+    comparable: bool = True
+    explanation: str | None = None
+    old_outline: Node | None = None
+    new_outline: Node | None = None
+
+    @property
+    def identical(self) -> bool:
+        return self.comparable and not self.rows
+
+
+def structural_diff(
+    formats: Mapping[str, SchemaFormat], old: ParsedSchema, new: ParsedSchema, *, policy: str = STRICT_POLICY
+) -> StructuralDiff:
+    """The rows and both verdicts between `old` and `new`. `policy` is the subject's
+    `compatibilityPolicy`, handed to `can_read` as registration hands it.
+    `SchemaParseError` (through `format_refusals`, a 42201) for schemas too deeply nested
+    to compare."""
+    if old.schema_type != new.schema_type:
+        backward = Direction(BACKWARD, False, (Reason(BACKWARD, "DIFFERENT_SCHEMA_TYPE", "", DIFFERENT_TYPES, ""),))
+        forward = Direction(FORWARD, False, (Reason(FORWARD, "DIFFERENT_SCHEMA_TYPE", "", DIFFERENT_TYPES, ""),))
+        explanation = f"The versions have different schema types ({old.schema_type} and {new.schema_type})"
+        return StructuralDiff((), backward, forward, False, explanation)
+    fmt = formats[new.schema_type]
+    with format_refusals():
+        back_found = fmt.can_read(new, old, policy=policy)
+        fwd_found = fmt.can_read(old, new, policy=policy)
+    if not isinstance(fmt, Outlines):
+        backward = Direction(BACKWARD, not back_found, _unplaced(fmt, BACKWARD, back_found))
+        forward = Direction(FORWARD, not fwd_found, _unplaced(fmt, FORWARD, fwd_found))
+        return StructuralDiff((), backward, forward, False, f"{new.schema_type} schemas have no outline to compare")
+    old_root, new_root = fmt.outline(old), fmt.outline(new)
+    rows = list(_rows(old_root, new_root))
+    # Backward: `new` reads, so locations are in `new` first; a writer-only element (a field
+    # the reader dropped) is looked up in `old`. Forward the other way round.
+    back = [_reason(fmt, BACKWARD, i, (new_root, old_root)) for i in back_found]
+    fwd = [_reason(fmt, FORWARD, i, (old_root, new_root)) for i in fwd_found]
+    placed = _place(rows, [*back, *fwd])
+    back_reasons, fwd_reasons = tuple(r for r, _ in back), tuple(r for r, _ in fwd)
+    return StructuralDiff(
+        tuple(placed), Direction(BACKWARD, not back, back_reasons), Direction(FORWARD, not fwd, fwd_reasons),
+        old_outline=old_root, new_outline=new_root,
+    )
+
+
+# ------------------------------------------------------------------ pairing
+def pair_children(old: Sequence[Node], new: Sequence[Node]) -> list[tuple[Node | None, Node | None]]:
+    """Siblings paired by key, then by aliases (a new node's aliases naming an old key: a
+    reader's alias; then an old node's aliases naming a new key). Pairs come in the new
+    side's order, removed nodes after them in the old side's order."""
+    old_by_key = {n.key: n for n in old}
+    taken: set[str] = set()
+    matched: dict[int, Node] = {}
+    for i, node in enumerate(new):
+        if node.key in old_by_key:
+            matched[i] = old_by_key[node.key]
+            taken.add(node.key)
+    for i, node in enumerate(new):
+        if i in matched:
+            continue
+        alias = next((a for a in node.match_aliases if a in old_by_key and a not in taken), None)
+        if alias is not None:
+            matched[i] = old_by_key[alias]
+            taken.add(alias)
+    new_keys = {n.key for i, n in enumerate(new) if i in matched}
+    unmatched_new = {n.key: i for i, n in enumerate(new) if i not in matched}
+    for node in old:
+        if node.key in taken:
+            continue
+        target = next((unmatched_new[a] for a in node.match_aliases if a in unmatched_new), None)
+        if target is not None and target not in matched:
+            matched[target] = node
+            taken.add(node.key)
+            new_keys.add(new[target].key)
+    pairs: list[tuple[Node | None, Node | None]] = [(matched.get(i), node) for i, node in enumerate(new)]
+    pairs += [(node, None) for node in old if node.key not in taken]
+    return pairs
+
+
+def _rows(old_root: Node, new_root: Node) -> Iterator[DiffRow]:
+    """Rows for the whole tree, parents before their children, without recursion."""
+    pending: deque[tuple[Node | None, Node | None]] = deque([(old_root, new_root)])
+    while pending:
+        old, new = pending.popleft()
+        if old is None and new is not None:
+            yield DiffRow(ADDED, new.path, None, new)
+            continue
+        if new is None and old is not None:
+            yield DiffRow(REMOVED, old.path, old, None)
+            continue
+        assert old is not None and new is not None
+        changes = _changes(old, new)
+        if changes:
+            yield DiffRow(CHANGED, new.path, old, new, changes)
+        pending.extendleft(reversed(pair_children(old.children, new.children)))
+
+
+def _changes(old: Node, new: Node) -> tuple[Change, ...]:
+    found = [Change(a, getattr(old, a), getattr(new, a)) for a in _COMPARED if getattr(old, a) != getattr(new, a)]
+    for key in [*old.detail, *(k for k in new.detail if k not in old.detail)]:
+        before, after = old.detail.get(key), new.detail.get(key)
+        if before != after:
+            found.append(Change(key, before, after))
+    return tuple(found)
+
+
+# ------------------------------------------------------------------ reasons
+def resolve_location(location: str, roots: Sequence[Node]) -> Node | None:
+    """The node whose location is the longest prefix of `location` (on a segment boundary),
+    across the roots, the first root winning a tie (the reader's: a location points into
+    the reader, unless it names something only the writer has); None when none claims it."""
+    best: Node | None = None
+    best_len = 0
+    for root in roots:
+        for node in root.walk():
+            for prefix in node.locations:
+                if len(prefix) > best_len and _is_prefix(prefix, location):
+                    best, best_len = node, len(prefix)
+    return best
+
+
+def _is_prefix(prefix: str, location: str) -> bool:
+    if not location.startswith(prefix):
+        return False
+    return len(location) == len(prefix) or location[len(prefix)] == "/" or prefix.endswith("/")
+
+
+def _reason(
+    fmt: SchemaFormat, direction: str, found: Incompatibility, roots: Sequence[Node]
+) -> tuple[Reason, Node | None]:
+    """The reason, and the node its location resolves to (reader first)."""
+    reader, writer = ("new", "old") if direction == BACKWARD else ("old", "new")
+    node = resolve_location(found.location, roots)
+    message = fmt.describe(found, reader, writer)
+    return Reason(direction, found.type, found.location, message, node.path if node else ""), node
+
+
+def _unplaced(fmt: SchemaFormat, direction: str, found: Sequence[Incompatibility]) -> tuple[Reason, ...]:
+    reader, writer = ("new", "old") if direction == BACKWARD else ("old", "new")
+    return tuple(Reason(direction, i.type, i.location, fmt.describe(i, reader, writer), "") for i in found)
+
+
+def _place(rows: list[DiffRow], reasons: Sequence[tuple[Reason, Node | None]]) -> list[DiffRow]:
+    """Each reason on the row of its node (on either side); a reason whose node did not
+    change itself (a union's branch, the schema as a whole) goes to the row of its nearest
+    changed ancestor, or to the one changed row below it; else it stays with its direction."""
+    by_node = {id(node): i for i, row in enumerate(rows) for node in (row.old, row.new) if node is not None}
+    paths = [row.path for row in rows]
+    filed: dict[int, list[Reason]] = {}
+    for reason, node in reasons:
+        target = by_node.get(id(node)) if node is not None else None
+        if target is None:
+            target = _row_for(reason.path, paths)
+        if target is not None:
+            filed.setdefault(target, []).append(reason)
+    return [
+        row if i not in filed else DiffRow(row.change, row.path, row.old, row.new, row.changes, tuple(filed[i]))
+        for i, row in enumerate(rows)
+    ]
+
+
+def _row_for(path: str, paths: Sequence[str]) -> int | None:
+    ancestors = [i for i, p in enumerate(paths) if p and path.startswith(p + ".")]
+    if ancestors:
+        return max(ancestors, key=lambda i: len(paths[i]))
+    below = [i for i, p in enumerate(paths) if path == "" or p.startswith(path + ".")]
+    return below[0] if len(below) == 1 else None

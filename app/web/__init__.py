@@ -1,0 +1,87 @@
+"""The browser UI under `/ui/`: server-rendered pages over `RegistryService`, thin like app/api.
+
+`register_web(app)` mounts the one blueprint and the app-level hook that puts the security
+headers on every `/ui` answer. Under `/ui/` every answer is HTML, errors included; the REST
+API's hooks and JSON error handlers belong to the `api` blueprint and never see these
+requests (and `GET /` stays the API's `{}`).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+
+from flask import Flask, redirect, render_template, request, url_for
+from werkzeug.exceptions import HTTPException, NotFound
+from werkzeug.wrappers import Response
+
+from app.core.errors import Forbidden, RegistryError
+from app.web import browse, subject_pages, write_pages  # noqa: F401  (their routes join the blueprint)
+from app.web.blueprint import bp
+from app.web.errors import PageError
+from app.web.permissions import may, read_only
+from app.web.protection import FIELD, check_csrf, csrf_token, secure_headers
+from app.web.reads import utc
+
+log = logging.getLogger(__name__)
+
+NOTICES = {
+    "registered": "The schema was registered.",
+    "deleted": "Deleted.",
+    "settings": "The setting was saved.",
+}
+
+
+def register_web(app: Flask) -> None:
+    app.add_url_rule("/ui", "ui_root", lambda: redirect(url_for("ui.index"), 308), strict_slashes=True)
+    app.register_blueprint(bp, url_prefix="/ui")
+    app.after_request(secure_headers)
+
+
+@bp.app_template_global()
+def notice() -> str:
+    return NOTICES.get(request.args.get("done", ""), "")
+
+
+@bp.context_processor
+def page_helpers() -> dict[str, object]:
+    return {"ui_read_only": read_only()}
+
+
+# Globals, so the macros (imported without the page's context) reach them too.
+bp.add_app_template_global(csrf_token)
+bp.add_app_template_global(may)
+bp.add_app_template_global(utc)
+bp.add_app_template_global(FIELD, "csrf_field")
+
+
+@bp.app_template_filter("as_json")
+def as_json(value: object) -> str:
+    """A value as JSON text, escaped by the template like any other string (unlike `tojson`,
+    which writes `<` as `\\u003c` for script blocks and would show users that instead of `<`)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+bp.before_request(check_csrf)
+
+
+@bp.route("/<path:rest>", methods=["GET", "POST"])
+def unknown(rest: str) -> Response:
+    raise NotFound()
+
+
+@bp.errorhandler(Exception)
+def error_page(exc: Exception) -> tuple[str, int]:
+    if isinstance(exc, PageError):
+        return render_template(exc.template, message=exc.message, **exc.context), exc.status
+    if isinstance(exc, Forbidden):
+        return render_template("error.html", message="You are not allowed to do this; nothing was changed."), 403
+    if isinstance(exc, HTTPException):
+        code = exc.code or 500
+        message = "No page here." if code == 404 else f"{code} {exc.name}"
+        return render_template("error.html", message=message), code
+    if isinstance(exc, RegistryError) and exc.http_status < 500:
+        return render_template("refused.html", error=exc, back=url_for("ui.index")), exc.http_status
+    request_id = uuid.uuid4().hex[:12]
+    log.exception("UI request %s failed: %s %s", request_id, request.method, request.path)
+    return render_template("error.html", message="Something went wrong on our side.", request_id=request_id), 500

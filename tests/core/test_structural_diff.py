@@ -1,0 +1,287 @@
+"""The structural diff, table-driven per format: each case names the rows it expects (change,
+path, attributes changed) and both verdicts, which come from the format's own `can_read`.
+"Backward" means the new version reads data written with the old one; "forward" the reverse.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+import pytest
+
+from app.core.structural_diff import ADDED, CHANGED, REMOVED, resolve_location, structural_diff
+from app.formats import FORMATS
+
+
+def avro(*fields: dict[str, Any], name: str = "Order") -> str:
+    return json.dumps({"type": "record", "name": name, "namespace": "com.acme", "fields": list(fields)})
+
+
+def json_schema(properties: dict[str, Any], required: tuple[str, ...] = (), closed: bool = True) -> str:
+    document: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        document["required"] = list(required)
+    if closed:
+        document["additionalProperties"] = False
+    return json.dumps(document)
+
+
+def proto(body: str) -> str:
+    return f'syntax = "proto3";\npackage acme;\nmessage Order {{\n{body}\n}}\n'
+
+
+ADDRESS = {"type": "record", "name": "Address", "fields": [{"name": "city", "type": "string"}]}
+ADDRESS_INT_CITY = {"type": "record", "name": "Address", "fields": [{"name": "city", "type": "int"}]}
+COLOR = {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN"]}
+COLOR_MORE = {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN", "BLUE"]}
+
+
+class Case(NamedTuple):
+    schema_type: str
+    old: str
+    new: str
+    rows: set[tuple[str, str, tuple[str, ...]]]  # (change, path, changed attributes)
+    backward: bool
+    forward: bool
+    # (direction, path) of reasons expected on the row at that path
+    reasons_on: set[tuple[str, str]] = set()
+
+
+CASES = {
+    "avro field added with default": Case(
+        "AVRO",
+        avro({"name": "id", "type": "long"}),
+        avro({"name": "id", "type": "long"}, {"name": "note", "type": "string", "default": ""}),
+        {(ADDED, "note", ())}, backward=True, forward=True,
+    ),
+    "avro field added without default": Case(
+        "AVRO",
+        avro({"name": "id", "type": "long"}),
+        avro({"name": "id", "type": "long"}, {"name": "amount", "type": "int"}),
+        {(ADDED, "amount", ())}, backward=False, forward=True, reasons_on={("backward", "amount")},
+    ),
+    "avro field removed": Case(
+        "AVRO",
+        avro({"name": "id", "type": "long"}, {"name": "amount", "type": "int"}),
+        avro({"name": "id", "type": "long"}),
+        {(REMOVED, "amount", ())}, backward=True, forward=False, reasons_on={("forward", "amount")},
+    ),
+    "avro type promotion": Case(
+        "AVRO",
+        avro({"name": "amount", "type": "int"}),
+        avro({"name": "amount", "type": "long"}),
+        {(CHANGED, "amount", ("type",))}, backward=True, forward=False, reasons_on={("forward", "amount")},
+    ),
+    "avro enum symbol added": Case(
+        "AVRO",
+        avro({"name": "color", "type": COLOR}),
+        avro({"name": "color", "type": COLOR_MORE}),
+        {(CHANGED, "color", ("symbols",))}, backward=True, forward=False, reasons_on={("forward", "color")},
+    ),
+    "avro union branch added": Case(
+        "AVRO",
+        avro({"name": "note", "type": ["null", "string"], "default": None}),
+        avro({"name": "note", "type": ["null", "string", "int"], "default": None}),
+        {(CHANGED, "note", ("type",))}, backward=True, forward=False, reasons_on={("forward", "note")},
+    ),
+    "avro nested record field changed": Case(
+        "AVRO",
+        avro({"name": "address", "type": ADDRESS}),
+        avro({"name": "address", "type": ADDRESS_INT_CITY}),
+        {(CHANGED, "address.city", ("type",))}, backward=False, forward=False,
+        reasons_on={("backward", "address.city"), ("forward", "address.city")},
+    ),
+    "avro rename by alias": Case(
+        "AVRO",
+        avro({"name": "amount", "type": "int"}),
+        avro({"name": "total", "type": "int", "aliases": ["amount"]}),
+        {(CHANGED, "total", ("name", "aliases"))}, backward=True, forward=False, reasons_on={("forward", "total")},
+    ),
+    "avro default and doc changed": Case(
+        "AVRO",
+        avro({"name": "note", "type": "string", "default": "a", "doc": "old"}),
+        avro({"name": "note", "type": "string", "default": "b", "doc": "new"}),
+        {(CHANGED, "note", ("default", "doc"))}, backward=True, forward=True,
+    ),
+    "json property added to a closed object": Case(
+        "JSON",
+        json_schema({"id": {"type": "integer"}}),
+        json_schema({"id": {"type": "integer"}, "note": {"type": "string"}}),
+        {(ADDED, "note", ())}, backward=True, forward=False, reasons_on={("forward", "note")},
+    ),
+    "json property removed from a closed object": Case(
+        "JSON",
+        json_schema({"id": {"type": "integer"}, "note": {"type": "string"}}),
+        json_schema({"id": {"type": "integer"}}),
+        {(REMOVED, "note", ())}, backward=False, forward=True, reasons_on={("backward", "note")},
+    ),
+    "json property made required": Case(
+        "JSON",
+        json_schema({"id": {"type": "integer"}}),
+        json_schema({"id": {"type": "integer"}}, required=("id",)),
+        {(CHANGED, "id", ("required",))}, backward=False, forward=True, reasons_on={("backward", "id")},
+    ),
+    "json nested property type and constraint changed": Case(
+        "JSON",
+        json_schema({"address": {"type": "object", "properties": {"zip": {"type": "string", "maxLength": 5}}}}),
+        json_schema({"address": {"type": "object", "properties": {"zip": {"type": "string", "maxLength": 10}}}}),
+        {(CHANGED, "address.zip", ("maxLength",))}, backward=True, forward=False,
+        reasons_on={("forward", "address.zip")},
+    ),
+    "protobuf field renamed keeps its number": Case(
+        "PROTOBUF",
+        proto("  string note = 1;"),
+        proto("  string remark = 1;"),
+        {(CHANGED, "Order.remark", ("name",))}, backward=True, forward=True,
+    ),
+    "protobuf field added": Case(
+        "PROTOBUF",
+        proto("  string note = 1;"),
+        proto("  string note = 1;\n  int64 amount = 2;"),
+        {(ADDED, "Order.amount", ())}, backward=True, forward=True,
+    ),
+    "protobuf scalar kind changed": Case(
+        "PROTOBUF",
+        proto("  string note = 1;"),
+        proto("  int64 note = 1;"),
+        {(CHANGED, "Order.note", ("type",))}, backward=False, forward=False,
+        reasons_on={("backward", "Order.note"), ("forward", "Order.note")},
+    ),
+    "protobuf field moved into a oneof": Case(
+        "PROTOBUF",
+        proto("  string a = 1;\n  string b = 2;"),
+        proto("  oneof choice {\n    string a = 1;\n    string b = 2;\n  }"),
+        {(CHANGED, "Order.a", ("oneof",)), (CHANGED, "Order.b", ("oneof",))}, backward=False, forward=True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_rows_and_verdicts(case: Case) -> None:
+    fmt = FORMATS[case.schema_type]
+    old, new = fmt.parse(case.old, {}), fmt.parse(case.new, {})
+
+    found = structural_diff(FORMATS, old, new)
+
+    assert {(r.change, r.path, tuple(c.attribute for c in r.changes)) for r in found.rows} == case.rows
+    assert found.backward.ok is case.backward
+    assert found.forward.ok is case.forward
+    # The verdicts are can_read's, both ways.
+    assert found.backward.ok is (not fmt.can_read(new, old))
+    assert found.forward.ok is (not fmt.can_read(old, new))
+    on_rows = {(reason.direction, row.path) for row in found.rows for reason in row.reasons}
+    assert case.reasons_on <= on_rows
+    # Every reason names the field it concerns and carries the message Confluent gives.
+    for reason in (*found.backward.reasons, *found.forward.reasons):
+        assert reason.message.startswith("{errorType:")
+        assert reason.path or case.schema_type == "PROTOBUF"
+
+
+def test_a_reason_names_the_nested_field_its_location_points_to() -> None:
+    fmt = FORMATS["AVRO"]
+    old = fmt.parse(avro({"name": "id", "type": "long"}, {"name": "address", "type": ADDRESS}), {})
+    new = fmt.parse(avro({"name": "id", "type": "long"}, {"name": "address", "type": ADDRESS_INT_CITY}), {})
+
+    found = structural_diff(FORMATS, old, new)
+
+    (reason,) = found.backward.reasons
+    assert reason.location == "/fields/1/type/fields/0/type"
+    assert reason.path == "address.city"
+    assert "reader type: INT not compatible with writer type: STRING" in reason.message
+
+
+def test_a_nullable_record_keeps_its_fields_below_the_field() -> None:
+    fmt = FORMATS["AVRO"]
+    old = fmt.parse(avro({"name": "address", "type": ["null", ADDRESS], "default": None}), {})
+    new = fmt.parse(avro({"name": "address", "type": ["null", ADDRESS_INT_CITY], "default": None}), {})
+
+    found = structural_diff(FORMATS, old, new)
+
+    (row,) = found.rows
+    assert (row.change, row.path) == (CHANGED, "address.city")
+    # Java checks a union read by a union branch by branch and reports the union itself
+    # (MISSING_UNION_BRANCH at /fields/0/type): the reason names `address`, and sits on the
+    # one changed row below it.
+    assert {(r.type, r.path) for r in found.backward.reasons} == {("MISSING_UNION_BRANCH", "address")}
+    assert {r.path for r in row.reasons} == {"address"}
+
+
+def test_a_recursive_record_is_outlined_once() -> None:
+    fmt = FORMATS["AVRO"]
+    node = {"type": "record", "name": "Node", "fields": [
+        {"name": "value", "type": "int"}, {"name": "next", "type": ["null", "Node"], "default": None},
+    ]}
+    parsed = fmt.parse(json.dumps(node), {})
+
+    root = fmt.outline(parsed)
+
+    assert [n.path for n in root.walk()] == ["", "value", "next"]
+    assert root.children[1].type == "union<null, Node>"
+
+
+def test_different_schema_types_have_no_structural_diff() -> None:
+    old = FORMATS["AVRO"].parse(avro({"name": "id", "type": "long"}), {})
+    new = FORMATS["JSON"].parse(json_schema({"id": {"type": "integer"}}), {})
+
+    found = structural_diff(FORMATS, old, new)
+
+    assert not found.comparable and found.rows == ()
+    assert "different schema types (AVRO and JSON)" in (found.explanation or "")
+    assert not found.backward.ok and not found.forward.ok
+    assert found.backward.reasons[0].message == "Incompatible because of different schema type"
+
+
+def test_identical_versions_have_no_rows() -> None:
+    fmt = FORMATS["PROTOBUF"]
+    text = proto("  string note = 1;\n  map<string, int32> counts = 2;")
+
+    found = structural_diff(FORMATS, fmt.parse(text, {}), fmt.parse(text, {}))
+
+    assert found.identical and found.backward.ok and found.forward.ok
+
+
+def test_protobuf_outline_shows_numbers_labels_oneofs_and_maps() -> None:
+    fmt = FORMATS["PROTOBUF"]
+    text = proto("  repeated string tags = 1;\n  map<string, int64> counts = 2;\n"
+                 "  oneof payment {\n    string card = 3;\n  }\n  enum Kind {\n    A = 0;\n    B = 1;\n  }")
+
+    root = fmt.outline(fmt.parse(text, {}))
+
+    by_path = {n.path: n for n in root.walk()}
+    assert by_path["Order.tags"].detail == {"number": 1, "label": "repeated"}
+    assert by_path["Order.counts"].type == "map<string, int64>"
+    assert by_path["Order.card"].detail == {"number": 3, "oneof": "payment"}
+    assert by_path["Order.Kind"].detail == {"symbols": ["A = 0", "B = 1"]}
+    assert by_path["Order"].named == "acme.Order"
+
+
+def test_json_schema_outline_shows_required_constraints_and_definitions() -> None:
+    fmt = FORMATS["JSON"]
+    document = {
+        "type": "object", "required": ["id"],
+        "properties": {
+            "id": {"type": "integer", "minimum": 1, "description": "the <id>"},
+            "kind": {"enum": ["a", "b"], "default": "a"},
+            "home": {"$ref": "#/definitions/Address"},
+        },
+        "definitions": {"Address": {"type": "object", "properties": {"city": {"type": "string"}}}},
+    }
+
+    root = fmt.outline(fmt.parse(json.dumps(document), {}))
+
+    by_path = {n.path: n for n in root.walk()}
+    assert by_path["id"].detail == {"required": True, "minimum": 1}
+    assert by_path["id"].doc == "the <id>"
+    assert by_path["kind"].detail == {"enum": ["a", "b"]} and by_path["kind"].default == '"a"'
+    assert by_path["home"].type == "Address"
+    assert by_path["definitions.Address.city"].type == "string"
+    assert by_path["definitions.Address"].named == "Address"
+
+
+def test_locations_resolve_to_the_longest_matching_node() -> None:
+    fmt = FORMATS["JSON"]
+    root = fmt.outline(fmt.parse(json_schema({"a": {"type": "object", "properties": {"b": {"type": "string"}}}}), {}))
+
+    assert resolve_location("#/properties/a/properties/b/type", [root]).path == "a.b"  # type: ignore[union-attr]
+    assert resolve_location("#/required/a", [root]).path == "a"  # type: ignore[union-attr]
+    assert resolve_location("#/properties/ab", [root]) is None  # a prefix only on a segment boundary

@@ -1,0 +1,53 @@
+"""The list and search pages run the same number of SQL statements whatever `per_page` is:
+a count of statements (SQLAlchemy's before_cursor_execute), not a timing."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, event
+
+from app.core.types import SchemaRequest
+from ui_client import Ui
+
+SUBJECTS = 120
+
+
+@contextmanager
+def counted(engine: Engine) -> Iterator[list[str]]:
+    statements: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+def _fill(service) -> None:
+    for n in range(SUBJECTS):
+        schema = {"type": "record", "name": f"Row{n}", "fields": [{"name": "amount", "type": "long"},
+                                                                  {"name": f"extra{n}", "type": "string"}]}
+        service.register(f"sub-{n:04d}-value", SchemaRequest(schema=json.dumps(schema)))
+
+
+def test_list_and_search_cost_the_same_statements_at_50_and_500_per_page(ui: Ui, service) -> None:
+    _fill(service)
+    engine = service.storage.engine
+    for path, params in (("/ui/", {}), ("/ui/", {"q": "sub"}), ("/ui/search", {"q": "amount"}),
+                         ("/ui/search", {"q": "sub", "scope": "all"})):
+        counts = []
+        for per_page in ("50", "500"):
+            ui.get(path, per_page=per_page, **params)  # warm the process caches first
+            with counted(engine) as statements:
+                page = ui.get(path, per_page=per_page, **params)
+            assert page.status == 200
+            counts.append(len(statements))
+        assert counts[0] == counts[1], (path, params, counts)
+    shown = ui.get("/ui/search", q="amount", per_page="500").main.find(data_results="fields")
+    assert len(shown.find_all("tr")) - 1 == SUBJECTS
