@@ -178,6 +178,9 @@ class HideSecrets:
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return [s for s in subjects if not s.startswith("secret")]
 
+    def read_scope(self, principal: Principal) -> Principal:
+        return principal
+
 
 def test_unreadable_subjects_are_absent_from_lists_search_and_counts(service: RegistryService) -> None:
     for subject in ("open-a", "secret-b", "open-c"):

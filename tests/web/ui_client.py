@@ -79,10 +79,13 @@ class DenyWrites:
 
     def check(self, principal: Principal, action: Action, subject: str) -> None:
         if action not in (Action.READ, Action.READ_CONFIG):
-            raise Forbidden.for_action(action.value, subject)
+            raise Forbidden.for_subject(action.value.capitalize(), subject)
 
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return list(subjects)
+
+    def read_scope(self, principal: Principal) -> None:
+        """Everything is readable: reads share the cached replies."""
 
 
 class HideSubject:
@@ -93,7 +96,10 @@ class HideSubject:
 
     def check(self, principal: Principal, action: Action, subject: str) -> None:
         if subject == self.hidden:
-            raise Forbidden.for_action(action.value, subject)
+            raise Forbidden.for_subject(action.value.capitalize(), subject)
 
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return [s for s in subjects if s != self.hidden]
+
+    def read_scope(self, principal: Principal) -> Principal:
+        return principal
