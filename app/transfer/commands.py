@@ -203,8 +203,9 @@ def cmd_mirror(args: argparse.Namespace) -> int:
         with open(path, "wb") as out:
             write_dump(dump, out)
         dump = read_dump(path)
-        # The state file sits in the current directory, so a killed mirror resumes on re-run.
-        state = Path(f".sqlregistry-mirror-{_state_name(target.where.url)}.import-state.json")
+        # The state file outlives the temporary dump (named after the target), so a killed
+        # mirror restores the subjects' modes when it is run again.
+        state = Path(tempfile.gettempdir()) / f"sqlregistry-mirror-{_state_name(target.where.url)}.import-state.json"
         options = ImportOptions(dry_run=args.dry_run, skip_global_config=args.skip_global_config,
                                 apply_global_mode=args.apply_global_mode, workers=args.workers, state_file=state)
         code = import_dump(target, dump, options, progress)

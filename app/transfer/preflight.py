@@ -99,6 +99,8 @@ def preflight(target: RestRegistry, dump: Dump, workers: int, progress: Progress
                 plan.conflicts.append(conflict)
             elif state == "write":
                 plan.to_write.append(v)
+                if v.deleted:
+                    plan.to_soft_delete.append(v)
             else:
                 plan.present.append(v)
                 if state == "delete":
