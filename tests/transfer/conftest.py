@@ -20,14 +20,17 @@ Registry = Callable[..., str]
 @pytest.fixture
 def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registry]:
     """`registry("sqlite"|"postgres", shape=None|"7x", pause_at=None, pause_dir=None)`: the URL
-    of a new, empty registry, stopped (and its database dropped) after the test."""
+    of a new, empty registry, stopped (and its database dropped) after the test;
+    `database_url` serves an existing database instead."""
     servers: list[LiveServer] = []
     drops: list[Callable[[], None]] = []
 
     def start(kind: str, shape: str | None = None, pause_at: int | None = None,
-              pause_dir: Path | None = None) -> str:
+              pause_dir: Path | None = None, database_url: str | None = None) -> str:
         index = len(servers)
-        if kind == "sqlite":
+        if database_url is not None:
+            url = database_url
+        elif kind == "sqlite":
             url = f"sqlite:///{tmp_path / f'registry-{index}.db'}"
         else:
             cluster = request.getfixturevalue("pg_cluster")
