@@ -133,8 +133,11 @@ class RestRegistry(Transport):
         return sorted(int(v) for v in body or ())
 
     def version(self, subject: str, version: int) -> dict[str, Any] | None:
-        return self.call("GET", f"/subjects/{subject_path(subject)}/versions/{version}", {"deleted": True},
+        """The version of exactly this subject: a registry with contexts answers a plain name
+        it lacks from another context (`:.ctx:name`), which must count as absent here."""
+        body = self.call("GET", f"/subjects/{subject_path(subject)}/versions/{version}", {"deleted": True},
                          missing=frozenset({40401, 40402}))
+        return body if body is None or body.get("subject", subject) == subject else None
 
     def schema_by_id(self, schema_id: int, context: str, max_id: bool = False) -> dict[str, Any] | None:
         query: dict[str, Any] = {"fetchMaxId": True} if max_id else {}
@@ -157,8 +160,9 @@ class RestRegistry(Transport):
         return None if body is None else body.get("mode")
 
     def lookup(self, subject: str, body: dict[str, Any]) -> dict[str, Any] | None:
-        return self.call("POST", f"/subjects/{subject_path(subject)}", {"deleted": True}, body=body,
-                         missing=frozenset({40401, 40403, 42201, 404}))
+        found = self.call("POST", f"/subjects/{subject_path(subject)}", {"deleted": True}, body=body,
+                          missing=frozenset({40401, 40403, 42201, 404}))
+        return found if found is None or found.get("subject", subject) == subject else None
 
     # ------------------------------------------------------------------ writes
     def register(self, subject: str, body: dict[str, Any]) -> dict[str, Any]:
