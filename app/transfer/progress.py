@@ -41,7 +41,8 @@ class Progress:
         if self.bars:
             from tqdm import tqdm
 
-            bar = tqdm(total=total, desc=name, unit=unit, file=self.stream, dynamic_ncols=True, leave=True)
+            bar = tqdm(total=total, desc=name, unit=unit, file=self.stream, leave=True,
+                       ncols=None if _columns(self.stream) else 80)  # a terminal may report 0 columns
         phase = Phase(bar)
         started = time.monotonic()
         try:
@@ -57,6 +58,15 @@ class Progress:
     def note(self, line: str) -> None:
         """A line for the operator, kept clear of a bar that may be drawing."""
         print(line, file=self.stream, flush=True)
+
+
+def _columns(stream: IO[str]) -> int:
+    import os
+
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 0
 
 
 def _is_terminal(stream: IO[str]) -> bool:
