@@ -67,3 +67,13 @@ def test_second_import_writes_nothing(registry, tmp_path: Path) -> None:
     assert again.stdout.strip() == f"0 written, {versions} already present"
     assert "(0 write requests)" in again.stderr
     assert snapshot(target) == before
+
+
+def test_the_dump_does_not_depend_on_the_worker_count(registry, tmp_path: Path) -> None:
+    source = registry("sqlite")
+    build_history(source)
+    one, many = tmp_path / "one.dump", tmp_path / "many.dump"
+    assert run_cli("export", "--from", source, "--workers", "1", "--output", str(one)).returncode == 0
+    assert run_cli("export", "--from", source, "--workers", "8", "--output", str(many)).returncode == 0
+    assert _records(one) == _records(many)
+    assert read_dump(one).header["maxId"] == read_dump(many).header["maxId"]
