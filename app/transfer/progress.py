@@ -34,6 +34,7 @@ class Progress:
         self.stream = stream or sys.stderr
         self.bars = enabled and _is_terminal(self.stream)
         self.lines = not self.bars  # `--no-progress` drops the bars, not the summaries
+        self.timings: dict[str, tuple[int, float]] = {}  # phase -> (items, seconds), for the bench
 
     @contextmanager
     def phase(self, name: str, total: int | None, unit: str = "item") -> Iterator[Phase]:
@@ -48,10 +49,11 @@ class Progress:
         try:
             yield phase
         finally:
+            elapsed = time.monotonic() - started
+            self.timings[name] = (phase.done, elapsed)
             if bar is not None:
                 bar.close()
             elif self.lines:
-                elapsed = time.monotonic() - started
                 rate = phase.done / elapsed if elapsed > 0 else 0.0
                 self.note(f"{name}: {phase.done} {unit}s in {elapsed:.1f}s ({rate:.0f}/s)")
 
