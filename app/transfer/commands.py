@@ -153,7 +153,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.database_url:
         from app.transfer.database import export_database
 
-        dump = export_database(args.database_url, scope)
+        dump = export_database(args.database_url, scope, progress)
     else:
         dump = export_rest(_source(args), scope, args.workers, progress)
     if args.output == "-":

@@ -53,8 +53,10 @@ def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registr
                        "--threads", "4", "--chdir", str(HERE), "--pythonpath", str(REPO_ROOT), "wrapped_wsgi:app"]
             server = launch(command, port, log, env)
         servers.append(server)
+        start.databases[server.url] = url  # type: ignore[attr-defined]
         return server.url
 
+    start.databases = {}  # type: ignore[attr-defined]  # server URL -> its database URL
     yield start
     for server in servers:
         server.stop()
