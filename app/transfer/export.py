@@ -87,13 +87,13 @@ def read_subject(source: RestRegistry, subject: str, settings: bool = True) -> S
     """One subject's versions with their content, and (with `settings`) its stored config and mode."""
     context, _ = split_subject(subject)
     history = SubjectHistory(subject, context)
-    every = source.versions(subject, deleted=True)
-    live = set(source.versions(subject, deleted=False)) if every else set()
-    for number in every:
-        body = source.version(subject, number)
-        if body is None:
-            continue  # hard-deleted between the listing and this read
-        deleted = bool(body["deleted"]) if "deleted" in body else number not in live
+    bodies = [(number, source.version(subject, number)) for number in source.versions(subject, deleted=True)]
+    bodies = [(number, body) for number, body in bodies if body is not None]  # None: hard-deleted meanwhile
+    live: set[int] | None = None
+    if any("deleted" not in body for _, body in bodies):  # 7.x shapes: compare the two listings
+        live = set(source.versions(subject, deleted=False))
+    for number, body in bodies:
+        deleted = bool(body["deleted"]) if live is None else number not in live
         content = schema_record(context, body)
         history.versions.append((VersionRecord(subject, context, number, content.id, deleted), content))
     if settings:

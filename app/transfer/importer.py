@@ -63,23 +63,26 @@ def import_dump(target: RestRegistry, dump: Dump, options: ImportOptions, progre
         return 0
     state = ImportState.load(options.state_file, target.where.url)
     touched = sorted({v.subject for v in plan.to_write} | {v.subject for v in plan.to_soft_delete})
-    for subject in touched:
-        if subject not in state.modes:
-            state.modes[subject] = target.mode(subject)
-    if touched or state.modes:
-        state.save()
-    writes = 0
-    for subject in touched:
-        if target.mode(subject) != "IMPORT":
+    with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
+        unsaved = [s for s in touched if s not in state.modes]
+        state.modes.update(zip(unsaved, pool.map(target.mode, unsaved)))
+        if touched or state.modes:
+            state.save()
+
+        def to_import_mode(subject: str) -> int:
+            if target.mode(subject) == "IMPORT":
+                return 0
             target.put_mode(subject, "IMPORT", force=True)
-            writes += 1
-    writes += _write_versions(target, dump, plan, options.workers, progress)
-    writes += _reserve_ids(target, dump)
-    for v in reversed(order_for_writing(dump, plan.to_soft_delete)):
-        target.delete_version(v.subject, v.version)
-        writes += 1
-    writes += _apply_configs(target, dump, options)
-    writes += _apply_modes(target, dump, state, options)
+            return 1
+
+        writes = sum(pool.map(to_import_mode, touched))
+        writes += _write_versions(target, dump, plan, pool, progress)
+        writes += _reserve_ids(target, dump)
+        for wave in reversed(levels_for_writing(dump, plan.to_soft_delete)):  # referrers first
+            list(pool.map(lambda v: target.delete_version(v.subject, v.version), wave))
+            writes += len(wave)
+        writes += _apply_configs(target, dump, options, pool)
+        writes += _apply_modes(target, dump, state, options, pool)
     state.remove()
     progress.note(f"import: {len(plan.to_write)} written, {len(plan.present)} already present"
                   f" ({writes} write requests)")
@@ -129,7 +132,7 @@ def order_for_writing(dump: Dump, versions: list[VersionRecord]) -> list[Version
     return [v for wave in levels_for_writing(dump, versions) for v in wave]
 
 
-def _write_versions(target: RestRegistry, dump: Dump, plan: Plan, workers: int, progress: Progress) -> int:
+def _write_versions(target: RestRegistry, dump: Dump, plan: Plan, pool: ThreadPoolExecutor, progress: Progress) -> int:
     with progress.phase("write", len(plan.to_write), unit="version") as phase:
         def one(v: VersionRecord) -> None:
             body = dump.schemas[(v.context, v.id)].request_body(version=v.version)
@@ -140,9 +143,8 @@ def _write_versions(target: RestRegistry, dump: Dump, plan: Plan, workers: int, 
                                     f"{got}, not {v.id}; stopping (modes stay IMPORT until a re-run)")
             phase.advance()
 
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            for wave in levels_for_writing(dump, plan.to_write):
-                list(pool.map(one, wave))
+        for wave in levels_for_writing(dump, plan.to_write):
+            list(pool.map(one, wave))
     return len(plan.to_write)
 
 
@@ -171,20 +173,20 @@ def _reserve_ids(target: RestRegistry, dump: Dump) -> int:
     return writes
 
 
-def _apply_configs(target: RestRegistry, dump: Dump, options: ImportOptions) -> int:
-    writes = 0
-    for setting in sorted(dump.configs, key=lambda s: s.key):
-        if setting.scope == "global" and options.skip_global_config:
-            continue
+def _apply_configs(target: RestRegistry, dump: Dump, options: ImportOptions, pool: ThreadPoolExecutor) -> int:
+    def apply(setting: SettingRecord) -> int:
         scope = _scope(setting)
         current = target.config(scope)
         current_shape = put_shape(current) if current is not None else {}
         if current_shape == setting.value:
-            continue
+            return 0
         body = {**{k: None for k in current_shape if k not in setting.value}, **setting.value}
         target.put_config(scope, body)
-        writes += 1
-    return writes
+        return 1
+
+    wanted = [s for s in sorted(dump.configs, key=lambda s: s.key)
+              if not (s.scope == "global" and options.skip_global_config)]
+    return sum(pool.map(apply, wanted))
 
 
 def _scope(setting: SettingRecord) -> str | None:
@@ -195,24 +197,30 @@ def _scope(setting: SettingRecord) -> str | None:
     return setting.subject
 
 
-def _apply_modes(target: RestRegistry, dump: Dump, state: ImportState, options: ImportOptions) -> int:
-    """Dumped modes where they differ; touched subjects without one back to their saved mode."""
-    writes = 0
+def _apply_modes(target: RestRegistry, dump: Dump, state: ImportState, options: ImportOptions,
+                 pool: ThreadPoolExecutor) -> int:
+    """Dumped modes where they differ; touched subjects without one back to their saved mode.
+    The global and context modes go first, so no subject is left under a scope mode that
+    differs from the dump's while its own is being set."""
     wanted: dict[str | None, str | None] = {s: m for s, m in state.modes.items()}
     for setting in dump.modes:
         if setting.scope == "global" and not options.apply_global_mode:
             continue
         wanted[_scope(setting)] = setting.value
-    for scope, mode in sorted(wanted.items(), key=lambda item: (item[0] is not None, item[0] or "")):
-        current = target.mode(scope)
-        if current == mode:
-            continue
+
+    def apply(item: tuple[str | None, str | None]) -> int:
+        scope, mode = item
+        if target.mode(scope) == mode:
+            return 0
         if mode is None:
             target.delete_mode(scope)  # type: ignore[arg-type]
         else:
             target.put_mode(scope, mode, force=True)
-        writes += 1
-    return writes
+        return 1
+
+    scopes = [item for item in wanted.items() if item[0] is None or not split_subject(item[0])[1]]
+    subjects = [item for item in wanted.items() if item not in scopes]
+    return sum(map(apply, sorted(scopes, key=lambda i: i[0] or ""))) + sum(pool.map(apply, sorted(subjects)))
 
 
 class ImportState:
