@@ -85,14 +85,16 @@ Registry = Callable[..., str]
 
 @pytest.fixture
 def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registry]:
-    """`registry("sqlite"|"postgres", shape=None|"7x", pause_at=None, pause_dir=None)`: the URL
+    """`registry("sqlite"|"postgres", shape=None|"7x", pause_at=None, pause_dir=None, tls=None,
+    authorization=None)`: the URL
     of a new, empty registry, stopped (and its database dropped) after the test;
     `database_url` serves an existing database instead."""
     servers: list[LiveServer] = []
     drops: list[Callable[[], None]] = []
 
     def start(kind: str, shape: str | None = None, pause_at: int | None = None,
-              pause_dir: Path | None = None, database_url: str | None = None, tls: Tls | None = None) -> str:
+              pause_dir: Path | None = None, database_url: str | None = None, tls: Tls | None = None,
+              authorization: list[str] | None = None) -> str:
         index = len(servers)
         if database_url is not None:
             url = database_url
@@ -106,7 +108,7 @@ def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registr
         log = tmp_path / f"server-{index}.log"
         if tls is not None:
             server = _start_tls(url, log, tls)
-        elif shape is None and pause_at is None:
+        elif shape is None and pause_at is None and authorization is None:
             server = start_server(url, log, workers=1)
         else:
             upgrade_url(url)
@@ -114,6 +116,8 @@ def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registr
             env = {"REGISTRY_DATABASE_URL": url, "REGISTRY_METRICS": "false", "REGISTRY_LOG_LEVEL": "warning"}
             if shape:
                 env["TRANSFER_TEST_SHAPE"] = shape
+            if authorization:
+                env["TRANSFER_TEST_AUTHORIZATION"] = "|".join(authorization)
             if pause_at is not None:
                 env["TRANSFER_TEST_PAUSE_AT"] = str(pause_at)
                 env["TRANSFER_TEST_PAUSE_DIR"] = str(pause_dir)

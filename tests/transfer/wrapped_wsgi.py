@@ -4,7 +4,8 @@
 `ts`, `guid`), so the exporter's 7.x path runs against a live server. `TRANSFER_TEST_PAUSE_AT=N`
 holds the N-th write request (any method but GET) until `release` appears in
 `TRANSFER_TEST_PAUSE_DIR`, after writing `paused` there: the test kills the importer while
-it waits, at a point it chose. Run with one worker so the count is the server's.
+it waits, at a point it chose. `TRANSFER_TEST_AUTHORIZATION=A|B` lets only requests whose
+`Authorization` header is A or B through (401 otherwise). Run with one worker so the count is the server's.
 """
 from __future__ import annotations
 
@@ -72,8 +73,26 @@ class PauseAtWrite:
         return self.app(environ, start_response)
 
 
+class RequireAuthorization:
+    """Answers 401 (Confluent's error JSON) unless the Authorization header is one of the
+    allowed values: a stand-in for the security issue's auth file in these tests."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]], allowed: set[str]) -> None:
+        self.app, self.allowed = app, allowed
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("HTTP_AUTHORIZATION") in self.allowed or environ.get("PATH_INFO") == "/":
+            return self.app(environ, start_response)
+        body = json.dumps({"error_code": 40101, "message": "Unauthorized"}).encode()
+        start_response("401 Unauthorized", [("Content-Type", "application/json"),
+                                             ("Content-Length", str(len(body)))])
+        return [body]
+
+
 app: Callable[..., Iterable[bytes]] = create_app()
 if os.environ.get("TRANSFER_TEST_SHAPE") == "7x":
     app = SevenXShapes(app)
+if os.environ.get("TRANSFER_TEST_AUTHORIZATION"):
+    app = RequireAuthorization(app, set(os.environ["TRANSFER_TEST_AUTHORIZATION"].split("|")))
 if os.environ.get("TRANSFER_TEST_PAUSE_AT"):
     app = PauseAtWrite(app, int(os.environ["TRANSFER_TEST_PAUSE_AT"]), Path(os.environ["TRANSFER_TEST_PAUSE_DIR"]))
