@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.transfer.dump import DEFAULT_CONTEXT, Dump, SchemaRecord, VersionRecord
-from app.transfer.export import schema_record
+from app.transfer.export import schema_record, split_subject
 from app.transfer.progress import Progress
 from app.transfer.rest import RestRegistry
 
@@ -84,17 +84,25 @@ def check_target(target: RestRegistry, dump: Dump) -> list[Conflict]:
 def preflight(target: RestRegistry, dump: Dump, workers: int, progress: Progress) -> Plan:
     plan = Plan(conflicts=check_target(target, dump))
     unsupported = {c.detail.split()[0].partition("=")[2] for c in plan.conflicts}
-    versions = sorted(dump.versions, key=lambda v: (v.subject, v.version))
-    with progress.phase("preflight", len(versions), unit="version") as phase:
-        def one(v: VersionRecord) -> tuple[str, Conflict | None]:
-            try:
-                return _version_state(target, dump, v, unsupported)
-            finally:
+    by_subject: dict[str, list[VersionRecord]] = {}
+    for v in sorted(dump.versions, key=lambda v: (v.subject, v.version)):
+        by_subject.setdefault(v.subject, []).append(v)
+    with progress.phase("preflight", len(dump.versions), unit="version") as phase:
+        def one(versions: list[VersionRecord]) -> list[tuple[VersionRecord, str, Conflict | None]]:
+            # One listing per subject: versions it does not list need no read of their own.
+            listed = set(target.versions(versions[0].subject, deleted=True))
+            out = []
+            for v in versions:
+                if v.version in listed or _unsupported(dump, v, unsupported):
+                    out.append((v, *_version_state(target, dump, v, unsupported)))
+                else:
+                    out.append((v, "write", None))
                 phase.advance()
+            return out
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            states = list(pool.map(one, versions))
-        for v, (state, conflict) in zip(versions, states):
+            states = [state for group in pool.map(one, by_subject.values()) for state in group]
+        for v, state, conflict in states:
             if conflict is not None:
                 plan.conflicts.append(conflict)
             elif state == "write":
@@ -105,18 +113,32 @@ def preflight(target: RestRegistry, dump: Dump, workers: int, progress: Progress
                 plan.present.append(v)
                 if state == "delete":
                     plan.to_soft_delete.append(v)
-        written_ids = sorted({(v.context, v.id) for v in plan.to_write})
+        written_ids = [key for key in sorted({(v.context, v.id) for v in plan.to_write})
+                       if key[0] in _contexts_holding_ids(target, plan)]
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             taken = list(pool.map(lambda key: _id_conflict(target, dump.schemas[key]), written_ids))
         plan.conflicts.extend(c for c in taken if c is not None)
     return plan
 
 
+def _contexts_holding_ids(target: RestRegistry, plan: Plan) -> set[str]:
+    """Contexts where the target has any subject (soft-deleted ones too): elsewhere no id can
+    be taken, so an import into an empty registry checks no id one by one."""
+    if not plan.to_write:
+        return set()
+    return {split_subject(s)[0] for s in target.subjects(deleted=True)}
+
+
+def _unsupported(dump: Dump, v: VersionRecord, unsupported: set[str]) -> bool:
+    dumped = dump.schemas[(v.context, v.id)]
+    return dumped.schema_type in unsupported or (v.context != DEFAULT_CONTEXT and v.context in unsupported)
+
+
 def _version_state(target: RestRegistry, dump: Dump, v: VersionRecord,
                    unsupported: set[str]) -> tuple[str, Conflict | None]:
     dumped = dump.schemas[(v.context, v.id)]
     where = f"subject={v.subject} version={v.version} id={v.id}"
-    if dumped.schema_type in unsupported or (v.context != DEFAULT_CONTEXT and v.context in unsupported):
+    if _unsupported(dump, v, unsupported):
         return "conflict", Conflict("UNSUPPORTED", f"{where} schemaType={dumped.schema_type} context={v.context}")
     body = target.version(v.subject, v.version)
     if body is None:
