@@ -16,17 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from app.transfer.dump import DumpError
+from app.transfer.errors import Conflicts, Differences, TransferError
 
 COMMANDS = ("export", "import", "mirror", "verify")
 EXIT_ERROR, EXIT_CONFLICTS, EXIT_DIFFERENCES = 1, 3, 4
-
-
-class Conflicts(Exception):
-    """Preflight found conflicts (already printed); exit 3."""
-
-
-class Differences(Exception):
-    """Verify found differences (already printed); exit 4."""
 
 
 def _scope_options(parser: argparse.ArgumentParser) -> None:
@@ -116,8 +109,6 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
-    from app.transfer.rest import TransferError
-
     text = " ".join(str(exc).split()) or type(exc).__name__
     if isinstance(exc, (TransferError, DumpError)):
         return text

@@ -16,7 +16,8 @@ from typing import Any
 
 from app.transfer.dump import DEFAULT_CONTEXT, Dump, SchemaRecord, SettingRecord, VersionRecord, header
 from app.transfer.progress import Progress
-from app.transfer.rest import RestRegistry, TransferError
+from app.transfer.errors import TransferError
+from app.transfer.rest import RestRegistry
 
 
 @dataclass(frozen=True)

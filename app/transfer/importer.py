@@ -23,7 +23,8 @@ from app.transfer.dump import DEFAULT_CONTEXT, Dump, SettingRecord, VersionRecor
 from app.transfer.export import context_scope, put_shape, split_subject
 from app.transfer.preflight import Plan, preflight
 from app.transfer.progress import Progress
-from app.transfer.rest import RestRegistry, TransferError
+from app.transfer.errors import Conflicts, TransferError
+from app.transfer.rest import RestRegistry
 
 RESERVE_PREFIX = "_sqlregistry_reserve_"
 
@@ -38,8 +39,6 @@ class ImportOptions:
 
 
 def report_conflicts(plan: Plan) -> None:
-    from app.transfer.commands import Conflicts
-
     for conflict in plan.conflicts:
         print(conflict.line(), file=sys.stderr)
     kinds: dict[str, int] = {}

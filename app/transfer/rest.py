@@ -18,16 +18,13 @@ import urllib3
 
 from app.client.errors import RegistryClientError, RegistryRequestError
 from app.client.transport import RetryPolicy, Transport, basic_auth_header
+from app.transfer.errors import TransferError
 
 HEADERS = {
     "Accept": "application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json",
     "Confluent-Accept-Unknown-Properties": "true",
     "User-Agent": "sqlregistry-transfer/1",
 }
-
-
-class TransferError(Exception):
-    """A runtime failure the operator must look at (exit 1): one line, no traceback."""
 
 
 @dataclass(frozen=True)

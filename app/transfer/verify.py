@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+from app.transfer.errors import Differences
 from app.transfer.export import Scope, SubjectHistory, put_shape, read_subject
 from app.transfer.preflight import same_content
 from app.transfer.progress import Progress
@@ -43,8 +44,6 @@ def compare_subject(target: RestRegistry, source_side: SubjectHistory, target_si
 
 
 def verify(source: RestRegistry, target: RestRegistry, scope: Scope, workers: int, progress: Progress) -> int:
-    from app.transfer.commands import Differences
-
     subjects = sorted(s for s in source.subjects(deleted=True) if scope.includes(s))
     extra = sorted(s for s in target.subjects(deleted=True) if scope.includes(s) and s not in set(subjects))
     versions = 0
