@@ -104,11 +104,17 @@ def main(argv: Sequence[str]) -> int:
     except Exception as exc:  # every runtime failure becomes one line; --debug shows where
         if args.debug:
             traceback.print_exc()
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        print(f"error: {_one_line(exc, getattr(args, 'database_url', None))}", file=sys.stderr)
         return EXIT_ERROR
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException, database_url: str | None) -> str:
+    if database_url:
+        from app.operator_errors import explain_failure
+
+        explained = explain_failure(exc, database_url)  # a bad URL, a missing driver, a database down
+        if explained is not None:
+            return explained
     text = " ".join(str(exc).split()) or type(exc).__name__
     if isinstance(exc, (TransferError, DumpError)):
         return text

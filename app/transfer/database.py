@@ -10,6 +10,7 @@ so a failure or a conflict leaves the database exactly as it was.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
@@ -21,6 +22,7 @@ from app.transfer.dump import DEFAULT_CONTEXT, Dump, SettingRecord
 from app.transfer.export import Scope, export_rest, put_shape
 from app.transfer.importer import ImportOptions, import_dump
 from app.transfer.progress import Progress
+from app.transfer.errors import TransferError
 from app.transfer.rest import Endpoint, RestRegistry
 
 
@@ -77,15 +79,38 @@ class InProcessRegistry(RestRegistry):
         return data
 
 
-def _service(url: str, storage: Any = None) -> Any:
+def _repository(url: str) -> Any:
+    """The database, refused unless it exists and is at the migration head: a transfer
+    neither creates nor migrates a database (`sqlregistry db upgrade` does)."""
+    from app.storage.migrate import current_revision, head_revision, missing_sqlite_file
+    from app.storage.repository import Repository
+
+    missing = missing_sqlite_file(url)
+    if missing is not None:
+        raise TransferError(f"{missing} does not exist")
+    repository = Repository.from_url(url)
+    try:
+        current, head = current_revision(repository.engine), head_revision()
+    except BaseException:
+        repository.close()
+        raise
+    if current != head:
+        repository.close()
+        raise TransferError(f"{_label(url)} is at revision {current or '(none)'}, not {head}: "
+                            "run `sqlregistry db upgrade` first")
+    # The API in this process reports what it answers; the command reports it once, in one line.
+    logging.getLogger("app").setLevel(logging.CRITICAL)
+    return repository
+
+
+def _service(repository: Any, storage: Any = None) -> Any:
     from app.core.registry import RegistryService
     from app.formats import FORMATS
     from app.settings import Settings
-    from app.storage.repository import Repository
 
-    settings = Settings(database_url=url, auto_migrate=False)
-    repository = Repository.from_url(url)
-    return RegistryService(storage or repository, FORMATS, replace(settings, hot_read_cache=False)), repository
+    url = repository.engine.url.render_as_string(hide_password=False)
+    settings = Settings(database_url=url, auto_migrate=False, hot_read_cache=False)
+    return RegistryService(storage or repository, FORMATS, settings)
 
 
 def _label(url: str) -> str:
@@ -97,8 +122,9 @@ def _label(url: str) -> str:
 def export_database(url: str, scope: Scope, progress: Progress) -> Dump:
     """The same dump a REST export gives, plus the settings of subjects without versions
     (REST cannot list those)."""
-    service, repository = _service(url)
+    repository = _repository(url)
     try:
+        service = _service(repository)
         source = InProcessRegistry(service, _label(url))
         dump = export_rest(source, scope, 1, progress)  # type: ignore[arg-type]
         dump.header["source"] = {"kind": "database", "url": _label(url), "serverVersion": source.server_version()}
@@ -128,12 +154,10 @@ def _qualified(context: str, name: str) -> str:
 
 def import_database(url: str, dump: Dump, options: ImportOptions, progress: Progress) -> int:
     """Preflight, then every write, in one transaction through the registry service."""
-    from app.storage.repository import Repository
-
-    repository = Repository.from_url(url)
+    repository = _repository(url)
     transaction = OneTransaction(repository)
     try:
-        service, _ = _service(url, transaction)
+        service = _service(repository, transaction)
         target = InProcessRegistry(service, _label(url))
         code = import_dump(target, dump, replace(options, workers=1), progress)  # type: ignore[arg-type]
         transaction.commit()

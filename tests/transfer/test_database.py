@@ -83,3 +83,19 @@ def test_a_failure_half_way_leaves_the_database_untouched(registry, empty_pg: st
     assert "Traceback" not in done.stderr
     assert snapshot(target) == before
     assert Rest(target).call("GET", "/subjects", deleted="true") == []
+
+
+def test_a_database_that_is_missing_or_not_migrated_is_one_error_line(tmp_path: Path) -> None:
+    good = tmp_path / "good.dump"
+    dump = Dump(header=header({"kind": "url", "url": "http://x", "serverVersion": None}, "2026-01-01T00:00:00Z",
+                              [], {}))
+    with open(good, "wb") as out:
+        write_dump(dump, out)
+    for url in (f"sqlite:///{tmp_path / 'absent.db'}", "nonsense://nowhere"):
+        for args in (("export", "--database-url", url, "--output", str(tmp_path / "x.dump")),
+                     ("import", "--database-url", url, str(good))):
+            done = run_cli(*args)
+            assert done.returncode == 1, done.stderr
+            lines = done.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert not (tmp_path / "absent.db").exists() and not (tmp_path / "x.dump").exists()
