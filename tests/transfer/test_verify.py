@@ -2,7 +2,7 @@
 subjects only the target has are noted and do not count."""
 from __future__ import annotations
 
-from transfer_helpers import Rest, record, run_cli, snapshot
+from transfer_helpers import Rest, record, run_cli, seg, snapshot
 
 
 def test_verify_reports_each_difference_and_exits_4(registry) -> None:
@@ -41,3 +41,14 @@ def test_verify_scoped_by_prefix_ignores_other_subjects(registry) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert Rest(target.url).call("GET", "/subjects") == ["team-a-value"]
     assert run_cli("verify", "--from", source.url, "--to", target.url).returncode == 4
+
+
+def test_mirror_scoped_by_context_copies_that_context_only(registry) -> None:
+    source, target = Rest(registry("sqlite")), Rest(registry("sqlite"))
+    source.register("orders-value", record("Order", ("id", "string")))
+    source.register(":.staging:orders-value", record("Order", ("id", "int")))
+    source.config(":.staging:", compatibility="NONE")
+    done = run_cli("mirror", "--from", source.url, "--to", target.url, "--context", "staging", "--verify")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert target.call("GET", "/subjects") == [":.staging:orders-value"]
+    assert target.call("GET", f"/config/{seg(':.staging:')}") == {"compatibilityLevel": "NONE"}
