@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from app.transfer.dump import DEFAULT_CONTEXT, Dump, SettingRecord, VersionRecord
+from app.transfer.errors import Conflicts, TransferError
 from app.transfer.export import context_scope, put_shape, split_subject
 from app.transfer.preflight import Plan, preflight
 from app.transfer.progress import Progress
-from app.transfer.errors import Conflicts, TransferError
 from app.transfer.rest import RestRegistry
 
 RESERVE_PREFIX = "_sqlregistry_reserve_"
