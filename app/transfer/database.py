@@ -17,12 +17,12 @@ from dataclasses import replace
 from typing import Any
 
 from app.client.errors import error_for
-from app.client.transport import CONTENT_TYPE, _query_text
+from app.client.transport import CONTENT_TYPE
 from app.transfer.dump import DEFAULT_CONTEXT, Dump, SettingRecord
+from app.transfer.errors import TransferError
 from app.transfer.export import Scope, export_rest, put_shape
 from app.transfer.importer import ImportOptions, import_dump
 from app.transfer.progress import Progress
-from app.transfer.errors import TransferError
 from app.transfer.rest import Endpoint, RestRegistry
 
 
@@ -69,7 +69,7 @@ class InProcessRegistry(RestRegistry):
 
     def request(self, method: str, path: str, *, query: Mapping[str, Any] | None = None, body: Any = None) -> Any:
         reply = self.app.test_client().open(
-            path, method=method, query_string=_query_text(query) if query else None,
+            path, method=method, query_string=_query(query) if query else None,
             data=None if body is None else json.dumps(body), headers=dict(self._headers),
             content_type=CONTENT_TYPE if body is not None else None,
         )
@@ -77,6 +77,11 @@ class InProcessRegistry(RestRegistry):
         if reply.status_code >= 400:
             raise error_for(reply.status_code, data, reply.get_data(as_text=True))
         return data
+
+
+def _query(query: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Query parameters as the REST client sends them (booleans as `true`/`false`)."""
+    return [(k, ("true" if v else "false") if isinstance(v, bool) else str(v)) for k, v in query.items() if v is not None]
 
 
 def _repository(url: str) -> Any:

@@ -15,8 +15,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from app.transfer.dump import DEFAULT_CONTEXT, Dump, SchemaRecord, SettingRecord, VersionRecord, header
-from app.transfer.progress import Progress
 from app.transfer.errors import TransferError
+from app.transfer.progress import Progress
 from app.transfer.rest import RestRegistry
 
 
