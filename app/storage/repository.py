@@ -330,7 +330,8 @@ class SqlStore(ListingQueries):
         """After IMPORT stored an explicit id, later allocations must stay above it."""
         if self.dialect == "postgresql":
             sequence = _sequence_name(context)
-            self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
+            if context != DEFAULT_CONTEXT:  # the default context's sequence comes with the migration
+                self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
             self.conn.execute(
                 text(f"SELECT setval('{sequence}', GREATEST(:id, (SELECT last_value FROM {sequence})))"),
                 {"id": schema_id},
