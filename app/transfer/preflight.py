@@ -113,8 +113,8 @@ def preflight(target: RestRegistry, dump: Dump, workers: int, progress: Progress
                 plan.present.append(v)
                 if state == "delete":
                     plan.to_soft_delete.append(v)
-        written_ids = [key for key in sorted({(v.context, v.id) for v in plan.to_write})
-                       if key[0] in _contexts_holding_ids(target, plan)]
+        holding = _contexts_holding_ids(target, plan)
+        written_ids = [key for key in sorted({(v.context, v.id) for v in plan.to_write}) if key[0] in holding]
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             taken = list(pool.map(lambda key: _id_conflict(target, dump.schemas[key]), written_ids))
         plan.conflicts.extend(c for c in taken if c is not None)
