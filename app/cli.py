@@ -222,6 +222,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("register", help="register schema files under a subject on a running registry")
     commands.add_parser("pipeline", help="decode registry-framed topic dumps with Spark (needs sqlregistry[pipeline])")
     commands.add_parser("auth", help="auth file tools: hash-password, check-file")
+    for name, text in (("export", "write a dump of a registry, keeping ids (REST or database)"),
+                       ("import", "write a dump into a registry through IMPORT mode, keeping ids"),
+                       ("mirror", "export from one registry and import into another; --verify compares"),
+                       ("verify", "compare two registries' subjects, versions, ids, configs and modes")):
+        commands.add_parser(name, help=text)  # parsed by app.transfer.commands
     return parser
 
 
@@ -242,6 +247,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if words and words[0] in ("check", "register"):
         return run_client_command(words[0], words[1:])
+    if words and words[0] in ("export", "import", "mirror", "verify"):
+        from app.transfer.commands import main as transfer_main
+
+        return transfer_main(words)
     if words and words[0] == "pipeline":
         from app.pipeline.job import main as pipeline_main  # pyspark only for this command
 

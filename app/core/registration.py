@@ -130,7 +130,9 @@ class Registrar:
         early = None if request is None else self.resolver.parse_early(
             request.schema_type, request.schema, request.references
         )
-        if prepare is None and request is not None:
+        # An explicit id is an import (or refused): the lock-free pre-check would only find
+        # the version the write path's own step 2 finds, so imports skip a read transaction.
+        if prepare is None and request is not None and request.id is None:
             already = self._registered_already(qs, request, normalize, force, guard, early)
             if already is not None:
                 return self._reply(already, fmt)

@@ -298,7 +298,25 @@ class SqlStore(ListingQueries, BrowseQueries):
         return [SchemaKeyRow(*r) for r in self.conn.execute(st.SCHEMAS_BY_FINGERPRINT, params)]
 
     def max_id(self, context: str) -> int | None:
-        return self.conn.execute(st.MAX_ID, {"context": context}).scalar()
+        """The highest id the context ever issued (`fetchMaxId`): the stored maximum or the
+        id counter, whichever is higher, so an id whose schema was hard-deleted still counts
+        (a migration tool reserves it on the target, and consumers may still hold it)."""
+        stored = self.conn.execute(st.MAX_ID, {"context": context}).scalar()
+        issued = self._issued_id(context)
+        if stored is None and not issued:
+            return None
+        return max(stored or 0, issued)
+
+    def _issued_id(self, context: str) -> int:
+        if self.dialect == "postgresql":
+            sequence = _sequence_name(context)
+            exists_ = self.conn.execute(text("SELECT to_regclass(:name) IS NOT NULL"), {"name": sequence}).scalar()
+            if not exists_:
+                return 0
+            row = self.conn.execute(text(f"SELECT last_value, is_called FROM {sequence}")).one()
+            return int(row[0]) if row[1] else 0
+        value = self.conn.execute(select(IDC.c.value).where(IDC.c.name == context)).scalar()
+        return int(value or 0)
 
     def load_schemas(self, pks: Iterable[int]) -> dict[int, StoredSchema]:
         """Several schemas' content in one query (cold caches must not cost a query each)."""
@@ -332,7 +350,8 @@ class SqlStore(ListingQueries, BrowseQueries):
         """After IMPORT stored an explicit id, later allocations must stay above it."""
         if self.dialect == "postgresql":
             sequence = _sequence_name(context)
-            self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
+            if context != DEFAULT_CONTEXT:  # the default context's sequence comes with the migration
+                self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
             self.conn.execute(
                 text(f"SELECT setval('{sequence}', GREATEST(:id, (SELECT last_value FROM {sequence})))"),
                 {"id": schema_id},

@@ -30,6 +30,17 @@ def test_schema_by_id_with_fetch_max_id(api: Api) -> None:
     assert "maxId" not in api.get(f"/schemas/ids/{first['id']}").json
 
 
+def test_fetch_max_id_counts_an_id_whose_schema_was_hard_deleted(api: Api) -> None:
+    """A migration reserves the source's maxId on the target, so a hard-deleted highest id
+    must still be reported: a consumer may hold records framed with it."""
+    first = api.registered("a", RECORD_V1)
+    api.registered("b", ENUM)
+    assert api.delete("/subjects/b").status == 200
+    assert api.delete("/subjects/b", permanent="true").status == 200
+    body = api.get(f"/schemas/ids/{first['id']}", fetchMaxId="true").json
+    assert body["maxId"] == 2
+
+
 def test_schema_by_id_subject_hint_picks_the_holder(api: Api) -> None:
     api.set_config(compatibility="NONE")
     api.registered("a", RECORD_V1)

@@ -213,7 +213,10 @@ class MemoryStore:
         return next((pk for pk, s in self.s.schemas.items() if (s.context, s.id) == (context, schema_id)), None)
 
     def max_id(self, context: str) -> int | None:
-        return max((s.id for s in self.s.schemas.values() if s.context == context), default=None)
+        """The highest id ever issued, as the SQL store reports it (hard deletes do not lower it)."""
+        stored = max((s.id for s in self.s.schemas.values() if s.context == context), default=None)
+        issued = self.s.counters.get(context, 0)
+        return None if stored is None and not issued else max(stored or 0, issued)
 
     def load_schemas(self, pks: Iterable[int]) -> dict[int, StoredSchema]:
         return {pk: self.s.schemas[pk] for pk in pks if pk in self.s.schemas}

@@ -1,0 +1,255 @@
+"""Import over REST through IMPORT mode, so the same steps work into Confluent and its peers.
+
+Order of work, each step safe to repeat: preflight (reads only; any conflict stops here with
+nothing written, no mode changed); save each touched subject's previous mode in the state file;
+put those subjects in IMPORT mode (force, so the target keeps its own soft-deleted versions);
+register versions with explicit id and version, referenced versions first; reserve the
+source's highest id; soft-delete; configs; modes last. A run killed anywhere is finished by
+running it again: the preflight sees what is already there, and the state file still knows
+the modes to restore. Writes that would change nothing are never sent, which is what makes a
+second import of the same dump write nothing at all.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.transfer.dump import DEFAULT_CONTEXT, Dump, SettingRecord, VersionRecord
+from app.transfer.errors import Conflicts, TransferError
+from app.transfer.export import context_scope, put_shape, split_subject
+from app.transfer.preflight import Plan, preflight
+from app.transfer.progress import Progress
+from app.transfer.rest import RestRegistry
+
+RESERVE_PREFIX = "_sqlregistry_reserve_"
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    dry_run: bool = False
+    skip_global_config: bool = False
+    apply_global_mode: bool = False
+    workers: int = 4
+    state_file: Path = Path("import-state.json")
+
+
+def report_conflicts(plan: Plan) -> None:
+    for conflict in plan.conflicts:
+        print(conflict.line(), file=sys.stderr)
+    kinds: dict[str, int] = {}
+    for conflict in plan.conflicts:
+        kinds[conflict.kind] = kinds.get(conflict.kind, 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    print(f"import: {len(plan.conflicts)} conflicts ({summary}); nothing written", file=sys.stderr)
+    raise Conflicts()
+
+
+def import_dump(target: RestRegistry, dump: Dump, options: ImportOptions, progress: Progress) -> int:
+    plan = preflight(target, dump, options.workers, progress)
+    if plan.conflicts:
+        report_conflicts(plan)
+    if options.dry_run:
+        for v in order_for_writing(dump, plan.to_write):
+            print(f"would write: subject={v.subject} version={v.version} id={v.id}")
+        for v in plan.to_soft_delete:
+            print(f"would soft-delete: subject={v.subject} version={v.version}")
+        print(f"dry run: {len(plan.to_write)} to write, {len(plan.present)} already present")
+        return 0
+    state = ImportState.load(options.state_file, target.where.url)
+    touched = sorted({v.subject for v in plan.to_write} | {v.subject for v in plan.to_soft_delete})
+    with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
+        unsaved = [s for s in touched if s not in state.modes]
+        state.modes.update(zip(unsaved, pool.map(target.mode, unsaved)))
+        if touched or state.modes:
+            state.save()
+
+        def to_import_mode(subject: str) -> int:
+            if target.mode(subject) == "IMPORT":
+                return 0
+            target.put_mode(subject, "IMPORT", force=True)
+            return 1
+
+        writes = sum(pool.map(to_import_mode, touched))
+        writes += _write_versions(target, dump, plan, pool, progress)
+        writes += _reserve_ids(target, dump)
+        for wave in reversed(levels_for_writing(dump, plan.to_soft_delete)):  # referrers first
+            list(pool.map(lambda v: target.delete_version(v.subject, v.version), wave))
+            writes += len(wave)
+        writes += _apply_configs(target, dump, options, pool)
+        writes += _apply_modes(target, dump, state, options, pool)
+    state.remove()
+    progress.note(f"import: {len(plan.to_write)} written, {len(plan.present)} already present"
+                  f" ({writes} write requests)")
+    print(f"{len(plan.to_write)} written, {len(plan.present)} already present")
+    return 0
+
+
+def _key(context: str, subject: str) -> tuple[str, str]:
+    """(context, name) of a subject or a reference's subject, relative to `context`."""
+    ctx, name = split_subject(subject)
+    return (context, name) if ctx == DEFAULT_CONTEXT and not subject.startswith(":.:") else (ctx, name)
+
+
+def levels_for_writing(dump: Dump, versions: list[VersionRecord]) -> list[list[VersionRecord]]:
+    """`versions` in waves: a version comes in a later wave than every subject-version it
+    references, and than the first writer of its id (so one id is created once); within a
+    wave by (context, id, subject, version). Waves may be written in parallel."""
+    ordered = sorted(versions, key=lambda v: (v.context, v.id, v.subject, v.version))
+    by_key = {(_key(v.context, v.subject), v.version): v for v in ordered}
+    first_of_id: dict[tuple[str, int], VersionRecord] = {}
+    for v in ordered:
+        first_of_id.setdefault((v.context, v.id), v)
+    depth: dict[VersionRecord, int] = {}
+
+    def level(v: VersionRecord, seen: frozenset[VersionRecord]) -> int:
+        if v in depth:
+            return depth[v]
+        if v in seen:
+            raise TransferError(f"reference cycle through subject {v.subject!r} version {v.version}")
+        deps = [by_key.get((_key(v.context, subj), ver)) for _, subj, ver in dump.schemas[(v.context, v.id)].references]
+        first = first_of_id[(v.context, v.id)]
+        if first is not v:
+            deps.append(first)
+        found = [level(d, seen | {v}) + 1 for d in deps if d is not None]
+        depth[v] = max(found, default=0)
+        return depth[v]
+
+    for v in ordered:
+        level(v, frozenset())
+    waves: list[list[VersionRecord]] = [[] for _ in range(max(depth.values(), default=-1) + 1)]
+    for v in ordered:
+        waves[depth[v]].append(v)
+    return waves
+
+
+def order_for_writing(dump: Dump, versions: list[VersionRecord]) -> list[VersionRecord]:
+    return [v for wave in levels_for_writing(dump, versions) for v in wave]
+
+
+def _write_versions(target: RestRegistry, dump: Dump, plan: Plan, pool: ThreadPoolExecutor, progress: Progress) -> int:
+    with progress.phase("write", len(plan.to_write), unit="version") as phase:
+        def one(v: VersionRecord) -> None:
+            body = dump.schemas[(v.context, v.id)].request_body(version=v.version)
+            reply = target.register(v.subject, body)
+            if not isinstance(reply, dict) or reply.get("id") != v.id:
+                got = reply.get("id") if isinstance(reply, dict) else reply
+                raise TransferError(f"the target stored subject {v.subject!r} version {v.version} under id "
+                                    f"{got}, not {v.id}; stopping (modes stay IMPORT until a re-run)")
+            phase.advance()
+
+        for wave in levels_for_writing(dump, plan.to_write):
+            list(pool.map(one, wave))
+    return len(plan.to_write)
+
+
+def _reserve_ids(target: RestRegistry, dump: Dump) -> int:
+    """Move each context's id counter past the source's `maxId` when ids above every dumped
+    one were issued (and hard-deleted) there, so the target never hands them out again."""
+    writes = 0
+    for context, source_max in sorted(dump.max_ids.items()):
+        dumped = [i for c, i in dump.schemas if c == context]
+        if not dumped or source_max <= max(dumped):
+            continue
+        body = target.schema_by_id(max(dumped), context, max_id=True) or {}
+        if isinstance(body.get("maxId"), int) and body["maxId"] >= source_max:
+            continue
+        if target.schema_by_id(source_max, context) is not None:
+            continue
+        name = RESERVE_PREFIX + secrets.token_hex(6)
+        subject = name if context == DEFAULT_CONTEXT else f"{context_scope(context)}{name}"
+        target.put_mode(subject, "IMPORT", force=True)
+        placeholder = json.dumps({"type": "record", "name": name, "fields": []})
+        target.register(subject, {"schema": placeholder, "schemaType": "AVRO", "id": source_max, "version": 1})
+        target.delete_version(subject, 1)
+        target.delete_version(subject, 1, permanent=True)
+        target.delete_mode(subject)
+        writes += 5
+    return writes
+
+
+def _apply_configs(target: RestRegistry, dump: Dump, options: ImportOptions, pool: ThreadPoolExecutor) -> int:
+    def apply(setting: SettingRecord) -> int:
+        scope = _scope(setting)
+        current = target.config(scope)
+        current_shape = put_shape(current) if current is not None else {}
+        if current_shape == setting.value:
+            return 0
+        body = {**{k: None for k in current_shape if k not in setting.value}, **setting.value}
+        target.put_config(scope, body)
+        return 1
+
+    wanted = [s for s in sorted(dump.configs, key=lambda s: s.key)
+              if not (s.scope == "global" and options.skip_global_config)]
+    return sum(pool.map(apply, wanted))
+
+
+def _scope(setting: SettingRecord) -> str | None:
+    if setting.scope == "global":
+        return None
+    if setting.scope == "context":
+        return context_scope(setting.context)
+    return setting.subject
+
+
+def _apply_modes(target: RestRegistry, dump: Dump, state: ImportState, options: ImportOptions,
+                 pool: ThreadPoolExecutor) -> int:
+    """Dumped modes where they differ; touched subjects without one back to their saved mode.
+    The global and context modes go first, so no subject is left under a scope mode that
+    differs from the dump's while its own is being set."""
+    wanted: dict[str | None, str | None] = {s: m for s, m in state.modes.items()}
+    for setting in dump.modes:
+        if setting.scope == "global" and not options.apply_global_mode:
+            continue
+        wanted[_scope(setting)] = setting.value
+
+    def apply(item: tuple[str | None, str | None]) -> int:
+        scope, mode = item
+        if target.mode(scope) == mode:
+            return 0
+        if mode is None:
+            target.delete_mode(scope)  # type: ignore[arg-type]
+        else:
+            target.put_mode(scope, mode, force=True)
+        return 1
+
+    scopes = [item for item in wanted.items() if item[0] is None or not split_subject(item[0])[1]]
+    subjects = [item for item in wanted.items() if item not in scopes]
+    return sum(map(apply, sorted(scopes, key=lambda i: i[0] or ""))) + sum(pool.map(apply, sorted(subjects)))
+
+
+class ImportState:
+    """The subjects' modes before this import touched them, kept beside the dump so that a
+    re-run after a crash restores them (and not the IMPORT mode the crash left behind)."""
+
+    def __init__(self, path: Path, target_url: str, modes: dict[str, str | None]) -> None:
+        self.path, self.target_url, self.modes = path, target_url, modes
+
+    @classmethod
+    def load(cls, path: Path, target_url: str) -> ImportState:
+        if not path.exists():
+            return cls(path, target_url, {})
+        try:
+            data: dict[str, Any] = json.loads(path.read_text("utf-8"))
+            modes = {str(k): (None if v is None else str(v)) for k, v in data["modes"].items()}
+        except (OSError, ValueError, KeyError, AttributeError) as exc:
+            raise TransferError(f"cannot read the import state {path}: {exc}") from None
+        if data.get("target") != target_url:
+            raise TransferError(f"the import state {path} belongs to an import into {data.get('target')}, "
+                                f"not {target_url}; finish that import or remove the file")
+        return cls(path, target_url, modes)
+
+    def save(self) -> None:
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        try:
+            temporary.write_text(json.dumps({"target": self.target_url, "modes": self.modes}, indent=1), "utf-8")
+            temporary.replace(self.path)
+        except OSError as exc:
+            raise TransferError(f"cannot write the import state {self.path}: {exc.strerror or exc}") from None
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)

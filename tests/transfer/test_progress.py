@@ -1,0 +1,89 @@
+"""Progress goes to stderr: bars when stderr is a terminal, one line per phase through a pipe
+(no carriage returns); standard output carries only the dump."""
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import struct
+import termios
+import subprocess
+import sys
+from pathlib import Path
+
+from transfer_helpers import Rest, record, run_cli
+
+from support.live import REPO_ROOT
+
+from app.transfer.dump import read_dump
+
+
+def _terminal() -> tuple[int, int]:
+    """A pseudo-terminal of 100 columns (a fresh one reports 0)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    return master, slave
+
+
+def _source(registry) -> str:
+    source = Rest(registry("sqlite"))
+    for n in range(5):
+        source.register(f"subject-{n}", record(f"R{n}", ("a", "int")))
+    return source.url
+
+
+def test_a_terminal_gets_bars_on_stderr_and_stdout_only_the_dump(registry, tmp_path: Path) -> None:
+    source = _source(registry)
+    master, slave = _terminal()
+    out = tmp_path / "stdout.dump"
+    with open(out, "wb") as stdout:
+        process = subprocess.Popen([sys.executable, "-m", "app.cli", "export", "--from", source],
+                                   cwd=REPO_ROOT, stdout=stdout, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert process.wait(timeout=60) == 0
+    os.close(master)
+    text = seen.decode("utf-8", "replace")
+    assert "\r" in text and "export" in text and "5/5" in text
+    assert len(read_dump(out).versions) == 5
+
+
+def test_a_pipe_gets_one_line_per_phase_without_carriage_returns(registry, tmp_path: Path) -> None:
+    source = _source(registry)
+    target = registry("sqlite")
+    done = run_cli("mirror", "--from", source, "--to", target, "--verify")
+    assert done.returncode == 0, done.stderr
+    assert "\r" not in done.stderr
+    phases = [line.split(":")[0] for line in done.stderr.splitlines()]
+    assert phases == ["export", "preflight", "write", "import", "verify"]
+
+
+def test_no_progress_keeps_a_terminal_free_of_bars(registry, tmp_path: Path) -> None:
+    source = _source(registry)
+    master, slave = _terminal()
+    process = subprocess.Popen([sys.executable, "-m", "app.cli", "export", "--from", source, "--no-progress",
+                                "--output", str(tmp_path / "x.dump")], cwd=REPO_ROOT, stdout=slave, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert process.wait(timeout=60) == 0
+    os.close(master)
+    text = seen.decode()
+    # Summary lines only (the terminal itself turns each \n into \r\n): no bar, no redraw.
+    assert "%|" not in text and text.count("export:") == 2
+    assert text.replace("\r\n", "").count("\r") == 0

@@ -1,0 +1,55 @@
+"""An importer killed (SIGKILL) half-way is finished by running it again: the re-run exits 0,
+the target verifies clean, no subject is left in IMPORT mode and the state file is gone.
+
+The target holds its N-th write request until the test has killed the importer, so each
+case stops at a point it chose: the first mode change, amid the version writes, and in the
+configs and modes at the end."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from transfer_helpers import Rest, build_history, run_cli, seg
+
+from support.live import REPO_ROOT
+
+
+@pytest.mark.parametrize("kill_at_write", [1, 20, 50], ids=["first-mode-change", "amid-versions", "settings"])
+def test_a_killed_import_is_finished_by_running_it_again(registry, tmp_path: Path, kill_at_write: int) -> None:
+    source = registry("sqlite")
+    build_history(source)
+    dump = tmp_path / "history.dump"
+    assert run_cli("export", "--from", source, "--output", str(dump)).returncode == 0
+    control = tmp_path / "control"
+    control.mkdir()
+    target = registry("sqlite", pause_at=kill_at_write, pause_dir=control)
+
+    importer = subprocess.Popen([sys.executable, "-m", "app.cli", "import", "--to", target, str(dump)],
+                                cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (control / "paused").exists():
+        assert importer.poll() is None, "the importer ended before reaching the write to stop at"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.kill(importer.pid, signal.SIGKILL)
+    importer.wait()
+    (control / "release").touch()
+    time.sleep(0.5)  # the held request completes, as one in flight would
+    state = Path(str(dump) + ".import-state.json")
+    assert state.exists()
+
+    again = run_cli("import", "--to", target, str(dump))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert not state.exists()
+    verified = run_cli("verify", "--from", source, "--to", target)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    rest = Rest(target)
+    for subject in rest.call("GET", "/subjects", deleted="true"):
+        mode = rest.call("GET", f"/mode/{seg(subject)}", ok=(200, 404))
+        assert mode is None or "error_code" in mode or mode["mode"] != "IMPORT", subject

@@ -1,0 +1,98 @@
+"""The registry behind test middlewares, served by gunicorn for the transfer tests.
+
+`TRANSFER_TEST_SHAPE=7x` strips what 7.x replies lack (`schemaType` when AVRO, `deleted`,
+`ts`, `guid`), so the exporter's 7.x path runs against a live server. `TRANSFER_TEST_PAUSE_AT=N`
+holds the N-th write request (any method but GET) until `release` appears in
+`TRANSFER_TEST_PAUSE_DIR`, after writing `paused` there: the test kills the importer while
+it waits, at a point it chose. `TRANSFER_TEST_AUTHORIZATION=A|B` lets only requests whose
+`Authorization` header is A or B through (401 otherwise). Run with one worker so the count is the server's.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from app.factory import create_app
+
+_SEVEN_X_DROPPED = ("deleted", "ts", "guid")
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_strip(item) for item in value]
+    if isinstance(value, dict):
+        out = {k: _strip(v) for k, v in value.items() if k not in _SEVEN_X_DROPPED}
+        if out.get("schemaType") == "AVRO":
+            del out["schemaType"]
+        return out
+    return value
+
+
+class SevenXShapes:
+    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        captured: dict[str, Any] = {}
+
+        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+            captured["status"], captured["headers"] = status, headers
+
+        body = b"".join(self.app(environ, capture))
+        try:
+            body = json.dumps(_strip(json.loads(body))).encode() if body else body
+        except ValueError:
+            pass
+        headers = [(k, v) for k, v in captured["headers"] if k.lower() != "content-length"]
+        headers.append(("Content-Length", str(len(body))))
+        start_response(captured["status"], headers)
+        return [body]
+
+
+class PauseAtWrite:
+    def __init__(self, app: Callable[..., Iterable[bytes]], at: int, directory: Path) -> None:
+        self.app, self.at, self.directory = app, at, directory
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        if method in ("PUT", "DELETE") or (method == "POST" and path.rstrip("/").endswith("/versions")):
+            with self.lock:
+                self.count += 1
+                hit = self.count == self.at
+            if hit:
+                (self.directory / "paused").write_text(str(self.count))
+                deadline = time.monotonic() + 60
+                while not (self.directory / "release").exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+        return self.app(environ, start_response)
+
+
+class RequireAuthorization:
+    """Answers 401 (Confluent's error JSON) unless the Authorization header is one of the
+    allowed values: a stand-in for the security issue's auth file in these tests."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]], allowed: set[str]) -> None:
+        self.app, self.allowed = app, allowed
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("HTTP_AUTHORIZATION") in self.allowed or environ.get("PATH_INFO") == "/":
+            return self.app(environ, start_response)
+        body = json.dumps({"error_code": 40101, "message": "Unauthorized"}).encode()
+        start_response("401 Unauthorized", [("Content-Type", "application/json"),
+                                             ("Content-Length", str(len(body)))])
+        return [body]
+
+
+app: Callable[..., Iterable[bytes]] = create_app()
+if os.environ.get("TRANSFER_TEST_SHAPE") == "7x":
+    app = SevenXShapes(app)
+if os.environ.get("TRANSFER_TEST_AUTHORIZATION"):
+    app = RequireAuthorization(app, set(os.environ["TRANSFER_TEST_AUTHORIZATION"].split("|")))
+if os.environ.get("TRANSFER_TEST_PAUSE_AT"):
+    app = PauseAtWrite(app, int(os.environ["TRANSFER_TEST_PAUSE_AT"]), Path(os.environ["TRANSFER_TEST_PAUSE_DIR"]))
