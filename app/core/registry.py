@@ -27,21 +27,11 @@ from app.core.access import (
     WriteEvent,
     no_events,
 )
-from app.core.audit import DELETE_CONTEXT, DELETE_SUBJECT, DELETE_VERSION, Audit, AuditTrail
+from app.core.audit import Audit, AuditTrail
 from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.checking import CompatibilityChecks
-from app.core.errors import (
-    ContextNotEmpty,
-    IncompatibleSchema,
-    ReferenceExists,
-    SchemaNotFound,
-    SchemaVersionNotSoftDeleted,
-    SchemaVersionSoftDeleted,
-    SubjectNotFound,
-    SubjectNotSoftDeleted,
-    SubjectSoftDeleted,
-    VersionNotFound,
-)
+from app.core.deletes import Deleter
+from app.core.errors import IncompatibleSchema, SchemaNotFound, SubjectNotFound, VersionNotFound
 from app.core.limits import SchemaLimits
 from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
 from app.core.inspection import CandidateCheck, EffectiveSettings, Inspection, VersionDiff
@@ -62,7 +52,6 @@ from app.core.store import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Sto
 from app.core.subject_settings import SubjectSettings
 from app.core.subjects import (
     alias_of,
-    check_writable,
     in_other_contexts,
     page,
     parse_version,
@@ -108,6 +97,7 @@ class RegistryService:
             limits=SchemaLimits(max_depth=settings.max_schema_depth),
         )
         self.checks = CompatibilityChecks(storage, self.resolver, settings)
+        self.deleter = Deleter(storage)
         self.registrar = Registrar(storage, self.resolver, self.checks, settings)
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(storage, settings)
@@ -312,77 +302,19 @@ class RegistryService:
     def delete_subject(
         self, subject: str, permanent: bool = False, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN
     ) -> list[int]:
-        """Checks in the reference's order: 40401, 40404, 42205, 42206, 40405 (§5.4)."""
-        with self.storage.write() as store:
-            qs, row = self._resolved(store, subject, _delete_action(permanent), principal)
-            versions = store.versions(row.id) if row else []
-            if row is None or not versions:
-                raise SubjectNotFound.for_subject(qs.qualified())
-            store.lock_subject(qs.context, qs.name)
-            live = [v.version for v in versions if not v.deleted]
-            if not live and not permanent:
-                raise SubjectSoftDeleted.for_subject(qs.qualified())
-            check_writable(store, qs)
-            referrers = [
-                r for r in store.referrers(qs.context, qs.name, [v.version for v in versions])
-                if r.subject_id != row.id and (permanent or not r.deleted)
-            ]
-            if referrers:
-                raise ReferenceExists.for_version(qs.qualified(), min(r.ref_version for r in referrers))
-            if permanent and live:
-                raise SubjectNotSoftDeleted.for_subject(qs.qualified())
-            if not permanent:
-                store.soft_delete(row.id, live)
-                deleted = live
-            else:
-                deleted = [v.version for v in versions]
-                store.hard_delete(row.id, deleted, [v.schema_pk for v in versions])
-                store.clear_subject(row.id)
-            self.audit(principal, origin).record(
-                store, DELETE_SUBJECT, qs, detail={"permanent": permanent, "versions": deleted}
-            )
-        self._emit(Action.DELETE, "delete_subject", qs.qualified(), principal, versions=tuple(deleted))
-        return deleted
+        done = self.deleter.delete_subject(subject, permanent, self.guard(principal), self.audit(principal, origin))
+        self._emit(Action.DELETE, "delete_subject", done.qs.qualified(), principal, versions=done.versions)
+        return list(done.versions)
 
     def delete_version(
         self, subject: str, version: str, permanent: bool = False, *, principal: Principal = ANONYMOUS,
         origin: Origin = NO_ORIGIN,
     ) -> int:
-        """Checks in the reference's order: 42202, 40406, 40401/40402, 42205, 42206, 40407."""
-        number = parse_version(version)
-        with self.storage.write() as store:
-            qs, row = self._resolved(store, subject, _delete_action(permanent), principal)
-            versions = store.versions(row.id) if row else []
-            if number is None:
-                live = [v for v in versions if not v.deleted]
-                target = live[-1] if live else None
-            else:
-                target = next((v for v in versions if v.version == number), None)
-            if target is not None and target.deleted and not permanent:
-                raise SchemaVersionSoftDeleted.for_version(qs.qualified(), target.version)
-            if row is None or not versions:
-                raise SubjectNotFound.for_subject(qs.qualified())
-            if target is None:
-                raise VersionNotFound.for_version(-1 if number is None else number)
-            store.lock_subject(qs.context, qs.name)
-            check_writable(store, qs)
-            referrers = [r for r in store.referrers(qs.context, qs.name, [target.version]) if permanent or not r.deleted]
-            if referrers:
-                raise ReferenceExists.for_version(qs.qualified(), target.version)
-            if permanent and not target.deleted:
-                raise SchemaVersionNotSoftDeleted.for_version(qs.qualified(), target.version)
-            if permanent:
-                store.hard_delete(row.id, [target.version], [target.schema_pk])
-                if len(versions) == 1:
-                    store.clear_subject(row.id)
-            else:
-                store.soft_delete(row.id, [target.version])
-            self.audit(principal, origin).record(
-                store, DELETE_VERSION, qs, version=target.version, schema_id=target.schema_id,
-                detail={"permanent": permanent},
-            )
-        self._emit(Action.DELETE, "delete_version", qs.qualified(), principal, versions=(target.version,))
-        return target.version
+        done = self.deleter.delete_version(
+            subject, version, permanent, self.guard(principal), self.audit(principal, origin)
+        )
+        self._emit(Action.DELETE, "delete_version", done.qs.qualified(), principal, versions=done.versions)
+        return done.versions[0]
 
     def referenced_by(
         self, subject: str, version: str, deleted: bool = False, offset: int = 0, limit: int = -1,
@@ -526,14 +458,7 @@ class RegistryService:
         return page(everything, offset, limit)
 
     def delete_context(self, context: str, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> None:
-        name = QualifiedSubject.parse(context if context.startswith(":") else f":{context}:").context
-        scope = QualifiedSubject(name, "").qualified()
-        self.guard(principal).check(Action.DELETE, scope)
-        with self.storage.write() as store:
-            if store.context_in_use(name):
-                raise ContextNotEmpty.for_context(name)
-            store.delete_context(name)
-            self.audit(principal, origin).record(store, DELETE_CONTEXT, QualifiedSubject(name, ""))
+        scope = self.deleter.delete_context(context, self.guard(principal), self.audit(principal, origin))
         self._emit(Action.DELETE, "delete_context", scope, principal)
 
     # ---------------------------------------------------------------- audit trail
@@ -584,7 +509,3 @@ def _settings_scope(subject: str | None) -> str:
     qs = QualifiedSubject.parse(subject)
     return qs.qualified() if qs.name or qs.context == DEFAULT_CONTEXT else f":{qs.context}:"
 
-
-def _delete_action(permanent: bool) -> Action:
-    """A permanent delete cannot be undone: an administrator's call."""
-    return Action.ADMIN if permanent else Action.DELETE
