@@ -1,6 +1,6 @@
-"""The authorization table over real HTTP: `sqlregistry serve` (gunicorn, two workers) with
-REGISTRY_AUTH_FILE set, each caller proving who it is with Basic credentials, on SQLite and
-on PostgreSQL. Plain HTTP: TLS is the transport's business and changes nothing decided here.
+"""The authorization table over real HTTPS: `sqlregistry serve` (gunicorn, two workers, the
+test PKI's server certificate) with REGISTRY_AUTH_FILE set, each caller proving who it is
+with Basic credentials, on SQLite and on PostgreSQL.
 
 The rows are those of the in-process run (`support.authz_rows`); the server is shared by the
 module, so every case works on subjects of its own."""
@@ -31,7 +31,8 @@ from support.authz_rows import (
     populate_context,
     spelled,
 )
-from support.live import start_server
+from support.live import start_server, start_tls_server
+from support.pki import TestPki
 
 V1_JSON = "application/vnd.schemaregistry.v1+json"
 # The callers of `support.guarded.TABLE_FILE`, as an operator writes them.
@@ -83,8 +84,11 @@ def users() -> str:
 
 
 class Server:
-    def __init__(self, url: str) -> None:
+    """The registry over HTTPS: every caller checks the server's certificate against `ca`."""
+
+    def __init__(self, url: str, ca: Path) -> None:
         self.url = url
+        self.ca = ca
         self.sessions: dict[str, requests.Session] = {}
 
     def as_(self, name: str) -> requests.Session:
@@ -97,7 +101,8 @@ class Server:
     def call(self, name: str, method: str, path: str, body: Any = None, query: str = "") -> requests.Response:
         headers = {"Content-Type": V1_JSON} if body is not None else {}
         target = self.url + path + (f"?{query}" if query else "")
-        return self.as_(name).request(method, target, json=body, headers=headers, timeout=30)
+        # Per request: a session's `verify` loses to REQUESTS_CA_BUNDLE when that is set.
+        return self.as_(name).request(method, target, json=body, headers=headers, timeout=30, verify=str(self.ca))
 
     def ops(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         reply = self.call("ops", method, path, body)
@@ -106,7 +111,7 @@ class Server:
 
 @pytest.fixture(scope="module", params=[
     pytest.param("sqlite", id="sqlite"), pytest.param("postgres", id="postgres", marks=pytest.mark.postgres)])
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, pki: TestPki) -> Iterator[Server]:
     workdir: Path = tmp_path_factory.mktemp(f"authz-{request.param}")
     auth_file = workdir / "auth.toml"
     auth_file.write_text(AUTH_FILE.format(users=users()))
@@ -116,8 +121,8 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         cluster = request.getfixturevalue("pg_cluster")
         name = cluster.create_database("authz")
         url, cleanup = cluster.url(name), lambda: cluster.drop_database(name)
-    live = start_server(url, workdir / "server.log", env={"REGISTRY_AUTH_FILE": str(auth_file)})
-    served = Server(live.url)
+    live = start_tls_server(url, workdir / "server.log", pki, cert_reqs=0, env={"REGISTRY_AUTH_FILE": str(auth_file)})
+    served = Server(live.url, pki.ca.cert_path)
     try:
         yield served
     finally:
@@ -178,8 +183,9 @@ def test_the_confluent_client_sees_a_denied_write_as_403_40301(server: Server) -
     from confluent_kafka.schema_registry.error import SchemaRegistryError
 
     subject = fresh_subject("client")
-    reader = SchemaRegistryClient({"url": server.url, "basic.auth.user.info": "reader:reader-secret"})
-    writer = SchemaRegistryClient({"url": server.url, "basic.auth.user.info": "writer:writer-secret"})
+    tls = {"url": server.url, "ssl.ca.location": str(server.ca)}
+    reader = SchemaRegistryClient({**tls, "basic.auth.user.info": "reader:reader-secret"})
+    writer = SchemaRegistryClient({**tls, "basic.auth.user.info": "writer:writer-secret"})
     try:
         with pytest.raises(SchemaRegistryError) as raised:
             reader.register_schema(subject, Schema(V1, "AVRO"))
