@@ -1,7 +1,7 @@
 """The transfer commands against registries that enforce the auth file of the security
 issue: Basic credentials from URL userinfo and from REGISTRY_TO_AUTH, and a bearer token
-from the identity provider, reach both sides; a
-caller without the needed grant stops at the first write with one line, and nothing is written."""
+from the identity provider, reach both sides; a caller without the needed grant stops at the
+first write with one line, and nothing is written."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
