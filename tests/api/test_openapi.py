@@ -36,9 +36,13 @@ def document(app: Flask) -> dict[str, Any]:
 
 
 def routed_operations(app: Flask) -> set[tuple[str, str]]:
-    """(method, OpenAPI path) of every rule: `<subject:subject>` is `{subject}`, `<segment:id_>` is `{id}`."""
+    """(method, OpenAPI path) of every rule: `<subject:subject>` is `{subject}`, `<segment:id_>` is `{id}`.
+    The web UI's pages under /ui answer HTML forms to browsers: they are not operations of the
+    JSON API the document describes (issue 19 keeps every REST path unchanged)."""
     out = set()
     for rule in app.url_map.iter_rules():
+        if rule.rule == "/ui" or rule.rule.startswith("/ui/"):
+            continue
         path = _RULE_ARGUMENT.sub(lambda m: "{" + m.group(1) + "}", rule.rule)
         out.update((method, path) for method in rule.methods - {"HEAD", "OPTIONS"})
     return out
