@@ -184,3 +184,48 @@ class SchemaTagEditor(Protocol):
         """`schema` with `add` merged into and then `remove` taken out of each named entity's
         tags; `SchemaParseError` when an entity is not in the schema."""
         ...
+
+
+@dataclass(frozen=True)
+class SchemaElement:
+    """One element of a schema as policy rules see it, whatever the format.
+
+    `kind` is one of `record`, `field`, `enum`, `enumSymbol`, `fixed`, `array`, `map`,
+    `union`, `primitive` (the vocabulary of the rules' params, so a rule never branches on
+    the format). `location` points at the element itself in the document as sent (a JSON
+    pointer for JSON-based formats); `path` is its dotted name (a named type's full name, a
+    field's record name and field name; a type occurrence carries the path of the field
+    that holds it). `type` is the format's notation of a field's type without logical types
+    (`long`, `com.acme.Address`, `array<string>`, `union<null,string>`) and of a primitive's
+    own name; `logical` the logical type's name. `depth` counts the records enclosing the
+    element, itself included. `size` is a union's branch count, an enum's symbol count, a
+    fixed's byte size.
+    """
+
+    kind: str
+    name: str
+    location: str
+    path: str
+    namespace: str | None = None
+    doc: str | None = None
+    type: str = ""
+    logical: str | None = None
+    depth: int = 0
+    default: Any = None
+    has_default: bool = False
+    aliases: tuple[str, ...] = ()
+    size: int = 0
+    record: str = ""  # a field's enclosing record, by full name
+
+
+@runtime_checkable
+class PolicyView(Protocol):
+    """An optional capability: formats whose schemas policy rules can read.
+
+    Rules ask for the elements of the types defined in the schema's own text (not those it
+    pulls in through references), in document order, so that every rule reads one walk. A
+    format without this method has its rules reported as skipped."""
+
+    def elements(self, schema: ParsedSchema) -> Sequence[SchemaElement]:
+        """The schema's elements, the root first; never raises for a parsed schema."""
+        ...

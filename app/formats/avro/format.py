@@ -14,13 +14,14 @@ from app.client.canonical import parsing_canonical_form
 from app.client.fingerprint import CRC64, DIGEST_SIZES, MD5, SHA256, fingerprint_of_form
 from app.formats.avro.canonical import to_json
 from app.formats.avro.compatibility import UNEXPECTED_EXCEPTION, check
+from app.formats.avro.elements import elements as schema_elements
 from app.formats.avro.errors import InvalidAvro
 from app.formats.avro.model import Record, Schema
 from app.formats.avro.nesting import check_document
 from app.formats.avro.normalize import normalized_text
 from app.formats.avro.parser import Parser
 from app.formats.avro.tags import modify_tags as modify_inline_tags
-from app.formats.base import STRICT_POLICY, EntityTags, Incompatibility, ParsedSchema, refusals
+from app.formats.base import STRICT_POLICY, EntityTags, Incompatibility, ParsedSchema, SchemaElement, refusals
 
 _REFUSAL = "Invalid schema of type AVRO, details: {}"
 
@@ -116,6 +117,11 @@ class AvroFormat:
         record's own fields, none for any other type, as Java's `AvroSchema.hasTopLevelField`."""
         root = _native(schema).schema
         return {field.name for field in root.fields} if isinstance(root, Record) else set()
+
+    def elements(self, schema: ParsedSchema) -> list[SchemaElement]:
+        """`PolicyView`: the elements of the types this schema's text defines."""
+        native = _native(schema)
+        return schema_elements(native.schema, frozenset(native.referenced))
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         if fmt.lower() == "resolved":
