@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from app.core import compatibility
 from app.core.access import OPEN, Action, Guard
@@ -44,6 +44,13 @@ from app.formats.base import Fingerprints, ParsedSchema
 from app.settings import Settings
 
 _WRITE_ATTEMPTS = 5
+
+class PolicyGate(Protocol):
+    """Registration's policy step (app/core/policies.py): raises 42201 to refuse."""
+
+    def gate(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
+             latest: ParsedSchema | None, latest_version: int | None, config: dict[str, Any]) -> None: ...
+
 
 Prepare = Callable[[Store, QualifiedSubject, list[VersionRow]], SchemaRequest]
 """Builds the request to register from the subject (after its alias) and all its versions,
@@ -105,6 +112,7 @@ class Registrar:
         self.resolver = resolver
         self.checks = checks
         self.settings = settings
+        self.policies: PolicyGate | None = None  # set by the service (app/core/policies.py)
 
     # ------------------------------------------------------------------ register
     def register(
@@ -205,6 +213,7 @@ class Registrar:
         if found is not None:
             return Registered(qs, found, None)
         self._check_mode(reg)
+        self._check_policies(store, reg)
         self._check_compatibility(store, reg)
         self._allocate(store, reg)
         done = self._store(store, reg)
@@ -276,6 +285,14 @@ class Registrar:
             raise OperationNotPermitted.not_import(qs.qualified(), qs.context_qualifier)
         if not reg.explicit_id and reg.mode is not Mode.READWRITE:
             raise OperationNotPermitted.not_read_write(qs.qualified(), qs.context_qualifier)
+
+    def _check_policies(self, store: Store, reg: Registration) -> None:
+        """Step 3b: the subject's schema policies (READWRITE only: not when importing or forced)."""
+        if self.policies is None or reg.importing or reg.force or reg.mode is not Mode.READWRITE:
+            return
+        latest = self.resolver.parsed(store, reg.latest) if reg.latest is not None else None
+        version = reg.head.latest_live.version if reg.head.latest_live is not None else None
+        self.policies.gate(store, reg.qs, reg.subject.id, reg.candidate.parsed, latest, version, reg.config)
 
     def _check_compatibility(self, store: Store, reg: Registration) -> None:
         """Step 4: against the versions the level names (none when importing or forced)."""

@@ -60,6 +60,7 @@ from app.storage.listings import (
     subject_row,
 )
 from app.storage.models import IdCounter, SchemaReferenceRow
+from app.storage.policies import PolicyQueries
 
 R = SchemaReferenceRow.__table__
 _DEFAULT_NEXTVAL = text("SELECT nextval('schema_id_seq')")
@@ -108,7 +109,7 @@ def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
     return SubjectRow(sid, context, name, json_value(config), mode)
 
 
-class SqlStore(ListingQueries):
+class SqlStore(ListingQueries, PolicyQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):
