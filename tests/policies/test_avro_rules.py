@@ -12,8 +12,8 @@ from app.formats import FORMATS
 from app.policies.catalogue import load_catalogue
 from app.policies.engine import RuleUse, evaluate
 from app.policies.rule import RuleContext
-from tests.policies.avro_samples import ORDER, text, with_fields
-from tests.policies.pointers import resolve
+from policy_samples import ORDER, text, with_fields
+from policy_pointers import resolve
 
 CATALOGUE = load_catalogue(plugins=False)
 

@@ -43,3 +43,18 @@ def wide_record(count: int) -> str:
                         {"type": "array", "items": "string"}, "double"]
     fields = [{"name": f"field_{i}", "type": kinds[i % len(kinds)], "doc": f"Field {i}"} for i in range(count)]
     return text({"type": "record", "name": "Wide", "namespace": "com.acme.bench", "doc": "Wide", "fields": fields})
+
+
+STRICT_SET = {"rules": [
+    {"rule": "doc-required", "params": {"on": ["record", "field"]}},
+    {"rule": "name-pattern", "params": {"field": "snake_case"}},
+    {"rule": "forbidden-types", "severity": "warning", "params": {"types": ["float"]}},
+]}
+# Field 1 has no doc and field 3 is not snake_case: two errors; the float is a warning.
+NON_COMPLIANT = with_fields(
+    {"name": "id", "type": "long", "doc": "Key"},
+    {"name": "amount", "type": "int"},
+    {"name": "price", "type": "float", "doc": "Price"},
+    {"name": "Amount", "type": "int", "doc": "Upper"},
+)
+COMPLIANT = with_fields({"name": "id", "type": "long", "doc": "Key"}, {"name": "price", "type": "float", "doc": "P"})
