@@ -215,6 +215,11 @@ def _check(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple
             outcome = client.check_policies(args.subject, schema)
         except InvalidSchema as exc:
             raise UsageError(f"{path}: invalid schema: {exc.message}") from None
+        except RegistryClientError as exc:
+            if exc.http_status != 404 or exc.error_code != 404:
+                raise
+            # A registry without schema policies (Confluent's): compatibility alone decides.
+            outcome = {"violations": [], "checked": [], "skipped": []}
         if args.output == "json":
             print(json.dumps({"file": str(path), **outcome}), file=out)
             failed = any(v["severity"] == "error" for v in outcome["violations"])

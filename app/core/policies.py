@@ -17,6 +17,7 @@ from typing import Any
 from app.core.access import OPEN, Action, Guard
 from app.core.audit import DELETE_POLICY, NO_AUDIT, SET_POLICY, Audit
 from app.core.config import effective_config, rows_needed
+from app.core.documents import request_references
 from app.core.errors import InvalidPolicy, InvalidSchema, PolicyNotFound
 from app.core.resolver import SchemaResolver
 from app.core.store import Storage, Store
@@ -198,7 +199,7 @@ class PolicyService:
             rows = store.settings_rows(rows_needed(qs.context, qs.name))
             config = effective_config(qs.context, qs.name, rows, self.default_level)
             candidate = self.resolver.candidate(
-                store, qs.context, request.schema_type, request.schema, request.references,
+                store, qs.context, request.schema_type, request.schema, request_references(request.references),
                 normalize=bool(config.get("normalize")), strict=config.get("validateNewSchemas") is not False,
                 live_refs=True, guard=guard,
             )

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from api_client import Api
+from policy_api import Api, api  # noqa: F401 - the fixture
 from policy_samples import with_fields
 
 from app.policies.catalogue import load_catalogue

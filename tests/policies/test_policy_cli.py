@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api_client import Api
+from policy_api import Api, api  # noqa: F401 - the fixture
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from policy_samples import COMPLIANT, NON_COMPLIANT, STRICT_SET, text, with_fields

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from api_client import Api
+from policy_api import Api, api  # noqa: F401 - the fixture
 from policy_samples import COMPLIANT, NON_COMPLIANT, STRICT_SET
 
 from app.policies.changes import CHANGES
@@ -188,3 +188,14 @@ def test_compliant_schema_checks_clean(api: Api) -> None:
     put_global(api, events=STRICT_SET, default=["events"])
     body = api.post("/policies/orders-value/check", {"schema": COMPLIANT}).json
     assert [v["severity"] for v in body["violations"]] == ["warning"]
+
+
+def test_check_resolves_references_and_checks_only_the_proposed_types(api: Api) -> None:
+    put_global(api, events=STRICT_SET, default=["events"])
+    base = '{"type":"record","name":"Base","namespace":"x","fields":[{"name":"BadName","type":"int"}]}'
+    api.put("/policies/base", {"use": []})
+    api.registered("base", base)
+    outer = '{"type":"record","name":"Outer","namespace":"x","doc":"d","fields":[{"name":"b","type":"x.Base","doc":"d"}]}'
+    reply = api.post("/policies/outer/check", {
+        "schema": outer, "references": [{"name": "x.Base", "subject": "base", "version": 1}]})
+    assert reply.status == 200 and reply.json["violations"] == []

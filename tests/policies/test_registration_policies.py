@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from api_client import Api
+from policy_api import Api, api  # noqa: F401 - the fixture
 from policy_samples import COMPLIANT, NON_COMPLIANT, STRICT_SET, with_fields
 
 SUBJECT = "orders-value"
