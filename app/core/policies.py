@@ -18,7 +18,7 @@ from app.core.access import OPEN, Action, Guard
 from app.core.audit import DELETE_POLICY, NO_AUDIT, SET_POLICY, Audit
 from app.core.config import effective_config, rows_needed
 from app.core.documents import request_references
-from app.core.errors import InvalidPolicy, InvalidSchema, PolicyNotFound
+from app.core.errors import InvalidPolicy, PolicyNotFound
 from app.core.resolver import SchemaResolver
 from app.core.store import Storage, Store
 from app.core.subjects import validate_subject
@@ -32,8 +32,8 @@ from app.policies.document import (
     validate_global,
     validate_selection,
 )
-from app.policies.engine import Outcome, RuleUse, evaluate, refusal_message
-from app.policies.rule import RuleContext
+from app.policies.engine import Outcome, RuleUse, evaluate
+from app.policies.rule import RuleContext, Violation
 
 GLOBAL_DOCUMENT = ("", "")  # no context is named "" (the default context is ".")
 
@@ -183,12 +183,10 @@ class PolicyService:
         ctx = RuleContext(qs.qualified(), versions, config)
         return evaluate(uses, self.catalogue, latest, proposed, ctx)
 
-    def gate(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
-             latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any]) -> None:
-        """Registration's policy step: 42201 listing every error-severity violation."""
-        errors = self.evaluate(store, qs, subject_id, proposed, latest, latest_version, config).errors
-        if errors:
-            raise InvalidSchema(refusal_message(qs.qualified(), errors))
+    def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
+               latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any]) -> list[Violation]:
+        """Registration's policy step: the error-severity violations (it refuses with them)."""
+        return self.evaluate(store, qs, subject_id, proposed, latest, latest_version, config).errors
 
     def check(self, subject: str, request: SchemaRequest, guard: Guard = OPEN) -> Outcome:
         """`POST /policies/{s}/check`: what registration's policy step would say; writes nothing."""

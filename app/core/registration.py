@@ -41,15 +41,17 @@ from app.core.store import LockedSubject, NewSchema, SchemaKeyRow, Storage, Stor
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import Fingerprints, ParsedSchema
+from app.policies.engine import refusal_message
+from app.policies.rule import Violation
 from app.settings import Settings
 
 _WRITE_ATTEMPTS = 5
 
 class PolicyGate(Protocol):
-    """Registration's policy step (app/core/policies.py): raises 42201 to refuse."""
+    """Registration's policy step (app/core/policies.py): the error-severity violations."""
 
-    def gate(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
-             latest: ParsedSchema | None, latest_version: int | None, config: dict[str, Any]) -> None: ...
+    def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
+               latest: ParsedSchema | None, latest_version: int | None, config: dict[str, Any]) -> list[Violation]: ...
 
 
 Prepare = Callable[[Store, QualifiedSubject, list[VersionRow]], SchemaRequest]
@@ -83,6 +85,7 @@ class Registration:
     schema_pk: int = 0
     fresh: StoredSchema | None = None
     purged: tuple[int, ...] = ()  # soft-deleted versions of the same id the store step removed
+    forced_past: tuple[str, ...] = ()  # policy errors `force` skipped, for the audit row
 
     @property
     def importing(self) -> bool:
@@ -287,12 +290,17 @@ class Registrar:
             raise OperationNotPermitted.not_read_write(qs.qualified(), qs.context_qualifier)
 
     def _check_policies(self, store: Store, reg: Registration) -> None:
-        """Step 3b: the subject's schema policies (READWRITE only: not when importing or forced)."""
-        if self.policies is None or reg.importing or reg.force or reg.mode is not Mode.READWRITE:
+        """Step 3b: the subject's schema policies (READWRITE only, not when importing). A forced
+        registration passes, with what it skipped kept for its audit row."""
+        if self.policies is None or reg.importing or reg.mode is not Mode.READWRITE:
             return
         latest = self.resolver.parsed(store, reg.latest) if reg.latest is not None else None
         version = reg.head.latest_live.version if reg.head.latest_live is not None else None
-        self.policies.gate(store, reg.qs, reg.subject.id, reg.candidate.parsed, latest, version, reg.config)
+        errors = self.policies.errors(store, reg.qs, reg.subject.id, reg.candidate.parsed, latest, version, reg.config)
+        if reg.force:
+            reg.forced_past = tuple(v.brief() for v in errors)
+        elif errors:
+            raise InvalidSchema(refusal_message(reg.qs.qualified(), errors))
 
     def _check_compatibility(self, store: Store, reg: Registration) -> None:
         """Step 4: against the versions the level names (none when importing or forced)."""
@@ -467,4 +475,6 @@ def _register_detail(reg: Registration) -> dict[str, Any]:
         detail["importedVersion"] = reg.request.version
     if reg.purged:
         detail["purgedVersions"] = list(reg.purged)
+    if reg.forced_past:
+        detail["skippedPolicyViolations"] = list(reg.forced_past)
     return detail

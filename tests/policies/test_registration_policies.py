@@ -48,10 +48,14 @@ def test_import_mode_skips_policies(api: Api) -> None:
     assert reply.status == 200 and reply.json["id"] == 7
 
 
-def test_force_skips_policies_and_compatibility(api: Api) -> None:
+def test_force_skips_policies_and_the_audit_row_names_what_it_skipped(api: Api) -> None:
     strict_default(api)
     reply = api.register(SUBJECT, NON_COMPLIANT, params={"force": "true"})
     assert reply.status == 200, reply
+    row = api.get("/audit", action="REGISTER").json[0]
+    assert row["detail"] == {"force": True, "skippedPolicyViolations": [
+        '[doc-required /fields/1] field "amount" has no doc',
+        '[name-pattern /fields/3] field "Amount" does not match snake_case']}
 
 
 def test_opt_out_with_empty_use(api: Api) -> None:
