@@ -23,12 +23,13 @@ CASES = {
     "kebab-case": re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"),
 }
 _AVRO = frozenset({"AVRO"})
+_AVRO_JSON = frozenset({"AVRO", "JSON"})  # rules whose elements JSON Schema's PolicyView maps
 
 
 def _label(element: SchemaElement) -> str:
     """How a message names an element: fields and symbols by name, types by full name."""
     name = element.name if element.kind in ("field", "enumSymbol") else element.path
-    return f'{element.kind} "{name}"'
+    return f'{element.kind} "{name or "(root)"}"'
 
 
 def _violation(rule: str, element: SchemaElement, message: str) -> Violation:
@@ -38,7 +39,7 @@ def _violation(rule: str, element: SchemaElement, message: str) -> Violation:
 class DocRequired:
     name = "doc-required"
     description = "Records, fields, enums or fixed types must carry documentation (Avro doc)."
-    formats = _AVRO
+    formats = _AVRO_JSON
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
         "properties": {
@@ -70,7 +71,7 @@ def compile_pattern(spec: str) -> re.Pattern[str]:
 class NamePattern:
     name = "name-pattern"
     description = "Simple names of records, fields, enums, enum symbols, fixed types and namespaces follow a case or a regex."
-    formats = _AVRO
+    formats = _AVRO_JSON
     _KINDS = ("record", "field", "enum", "enumSymbol", "fixed", "namespace")
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
@@ -106,7 +107,7 @@ class NamePattern:
 class RequiredFields:
     name = "required-fields"
     description = "The top-level record must have the listed fields (and types, logical types by name)."
-    formats = _AVRO
+    formats = _AVRO_JSON
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False, "required": ["fields"],
         "properties": {"fields": {"type": "array", "items": {
@@ -135,7 +136,7 @@ class RequiredFields:
 class MaxSize:
     name = "max-size"
     description = "Limits on canonical text size, fields over all records, record nesting depth, enum symbols, union branches."
-    formats = _AVRO
+    formats = _AVRO_JSON
     _LIMITS = ("bytes", "fields", "depth", "enumSymbols", "unionBranches")
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
@@ -197,7 +198,7 @@ class NamespacePrefix:
 class ForbiddenTypes:
     name = "forbidden-types"
     description = "Types or logical types that may not be used (float, bytes, map, fixed, uuid...), and a union size limit."
-    formats = _AVRO
+    formats = _AVRO_JSON
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
         "properties": {

@@ -134,8 +134,10 @@ def test_policy_rules_lists_the_builtins(api: Api) -> None:
     builtin = {"doc-required", "name-pattern", "required-fields", "forbidden-changes", "max-size",
                "namespace-prefix", "forbidden-types"}
     assert builtin <= set(listed)
+    avro_only = {"forbidden-changes", "namespace-prefix"}
     for name in builtin:
-        assert listed[name]["source"] == "builtin" and listed[name]["formats"] == ["AVRO"]
+        assert listed[name]["source"] == "builtin"
+        assert listed[name]["formats"] == (["AVRO"] if name in avro_only else ["AVRO", "JSON"])
         assert listed[name]["description"] and listed[name]["params"]["type"] == "object"
     assert listed["forbidden-changes"]["params"]["properties"]["changes"]["items"]["enum"] == list(CHANGES)
 
@@ -166,10 +168,12 @@ def test_check_of_an_invalid_schema_is_42201(api: Api) -> None:
 
 def test_check_skips_rules_of_other_formats(api: Api) -> None:
     put_global(api, events=STRICT_SET, default=["events"])
-    reply = api.post("/policies/j-value/check", {"schemaType": "JSON", "schema": '{"type": "object"}'})
+    proto = 'syntax = "proto3";\nmessage Order {\n  int32 Amount = 1;\n}\n'
+    reply = api.post("/policies/p-value/check", {"schemaType": "PROTOBUF", "schema": proto})
+    assert reply.status == 200, reply
     assert reply.json["violations"] == [] and reply.json["checked"] == []
     assert [s["rule"] for s in reply.json["skipped"]] == ["doc-required", "name-pattern", "forbidden-types"]
-    assert reply.json["skipped"][0]["reason"] == "does not support JSON"
+    assert reply.json["skipped"][0]["reason"] == "does not support PROTOBUF"
 
 
 def test_policy_writes_are_audited(api: Api) -> None:
