@@ -5,10 +5,11 @@
     sqlregistry register schemas/user.avsc --subject users-value
 
 Exit codes are the contract a pipeline branches on: 0 compatible (or registered) and no
-policy error, 1 incompatible (or rejected as incompatible) or a policy error, 2 anything that is not a verdict: bad usage, no
-registry reachable, unreadable file, invalid schema. A failure prints one clear line on
-stderr. `--url` (or `REGISTRY_URL`, comma-separated for several) names the registry;
-`REGISTRY_AUTH` (`user:password`) gives Basic credentials.
+policy error, 1 incompatible (or rejected as incompatible) or a policy error, 2 anything
+that is not a verdict: bad usage, no registry reachable, unreadable file, invalid schema or
+policy file. A failure prints one clear line on stderr. `--url` (or `REGISTRY_URL`,
+comma-separated for several) names the registry; `REGISTRY_AUTH` (`user:password`) gives
+Basic credentials.
 
 The functions take argv and return the exit code, so `app/cli.py` wires them in with one line
 each and tests call them directly.

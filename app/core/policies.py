@@ -120,7 +120,9 @@ class PolicyService:
             raise PolicyNotFound.for_subject(subject)
         return own
 
-    def put_selection(self, subject: str, document: Any, guard: Guard = OPEN, audit: Audit = NO_AUDIT) -> dict[str, Any]:
+    def put_selection(
+        self, subject: str, document: Any, guard: Guard = OPEN, audit: Audit = NO_AUDIT
+    ) -> dict[str, Any]:
         key = selection_key(subject)
         guard.check(Action.WRITE_CONFIG, _scope(key))
         with self.storage.write() as store:

@@ -70,7 +70,8 @@ def compile_pattern(spec: str) -> re.Pattern[str]:
 
 class NamePattern:
     name = "name-pattern"
-    description = "Simple names of records, fields, enums, enum symbols, fixed types and namespaces follow a case or a regex."
+    description = ("Simple names of records, fields, enums, enum symbols, fixed types and namespaces "
+                   "follow a case or a regex.")
     formats = _AVRO_JSON
     _KINDS = ("record", "field", "enum", "enumSymbol", "fixed", "namespace")
     params_schema: dict[str, Any] = {
@@ -135,7 +136,8 @@ class RequiredFields:
 
 class MaxSize:
     name = "max-size"
-    description = "Limits on canonical text size, fields over all records, record nesting depth, enum symbols, union branches."
+    description = ("Limits on canonical text size, fields over all records, record nesting depth, "
+                   "enum symbols, union branches.")
     formats = _AVRO_JSON
     _LIMITS = ("bytes", "fields", "depth", "enumSymbols", "unionBranches")
     params_schema: dict[str, Any] = {
@@ -158,7 +160,8 @@ class MaxSize:
             deepest = max(found, key=lambda e: e.depth)
             if deepest.depth > params["depth"]:
                 yield _violation(self.name, deepest,
-                                 f"{_label(deepest)} is nested {deepest.depth} records deep, over the limit of {params['depth']}")
+                                 f"{_label(deepest)} is nested {deepest.depth} records deep, "
+                                 f"over the limit of {params['depth']}")
         for kind, limit, what in (("enum", "enumSymbols", "symbols"), ("union", "unionBranches", "branches")):
             if limit in params:
                 for element in found:
@@ -197,7 +200,8 @@ class NamespacePrefix:
 
 class ForbiddenTypes:
     name = "forbidden-types"
-    description = "Types or logical types that may not be used (float, bytes, map, fixed, uuid...), and a union size limit."
+    description = ("Types or logical types that may not be used (float, bytes, map, fixed, uuid...), "
+                   "and a union size limit.")
     formats = _AVRO_JSON
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False,

@@ -7,6 +7,7 @@ removed field or symbol) points into the older version and carries its number.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -82,7 +83,8 @@ class ForbiddenChanges:
 def _compare(old: _Index, new: _Index, wanted: frozenset[str], version: int | None) -> Iterator[Violation]:
     rule = ForbiddenChanges.name
     if "NAME_CHANGED" in wanted and old.root.kind in _TYPES and old.root.name != new.root.name:
-        yield Violation(rule, f'{new.root.kind} name changed from "{old.root.name}" to "{new.root.name}"', "", new.root.path)
+        yield Violation(rule, f'{new.root.kind} name changed from "{old.root.name}" to "{new.root.name}"',
+                        "", new.root.path)
     if "NAMESPACE_CHANGED" in wanted and old.root.kind in _TYPES and old.root.namespace != new.root.namespace:
         yield Violation(rule, f'namespace changed from "{old.root.namespace or ""}" to "{new.root.namespace or ""}"',
                         "", new.root.path)
@@ -128,7 +130,7 @@ def _fields(was: dict[str, SchemaElement], now: dict[str, SchemaElement], wanted
         if "LOGICAL_TYPE_CHANGED" in wanted and before.logical != field.logical:
             yield Violation(rule, f'field "{name}" changed logical type from {before.logical or "none"} '
                             f'to {field.logical or "none"}', field.location, field.path)
-        if "FIELD_DEFAULT_CHANGED" in wanted and (before.has_default, before.default) != (field.has_default, field.default):
+        if "FIELD_DEFAULT_CHANGED" in wanted and _default(before) != _default(field):
             yield Violation(rule, f'field "{name}" changed its default', field.location, field.path)
         if "DOC_REMOVED" in wanted and before.doc and not field.doc:
             yield Violation(rule, f'field "{name}" lost its doc', field.location, field.path)
@@ -136,3 +138,8 @@ def _fields(was: dict[str, SchemaElement], now: dict[str, SchemaElement], wanted
         for name, field in was.items():
             if name not in matched:
                 yield Violation(rule, f'field "{name}" was removed', field.location, field.path, version=version)
+
+
+def _default(field: SchemaElement) -> tuple[bool, str]:
+    """A default compared as JSON text: `0` and `false` (equal in Python) differ in a schema."""
+    return field.has_default, json.dumps(field.default, sort_keys=True) if field.has_default else ""

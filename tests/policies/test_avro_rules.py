@@ -212,3 +212,10 @@ def test_types_from_references_are_not_checked():
     outcome = evaluate([RuleUse("name-pattern", params={"field": "snake_case", "record": "PascalCase"})],
                        CATALOGUE, None, proposed, RuleContext("s"))
     assert outcome.violations == [] and outcome.checked == ["name-pattern"]
+
+
+def test_default_change_is_seen_between_values_python_calls_equal() -> None:
+    before = with_fields({"name": "flag", "type": ["int", "boolean"], "default": 0})
+    after = with_fields({"name": "flag", "type": ["boolean", "int"], "default": False})
+    found = run("forbidden-changes", {"changes": ["FIELD_DEFAULT_CHANGED"]}, after, before)
+    assert found == [("/fields/0", 'field "flag" changed its default')]
