@@ -203,3 +203,9 @@ def test_check_resolves_references_and_checks_only_the_proposed_types(api: Api) 
     reply = api.post("/policies/outer/check", {
         "schema": outer, "references": [{"name": "x.Base", "subject": "base", "version": 1}]})
     assert reply.status == 200 and reply.json["violations"] == []
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
+def test_invalid_subject_is_42208(api: Api, method: str) -> None:
+    reply = api.call(method, "/policies/bad%01name", {"use": []} if method == "PUT" else None)
+    assert (reply.status, reply.error_code) == (422, 42208), reply
