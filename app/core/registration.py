@@ -86,6 +86,7 @@ class Registration:
     fresh: StoredSchema | None = None
     purged: tuple[int, ...] = ()  # soft-deleted versions of the same id the store step removed
     forced_past: tuple[str, ...] = ()  # policy errors `force` skipped, for the audit row
+    forced_incompatibilities: tuple[str, ...] = ()  # and the compatibility messages
 
     @property
     def importing(self) -> bool:
@@ -303,17 +304,26 @@ class Registrar:
             raise InvalidSchema(refusal_message(reg.qs.qualified(), errors))
 
     def _check_compatibility(self, store: Store, reg: Registration) -> None:
-        """Step 4: against the versions the level names (none when importing or forced)."""
-        if reg.importing or reg.force:
+        """Step 4: against the versions the level names (none when importing; a forced
+        registration passes, with what it skipped kept for its audit row)."""
+        if reg.importing:
             return
         level = CompatibilityLevel.parse(reg.config["compatibility"])
         history = self.checks.history(store, reg.subject.id, reg.head.latest_live, level, reg.config, reg.metadata)
-        messages = compatibility.check(
-            self.resolver.formats, level, reg.candidate.parsed, history,
-            validate_fields=bool(reg.config.get("validateFields")), policy=compatibility.policy_of(reg.config),
-            reserved_violations=self.checks.reserved_violations(reg.config, reg.candidate, reg.metadata, reg.latest),
-        )
-        if messages:
+        try:
+            messages = compatibility.check(
+                self.resolver.formats, level, reg.candidate.parsed, history,
+                validate_fields=bool(reg.config.get("validateFields")), policy=compatibility.policy_of(reg.config),
+                reserved_violations=self.checks.reserved_violations(
+                    reg.config, reg.candidate, reg.metadata, reg.latest),
+            )
+        except InvalidSchema:
+            if not reg.force:  # forced past a check that cannot even run: nothing to record
+                raise
+            messages = []
+        if messages and reg.force:  # the trail never holds schema text: the old schema's entry stays out
+            reg.forced_incompatibilities = tuple(m for m in messages if not m.startswith("{oldSchema: "))
+        elif messages:
             raise IncompatibleSchema(
                 "Schema being registered is incompatible with an earlier schema for subject "
                 f'"{reg.qs.qualified()}", details: [{", ".join(messages)}]',
@@ -477,4 +487,6 @@ def _register_detail(reg: Registration) -> dict[str, Any]:
         detail["purgedVersions"] = list(reg.purged)
     if reg.forced_past:
         detail["skippedPolicyViolations"] = list(reg.forced_past)
+    if reg.forced_incompatibilities:
+        detail["skippedIncompatibilities"] = list(reg.forced_incompatibilities)
     return detail

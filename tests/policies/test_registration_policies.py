@@ -110,3 +110,14 @@ def test_lookup_and_compatibility_never_run_policies(api: Api) -> None:
     assert api.post(f"/compatibility/subjects/{SUBJECT}/versions/latest", {"schema": NON_COMPLIANT}).json == {
         "is_compatible": True}
     assert json.loads(api.version(SUBJECT, 1).json["schema"])["fields"][3]["name"] == "Amount"
+
+
+def test_force_past_an_incompatible_change_names_it_in_the_audit_row(api: Api) -> None:
+    api.registered(SUBJECT, with_fields({"name": "id", "type": "string"}))
+    incompatible = with_fields({"name": "id", "type": "int"})
+    assert api.register(SUBJECT, incompatible).status == 409
+    assert api.register(SUBJECT, incompatible, params={"force": "true"}).status == 200
+    detail = api.get("/audit", action="REGISTER").json[0]["detail"]
+    assert detail["force"] is True and "skippedPolicyViolations" not in detail
+    assert len(detail["skippedIncompatibilities"]) >= 1
+    assert "TYPE_MISMATCH" in detail["skippedIncompatibilities"][0]
