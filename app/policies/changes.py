@@ -47,7 +47,7 @@ class _Index:
 class ForbiddenChanges:
     name = "forbidden-changes"
     description = "Changes refused between versions, against the latest or all live versions."
-    formats = frozenset({"AVRO"})
+    formats = frozenset({"AVRO", "JSON"})  # JSON Schema: properties by name, no aliases
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False, "required": ["changes"],
         "properties": {

@@ -77,6 +77,33 @@ def test_rule_over_json_schema(rule: str, params: dict[str, Any], expected: list
 
 def test_avro_only_rules_are_skipped_for_json_schema() -> None:
     proposed = FORMATS["JSON"].parse(ORDER, {})
-    uses = [RuleUse("namespace-prefix", params={"prefixes": ["com"]}), RuleUse("forbidden-changes", params={"changes": []})]
-    outcome = evaluate(uses, CATALOGUE, None, proposed, RuleContext("s"))
-    assert outcome.checked == [] and [s["rule"] for s in outcome.skipped] == ["namespace-prefix", "forbidden-changes"]
+    outcome = evaluate([RuleUse("namespace-prefix", params={"prefixes": ["com"]})], CATALOGUE, None, proposed,
+                       RuleContext("s"))
+    assert outcome.checked == [] and [s["rule"] for s in outcome.skipped] == ["namespace-prefix"]
+
+
+def test_forbidden_changes_between_json_schema_versions() -> None:
+    before = json.loads(ORDER)
+    after = json.loads(ORDER)
+    del after["properties"]["id"]
+    after["properties"]["Amount"] = {"type": "string"}
+    after["properties"]["tags"]["items"]["enum"] = ["GIFT", "LATER"]
+    after["properties"]["added"] = {"type": "integer"}
+    after["properties"]["ship/to"].pop("description")
+    old_text, new_text = json.dumps(before), json.dumps(after)
+    older, proposed = FORMATS["JSON"].parse(old_text, {}), FORMATS["JSON"].parse(new_text, {})
+    uses = [RuleUse("forbidden-changes", params={"changes": [
+        "FIELD_REMOVED", "FIELD_TYPE_CHANGED", "ENUM_SYMBOL_REMOVED", "ENUM_SYMBOL_ADDED",
+        "FIELD_ADDED_WITHOUT_DEFAULT", "DOC_REMOVED"]})]
+    found = evaluate(uses, CATALOGUE, older, proposed, RuleContext("s", [(4, older)])).violations
+    for v in found:
+        resolve(old_text if v.version is not None else new_text, v.location)
+    assert sorted((v.location, v.message, v.version) for v in found) == sorted([
+        ("/properties/id", 'field "id" was removed', 4),
+        ("/properties/Amount", 'field "Amount" changed type from number to string', None),
+        ("/properties/tags/items/enum/1", 'enum "Order.tags" lost symbol "rush"', 4),
+        ("/properties/tags/items/enum/1", 'enum "Order.tags" gained symbol "LATER"', None),
+        ("/properties/added", 'field "added" was added without a default', None),
+        ("/properties/ship~1to", 'field "ship/to" lost its doc', None),
+        ("/properties/ship~1to", 'record "Order.ship/to" lost its doc', None),
+    ])

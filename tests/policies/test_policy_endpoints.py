@@ -134,7 +134,7 @@ def test_policy_rules_lists_the_builtins(api: Api) -> None:
     builtin = {"doc-required", "name-pattern", "required-fields", "forbidden-changes", "max-size",
                "namespace-prefix", "forbidden-types"}
     assert builtin <= set(listed)
-    avro_only = {"forbidden-changes", "namespace-prefix"}
+    avro_only = {"namespace-prefix"}
     for name in builtin:
         assert listed[name]["source"] == "builtin"
         assert listed[name]["formats"] == (["AVRO"] if name in avro_only else ["AVRO", "JSON"])
