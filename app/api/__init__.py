@@ -18,6 +18,7 @@ from app.api import (
     config,
     contexts,
     mode,
+    policies,
     schemas,
     server,
     subjects,
@@ -31,7 +32,7 @@ from app.api.paths import RawPathMiddleware, SegmentConverter, SubjectConverter
 from app.api.requests import check_parameters
 
 _AREAS = (
-    server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp, audit.bp,
+    server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp, audit.bp, policies.bp,
 )
 
 

@@ -31,6 +31,10 @@ _WRITE_ACTIONS = {
     "api.mode.put_mode": audit.SET_MODE,
     "api.mode.delete_mode": audit.DELETE_MODE,
     "api.contexts.delete_context": audit.DELETE_CONTEXT,
+    "api.policies.put_policies": audit.SET_POLICY,
+    "api.policies.put_selection": audit.SET_POLICY,
+    "api.policies.delete_policies": audit.DELETE_POLICY,
+    "api.policies.delete_selection": audit.DELETE_POLICY,
 }
 _FLAGS = ("permanent", "force", "recursive")
 

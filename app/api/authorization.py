@@ -117,6 +117,16 @@ RULES: dict[str, Rule] = {
     "mode.delete_mode": Rule(Action.WRITE_CONFIG, _settings),
     "contexts.delete_context": Rule(Action.DELETE, _context),
     "audit.list_audit": Rule(Action.ADMIN, _server),
+    # Schema policies (issue 21): read like config, written like config (admin on the subject,
+    # or global admin for the global document and a context's selection).
+    "policies.get_policies": AUTHENTICATED,
+    "policies.put_policies": Rule(Action.WRITE_CONFIG, _server),
+    "policies.delete_policies": Rule(Action.WRITE_CONFIG, _server),
+    "policies.get_selection": Rule(Action.READ_CONFIG, _settings),
+    "policies.put_selection": Rule(Action.WRITE_CONFIG, _settings),
+    "policies.delete_selection": Rule(Action.WRITE_CONFIG, _settings),
+    "policies.check": READ,
+    "policies.policy_rules": AUTHENTICATED,
 }
 
 # A route nobody has put in the table is refused to all but the server's administrators.

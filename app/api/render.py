@@ -27,6 +27,7 @@ from app.core.records import (
 )
 from app.core.store import AuditRow
 from app.formats.base import DEFAULT_SCHEMA_TYPE
+from app.policies.engine import Outcome
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
@@ -224,3 +225,9 @@ def audit_entity(row: AuditRow) -> dict[str, Any]:
         if not _is_empty(value):
             out[key] = value
     return out
+
+
+def policy_check_entity(outcome: Outcome) -> dict[str, Any]:
+    """`POST /policies/{s}/check`: every violation (warnings included), the rules run, the
+    rules skipped with why."""
+    return outcome.as_json()

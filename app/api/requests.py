@@ -153,6 +153,15 @@ def _reject_constant(name: str) -> Any:
 
 def read_body(required: bool = True) -> dict[str, Any] | None:
     """The request body as a JSON object; None when absent (only allowed if not required)."""
+    document = read_json(required)
+    if document is not None and not isinstance(document, dict):
+        raise BadRequest(f"Request body must be a JSON object, not {_json_type(document)}")
+    return document
+
+
+def read_json(required: bool = True) -> Any:
+    """The request body as any JSON value (a policy document that is not an object is the
+    document's problem, 42250, not the request's); None when absent."""
     try:
         # The size limit middleware has bounded the body (and given a chunked one its length).
         data = request.stream.read()
@@ -168,12 +177,8 @@ def read_body(required: bool = True) -> dict[str, Any] | None:
             document = json.loads(data, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise BadRequest(f"Invalid JSON: {exc}") from None
-    if document is None:
-        if required:
-            raise UnprocessableEntity("Request body is missing")
-        return None
-    if not isinstance(document, dict):
-        raise BadRequest(f"Request body must be a JSON object, not {_json_type(document)}")
+    if document is None and required:
+        raise UnprocessableEntity("Request body is missing")
     return document
 
 

@@ -1,13 +1,15 @@
 """`sqlregistry check` and `sqlregistry register`, for CI pipelines.
 
     sqlregistry check schemas/user.avsc --subject users-value
+    sqlregistry check schemas/user.avsc --policy-file policies.toml [--set NAME] [--previous old.avsc]
     sqlregistry register schemas/user.avsc --subject users-value
 
-Exit codes are the contract a pipeline branches on: 0 compatible (or registered), 1
-incompatible (or rejected as incompatible), 2 anything that is not a verdict: bad usage, no
-registry reachable, unreadable file, invalid schema. A failure prints one clear line on
-stderr. `--url` (or `REGISTRY_URL`, comma-separated for several) names the registry;
-`REGISTRY_AUTH` (`user:password`) gives Basic credentials.
+Exit codes are the contract a pipeline branches on: 0 compatible (or registered) and no
+policy error, 1 incompatible (or rejected as incompatible) or a policy error, 2 anything
+that is not a verdict: bad usage, no registry reachable, unreadable file, invalid schema or
+policy file. A failure prints one clear line on stderr. `--url` (or `REGISTRY_URL`,
+comma-separated for several) names the registry; `REGISTRY_AUTH` (`user:password`) gives
+Basic credentials.
 
 The functions take argv and return the exit code, so `app/cli.py` wires them in with one line
 each and tests call them directly.
@@ -15,6 +17,7 @@ each and tests call them directly.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -87,7 +90,7 @@ def parse_messages(messages: Sequence[str]) -> CheckReport:
 def _parser(name: str, doc: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"sqlregistry {name}", description=doc)
     parser.add_argument("files", nargs="+", metavar="FILE", type=Path, help="schema file(s)")
-    parser.add_argument("--subject", required=True, help="subject to check against / register under")
+    parser.add_argument("--subject", required=name != "check", help="subject to check against / register under")
     parser.add_argument("--url", help="registry URL(s), comma-separated (default: $REGISTRY_URL)")
     parser.add_argument("--type", choices=SCHEMA_TYPES, dest="schema_type",
                         help="schema type (default: from the file suffix, .avsc AVRO, .json JSON, .proto PROTOBUF)")
@@ -154,14 +157,77 @@ def _run(
     return FAILED
 
 
+def _policy_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--policy-file", type=Path, help="check policies offline with this file (TOML or JSON)")
+    parser.add_argument("--set", action="append", default=[], dest="sets", metavar="NAME",
+                        help="policy set to apply offline; repeat for several (default: the file's default)")
+    parser.add_argument("--previous", type=Path, help="offline: the version the files change (for forbidden-changes)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", dest="output")
+
+
 def check_main(argv: Sequence[str] | None = None) -> int:
-    """Test schema files against the subject's effective compatibility level."""
-    return _run("check", check_main.__doc__ or "", argv, _check)
+    """Test schema files against the subject's compatibility level and schema policies, on a
+    registry, or against a policy file offline (`--policy-file`)."""
+    parser = _parser("check", check_main.__doc__ or "")
+    _policy_options(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return OK if not exc.code else FAILED
+    if args.policy_file is not None:
+        return _offline(args)
+    if not args.subject:
+        print("error: --subject is needed to check against a registry", file=sys.stderr)
+        return FAILED
+    return _run("check", check_main.__doc__ or "", argv, _check, _policy_options)
+
+
+def _offline(args: argparse.Namespace) -> int:
+    from app.client.policy_check import PolicyFileError, offline_outcomes, print_outcome
+
+    try:
+        if args.reference:
+            raise UsageError("references need a registry (--url): offline checks read single files")
+        files = [(path, schema.schema_type, schema.text)
+                 for path in args.files for schema in [_schema(path, args.schema_type, ())]]
+        previous = None
+        if args.previous is not None:
+            previous = (args.previous, args.schema_type or _TYPE_BY_SUFFIX.get(args.previous.suffix.lower(), "AVRO"))
+        outcomes = offline_outcomes(args.policy_file, args.sets, files, previous, args.subject or "")
+    except (UsageError, PolicyFileError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return FAILED
+    failed = False
+    for (path, _, _), outcome in zip(files, outcomes):
+        if args.output == "json":
+            print(json.dumps({"file": str(path), **outcome}), file=sys.stdout)
+            failed = failed or any(v["severity"] == "error" for v in outcome["violations"])
+        else:
+            failed = print_outcome(path, outcome, args.previous, sys.stdout) or failed
+    return INCOMPATIBLE if failed else OK
 
 
 def _check(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple[Path, Schema]], out: TextIO) -> int:
+    from app.client.policy_check import print_outcome
+
     verdict = OK
     for path, schema in schemas:
+        try:
+            outcome = client.check_policies(args.subject, schema)
+        except InvalidSchema as exc:
+            raise UsageError(f"{path}: invalid schema: {exc.message}") from None
+        except RegistryClientError as exc:
+            if exc.http_status != 404 or exc.error_code != 404:
+                raise
+            # A registry without schema policies (Confluent's): compatibility alone decides.
+            outcome = {"violations": [], "checked": [], "skipped": []}
+        if args.output == "json":
+            print(json.dumps({"file": str(path), **outcome}), file=out)
+            failed = any(v["severity"] == "error" for v in outcome["violations"])
+        else:
+            failed = print_outcome(path, outcome, None, out)
+        if failed:
+            verdict = INCOMPATIBLE
         try:
             result = client.test_compatibility(args.subject, schema)
         except InvalidSchema as exc:

@@ -266,6 +266,12 @@ class RegistryClient:
         body = self._call("POST", path, {"normalize": normalize, "verbose": verbose}, _as_schema(schema).request_body())
         return CompatibilityResult(bool(body.get("is_compatible")), tuple(str(m) for m in body.get("messages") or ()))
 
+    def check_policies(self, subject: str, schema: Schema | str) -> dict[str, Any]:
+        """`POST /policies/{s}/check`: the subject's schema policies on `schema` (our extension);
+        the reply as the registry gives it (`violations`, `checked`, `skipped`)."""
+        body = self._call("POST", f"/policies/{_segment(subject)}/check", None, _as_schema(schema).request_body())
+        return dict(body)
+
     # ------------------------------------------------------------------ config
     def get_config(self, subject: str | None = None, *, default_to_global: bool = False) -> Config:
         """A subject's own config (40408 if it has none, unless `default_to_global`), or the

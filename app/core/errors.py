@@ -149,6 +149,16 @@ class SubjectModeNotConfigured(RegistryError):
         return cls(f"Subject '{subject}' does not have subject-level mode configured")
 
 
+class PolicyNotFound(RegistryError):
+    """40450, our extension: a subject or context without a policy selection of its own."""
+
+    http_status, error_code = 404, 40450
+
+    @classmethod
+    def for_subject(cls, subject: str) -> PolicyNotFound:
+        return cls(f"Subject '{subject}' does not have a subject-level policy selection")
+
+
 # -- 409 -------------------------------------------------------------------------------------
 class IncompatibleSchema(RegistryError):
     """40901 as current Confluent sends it; registration raises it with the code from
@@ -242,6 +252,13 @@ class ContextNotEmpty(RegistryError):
     @classmethod
     def for_context(cls, context: str) -> ContextNotEmpty:
         return cls(f"The specified context '{context}' is not empty.")
+
+
+class InvalidPolicy(RegistryError):
+    """42250, our extension (INVALID_POLICY): a policy document that cannot be stored; the
+    message names its first problem."""
+
+    http_status, error_code = 422, 42250
 
 
 # -- 500 -------------------------------------------------------------------------------------

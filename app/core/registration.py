@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from app.core import compatibility
 from app.core.access import OPEN, Action, Guard
@@ -42,9 +42,18 @@ from app.core.store import LockedSubject, NewSchema, SchemaKeyRow, Storage, Stor
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import Fingerprints, ParsedSchema
+from app.policies.engine import refusal_message
+from app.policies.rule import Violation
 from app.settings import Settings
 
 _WRITE_ATTEMPTS = 5
+
+class PolicyGate(Protocol):
+    """Registration's policy step (app/core/policies.py): the error-severity violations."""
+
+    def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
+               latest: ParsedSchema | None, latest_version: int | None, config: dict[str, Any]) -> list[Violation]: ...
+
 
 Prepare = Callable[[Store, QualifiedSubject, list[VersionRow]], SchemaRequest]
 """Builds the request to register from the subject (after its alias) and all its versions,
@@ -77,6 +86,8 @@ class Registration:
     schema_pk: int = 0
     fresh: StoredSchema | None = None
     purged: tuple[int, ...] = ()  # soft-deleted versions of the same id the store step removed
+    forced_past: tuple[str, ...] = ()  # policy errors `force` skipped, for the audit row
+    forced_incompatibilities: tuple[str, ...] = ()  # and the compatibility messages
 
     @property
     def importing(self) -> bool:
@@ -106,6 +117,7 @@ class Registrar:
         self.resolver = resolver
         self.checks = checks
         self.settings = settings
+        self.policies: PolicyGate | None = None  # set by the service (app/core/policies.py)
 
     # ------------------------------------------------------------------ register
     def register(
@@ -210,6 +222,7 @@ class Registrar:
         if found is not None:
             return Registered(qs, found, None)
         self._check_mode(reg)
+        self._check_policies(store, reg)
         self._check_compatibility(store, reg)
         self._allocate(store, reg)
         done = self._store(store, reg)
@@ -282,18 +295,40 @@ class Registrar:
         if not reg.explicit_id and reg.mode is not Mode.READWRITE:
             raise OperationNotPermitted.not_read_write(qs.qualified(), qs.context_qualifier)
 
+    def _check_policies(self, store: Store, reg: Registration) -> None:
+        """Step 3b: the subject's schema policies (READWRITE only, not when importing). A forced
+        registration passes, with what it skipped kept for its audit row."""
+        if self.policies is None or reg.importing or reg.mode is not Mode.READWRITE:
+            return
+        latest = self.resolver.parsed(store, reg.latest) if reg.latest is not None else None
+        version = reg.head.latest_live.version if reg.head.latest_live is not None else None
+        errors = self.policies.errors(store, reg.qs, reg.subject.id, reg.candidate.parsed, latest, version, reg.config)
+        if reg.force:
+            reg.forced_past = tuple(v.brief() for v in errors)
+        elif errors:
+            raise InvalidSchema(refusal_message(reg.qs.qualified(), errors))
+
     def _check_compatibility(self, store: Store, reg: Registration) -> None:
-        """Step 4: against the versions the level names (none when importing or forced)."""
-        if reg.importing or reg.force:
+        """Step 4: against the versions the level names (none when importing; a forced
+        registration passes, with what it skipped kept for its audit row)."""
+        if reg.importing:
             return
         level = CompatibilityLevel.parse(reg.config["compatibility"])
         history = self.checks.history(store, reg.subject.id, reg.head.latest_live, level, reg.config, reg.metadata)
-        messages = compatibility.check(
-            self.resolver.formats, level, reg.candidate.parsed, history,
-            validate_fields=bool(reg.config.get("validateFields")), policy=compatibility.policy_of(reg.config),
-            reserved_violations=self.checks.reserved_violations(reg.config, reg.candidate, reg.metadata, reg.latest),
-        )
-        if messages:
+        try:
+            messages = compatibility.check(
+                self.resolver.formats, level, reg.candidate.parsed, history,
+                validate_fields=bool(reg.config.get("validateFields")), policy=compatibility.policy_of(reg.config),
+                reserved_violations=self.checks.reserved_violations(
+                    reg.config, reg.candidate, reg.metadata, reg.latest),
+            )
+        except InvalidSchema:
+            if not reg.force:  # forced past a check that cannot even run: nothing to record
+                raise
+            messages = []
+        if messages and reg.force:  # the trail never holds schema text: the old schema's entry stays out
+            reg.forced_incompatibilities = tuple(m for m in messages if not m.startswith("{oldSchema: "))
+        elif messages:
             raise IncompatibleSchema(
                 "Schema being registered is incompatible with an earlier schema for subject "
                 f'"{reg.qs.qualified()}", details: [{", ".join(messages)}]',
@@ -456,6 +491,10 @@ def _register_detail(reg: Registration) -> dict[str, Any]:
         detail["importedVersion"] = reg.request.version
     if reg.purged:
         detail["purgedVersions"] = list(reg.purged)
+    if reg.forced_past:
+        detail["skippedPolicyViolations"] = list(reg.forced_past)
+    if reg.forced_incompatibilities:
+        detail["skippedIncompatibilities"] = list(reg.forced_incompatibilities)
     return detail
 
 

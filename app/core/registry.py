@@ -58,10 +58,12 @@ from app.core.subjects import (
     resolve_alias,
     subject_version,
 )
+from app.core.policies import PolicyService
 from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats import LazyFormats
 from app.formats.base import Node, Outlines, SchemaFormat
+from app.policies.catalogue import Catalogue, load_catalogue
 from app.settings import Settings
 
 __all__ = ["ListedSchema", "RegistryService"]
@@ -77,6 +79,7 @@ class RegistryService:
         authorizer: Authorizer | None = None,
         events: EventSink = no_events,
         cache_stats: CacheStatsFactory = no_cache_stats,
+        catalogue: Catalogue | None = None,
     ):
         """`cache_stats` names each in-process cache ("reply", "content", "parsed",
         "formatted") and gets what counts its hits and misses."""
@@ -100,6 +103,8 @@ class RegistryService:
         self.deleter = Deleter(storage)
         self.registrar = Registrar(storage, self.resolver, self.checks, settings)
         self.tagger = SchemaTagger(self.resolver, self.registrar)
+        self.policies = PolicyService(storage, self.resolver, catalogue or load_catalogue(), settings.compatibility_level)
+        self.registrar.policies = self.policies  # the gate between mode and compatibility
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
         self.trail = AuditTrail(storage, settings.audit)

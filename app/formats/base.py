@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 # Confluent's default: a request without `schemaType` means Avro, and 7.x replies left the
 # type out for it. The only place outside a format module that names one.
@@ -255,4 +255,48 @@ class Outlines(Protocol):
 
     def outline(self, schema: ParsedSchema) -> Node:
         """The schema's root node; never raises for a schema `parse` accepted."""
+
+
+class SchemaElement(NamedTuple):
+    """One element of a schema as policy rules see it, whatever the format.
+
+    `kind` is one of `record`, `field`, `enum`, `enumSymbol`, `fixed`, `array`, `map`,
+    `union`, `primitive` (the vocabulary of the rules' params, so a rule never branches on
+    the format). `location` points at the element itself in the document as sent (a JSON
+    pointer for JSON-based formats); `path` is its dotted name (a named type's full name, a
+    field's record name and field name; a type occurrence carries the path of the field
+    that holds it). `type` is the format's notation of a field's type without logical types
+    (`long`, `com.acme.Address`, `array<string>`, `union<null,string>`) and of a primitive's
+    own name; `logical` the logical type's name. `depth` counts the records enclosing the
+    element, itself included. `size` is a union's branch count, an enum's symbol count, a
+    fixed's byte size. A tuple, not a dataclass: a 200-field record has a thousand of them,
+    built on every registration.
+    """
+
+    kind: str
+    name: str
+    location: str
+    path: str
+    namespace: str | None = None
+    doc: str | None = None
+    type: str = ""
+    logical: str | None = None
+    depth: int = 0
+    default: Any = None
+    has_default: bool = False
+    aliases: tuple[str, ...] = ()
+    size: int = 0
+    record: str = ""  # a field's enclosing record, by full name
+
+
+@runtime_checkable
+class PolicyView(Protocol):
+    """An optional capability: formats whose schemas policy rules can read.
+
+    Rules ask for the elements of the types defined in the schema's own text (not those it
+    pulls in through references), in document order, so that every rule reads one walk. A
+    format without this method has its rules reported as skipped."""
+
+    def elements(self, schema: ParsedSchema) -> Sequence[SchemaElement]:
+        """The schema's elements, the root first; never raises for a parsed schema."""
         ...

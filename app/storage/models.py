@@ -14,6 +14,9 @@
   context instead).
 - `audit_events`: the audit trail (app/core/audit.py), one row per change or refused write
   attempt, written by the change's own transaction; append-only but for `audit prune`.
+- `policies`: schema policy documents (app/core/policies.py): the global document (named
+  sets and the default) at the reserved key ("", ""), which no context uses, and each
+  selection at its subject's or context's key, as `subjects` keys settings.
 """
 from __future__ import annotations
 
@@ -185,3 +188,13 @@ class AuditEvent(Base):
     status: Mapped[int | None] = mapped_column(Integer, nullable=True)
     error_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
     detail: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
+
+
+class PolicyDocument(Base):
+    """Read at each registration by primary key (the subject's, its context's, the global one)."""
+
+    __tablename__ = "policies"
+
+    context: Mapped[str] = mapped_column(String(255), primary_key=True)
+    name: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    document: Mapped[dict[str, Any]] = mapped_column(JSON)

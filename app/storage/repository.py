@@ -61,6 +61,7 @@ from app.storage.listings import (
     subject_row,
 )
 from app.storage.models import IdCounter, SchemaReferenceRow
+from app.storage.policies import PolicyQueries
 
 R = SchemaReferenceRow.__table__
 _DEFAULT_NEXTVAL = text("SELECT nextval('schema_id_seq')")
@@ -114,7 +115,7 @@ def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
 _LOCK_ATTEMPTS = 3
 
 
-class SqlStore(ListingQueries, BrowseQueries):
+class SqlStore(ListingQueries, BrowseQueries, PolicyQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):

@@ -47,6 +47,7 @@ class _State:
     counters: dict[str, int] = field(default_factory=dict)
     next_key: int = 1
     audit: list[AuditRow] = field(default_factory=list)
+    policies: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (context, name) -> document
 
 
 def _storable(*texts: str | None) -> bool:
@@ -263,6 +264,19 @@ class MemoryStore:
 
     def delete_context(self, context: str) -> None:
         self.s.contexts.discard(context)
+
+    # ------------------------------------------------------------ policy documents
+    def policy_documents(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        return {key: copy.deepcopy(self.s.policies[key]) for key in keys if key in self.s.policies}
+
+    def set_policy_document(self, context: str, name: str, document: dict[str, Any] | None) -> None:
+        if document is None:
+            self.s.policies.pop((context, name), None)
+        else:
+            self.s.policies[(context, name)] = copy.deepcopy(document)
+
+    def policy_selections(self) -> list[tuple[str, str, dict[str, Any]]]:
+        return [(c, n, copy.deepcopy(d)) for (c, n), d in sorted(self.s.policies.items()) if c != ""]
 
     # ------------------------------------------------------------ audit trail
     def insert_audit(self, entry: AuditEntry) -> None:

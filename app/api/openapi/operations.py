@@ -41,8 +41,8 @@ class Operation:
     extra_replies: dict[int, str] = field(default_factory=dict)  # status -> component schema (not errors)
 
 
-_SUBJECTS, _SCHEMAS, _CONFIG, _MODE, _COMPAT, _SERVER, _CONTEXTS, _OPS = (
-    "Subjects", "Schemas", "Config", "Mode", "Compatibility", "Server", "Contexts", "Operations"
+_SUBJECTS, _SCHEMAS, _CONFIG, _MODE, _COMPAT, _SERVER, _CONTEXTS, _OPS, _POLICIES = (
+    "Subjects", "Schemas", "Config", "Mode", "Compatibility", "Server", "Contexts", "Operations", "Policies"
 )
 _RAW = "The schema text itself (not a JSON document for Protobuf), labelled with the reply's JSON media type."
 
@@ -167,4 +167,23 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/audit", "listAuditEvents", "Recorded changes, newest first (global admins only)", _OPS,
               params=("auditSubject", "principal", "action", "outcome", "since", "until", "auditOffset", "auditLimit"),
               reply=array(ref("AuditEvent")), errors=(500,)),
+    # ---------------------------------------------------------------- schema policies (extension)
+    Operation("GET", "/policies", "getPolicies", "The global policy document", _POLICIES,
+              reply=ref("PolicyDocument"), errors=(500,)),
+    Operation("PUT", "/policies", "putPolicies", "Replace the global policy document", _POLICIES,
+              body="PolicyDocument", reply=ref("PolicyDocument"), errors=(422, 500)),
+    Operation("DELETE", "/policies", "deletePolicies", "Remove the global policy document", _POLICIES,
+              reply=ref("PolicyDocument"), errors=(422, 500)),
+    Operation("GET", "/policies/{subject}", "getPolicySelection", "A subject's or context's policy selection",
+              _POLICIES, params=(SUBJECT, "defaultToGlobal"), reply=ref("PolicySelection"), errors=(404, 422, 500)),
+    Operation("PUT", "/policies/{subject}", "putPolicySelection", "Store a subject's or context's selection",
+              _POLICIES, params=(SUBJECT,), body="PolicySelection", reply=ref("PolicySelection"),
+              errors=(422, 500)),
+    Operation("DELETE", "/policies/{subject}", "deletePolicySelection", "Remove a subject's or context's selection",
+              _POLICIES, params=(SUBJECT,), reply=ref("PolicySelection"), errors=(404, 422, 500)),
+    Operation("POST", "/policies/{subject}/check", "checkPolicies", "Run the subject's policy on a schema",
+              _POLICIES, params=(SUBJECT,), body="RegisterSchemaRequest", reply=ref("PolicyCheck"),
+              errors=(404, 422, 500)),
+    Operation("GET", "/policy-rules", "listPolicyRules", "The installed policy rules", _POLICIES,
+              reply=array(ref("PolicyRuleInfo")), errors=(500,)),
 )

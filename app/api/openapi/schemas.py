@@ -242,4 +242,36 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
         },
     },
     "OpenApiDocument": {"type": "object", "required": ["openapi", "paths"]},
+    # Schema policies (issue 21): the global document, a subject's or context's selection, a check.
+    "PolicyDocument": {
+        "type": "object",
+        "description": "Named rule sets and the default selection.",
+        "properties": {"sets": {"type": "object", "additionalProperties": {"type": "object"}},
+                       "default": array(STRING)},
+    },
+    "PolicySelection": {
+        "type": "object",
+        "description": "Sets used by a subject or context, and rules of its own; with defaultToGlobal, "
+                       "the effective policy and its source.",
+        "properties": {"use": array(STRING), "rules": array({"type": "object"}),
+                       "source": {"type": "string", "enum": ["subject", "context", "global"]}},
+    },
+    "PolicyCheck": {
+        "type": "object",
+        "required": ["violations", "checked", "skipped"],
+        "properties": {
+            "violations": array({"type": "object", "required": ["rule", "severity", "location", "path", "message"],
+                                 "properties": {"rule": STRING, "set": STRING, "severity": STRING,
+                                                "location": STRING, "path": STRING, "message": STRING,
+                                                "version": INT32}}),
+            "checked": array(STRING),
+            "skipped": array({"type": "object", "properties": {"rule": STRING, "reason": STRING}}),
+        },
+    },
+    "PolicyRuleInfo": {
+        "type": "object",
+        "required": ["name", "description", "formats", "params", "source"],
+        "properties": {"name": STRING, "description": STRING, "formats": array(STRING),
+                       "params": {"type": "object"}, "source": STRING},
+    },
 }

@@ -14,6 +14,7 @@ from app.client.canonical import parsing_canonical_form
 from app.client.fingerprint import CRC64, DIGEST_SIZES, MD5, SHA256, fingerprint_of_form
 from app.formats.avro.canonical import to_json
 from app.formats.avro.compatibility import UNEXPECTED_EXCEPTION, check
+from app.formats.avro.elements import elements as schema_elements
 from app.formats.avro.errors import InvalidAvro
 from app.formats.avro.model import Record, Schema
 from app.formats.avro.nesting import check_document
@@ -21,7 +22,15 @@ from app.formats.avro.normalize import normalized_text
 from app.formats.avro.outline import outline as outline_of
 from app.formats.avro.parser import Parser
 from app.formats.avro.tags import modify_tags as modify_inline_tags
-from app.formats.base import STRICT_POLICY, EntityTags, Incompatibility, Node, ParsedSchema, refusals
+from app.formats.base import (
+    STRICT_POLICY,
+    EntityTags,
+    Incompatibility,
+    Node,
+    ParsedSchema,
+    SchemaElement,
+    refusals,
+)
 
 _REFUSAL = "Invalid schema of type AVRO, details: {}"
 
@@ -123,6 +132,10 @@ class AvroFormat:
         """`Outlines`: the field tree; types of referenced schemas show by name."""
         native = _native(schema)
         return outline_of(native.schema, native.referenced)
+    def elements(self, schema: ParsedSchema) -> list[SchemaElement]:
+        """`PolicyView`: the elements of the types this schema's text defines."""
+        native = _native(schema)
+        return schema_elements(native.schema, frozenset(native.referenced))
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         if fmt.lower() == "resolved":

@@ -17,13 +17,22 @@ from typing import Any
 from referencing import Resource
 from referencing.exceptions import Unresolvable
 
-from app.formats.base import LENIENT_POLICY, STRICT_POLICY, Incompatibility, Node, ParsedSchema, refusals
+from app.formats.base import (
+    LENIENT_POLICY,
+    STRICT_POLICY,
+    Incompatibility,
+    Node,
+    ParsedSchema,
+    SchemaElement,
+    refusals,
+)
 from app.formats.json_schema.drafts import draft_of
 from app.formats.json_schema.errors import InvalidJsonSchema
 from app.formats.json_schema.json_text import dumps, loads, sorted_keys
 from app.formats.json_schema.metaschema import check_against_metaschema
 from app.formats.json_schema.model import JsonNative, build_native
 from app.formats.json_schema.subschemas import Ref, scan
+from app.formats.json_schema.elements import elements as schema_elements
 
 SCHEMA_TYPE = "JSON"
 _REFUSAL = "Invalid schema of type JSON, details: {}"
@@ -126,6 +135,10 @@ class JsonSchemaFormat:
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         """Confluent's JSON Schema has no `format=` renderings: the canonical text is served."""
         return None
+
+    def elements(self, schema: ParsedSchema) -> list[SchemaElement]:
+        """`PolicyView`: the document's elements in the rules' vocabulary (see `elements`)."""
+        return schema_elements(_native(schema).document)
 
     def field_names(self, schema: ParsedSchema) -> set[str]:
         """Top-level field names for the core's reserved-field check (`TopLevelFields`): the

@@ -1,0 +1,238 @@
+"""Schema policies in the registry (issue 21): the documents' storage and resolution, the
+check endpoint, and the gate registration runs between its mode and compatibility steps.
+
+Documents live in the `policies` table: the global one (named sets and the default) at the
+reserved key ("", ""), a selection at its subject's or context's settings key (a context is
+addressed as `:.ctx:`, exactly like `/config`). Resolution follows config's order: the
+subject's selection, its context's, then the global `default`.
+
+The rule code (`app.policies`) knows nothing of the registry; this module feeds it the
+parsed schemas from the resolver's cache and turns its refusals into our errors.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from app.core.access import OPEN, Action, Guard
+from app.core.audit import DELETE_POLICY, NO_AUDIT, SET_POLICY, Audit
+from app.core.config import effective_config, rows_needed
+from app.core.documents import request_references
+from app.core.errors import InvalidPolicy, PolicyNotFound
+from app.core.resolver import SchemaResolver
+from app.core.store import Storage, Store
+from app.core.subjects import validate_subject
+from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
+from app.formats.base import ParsedSchema
+from app.policies.catalogue import Catalogue
+from app.policies.document import (
+    EMPTY_GLOBAL,
+    PolicyDocumentError,
+    uses_of,
+    validate_global,
+    validate_selection,
+)
+from app.policies.engine import Outcome, RuleUse, evaluate
+from app.policies.rule import RuleContext, Violation
+
+GLOBAL_DOCUMENT = ("", "")  # no context is named "" (the default context is ".")
+
+
+def selection_key(subject: str) -> tuple[str, str]:
+    """A subject's key, or a context's (`:.ctx:` -> (".ctx", "")). 42208 for a bad name."""
+    qs = QualifiedSubject.parse(subject)
+    validate_subject(qs, subject, registering=False)
+    return qs.context, qs.name
+
+
+def _scope(key: tuple[str, str]) -> str:
+    """The name the authorizer is asked about, as for config: a subject qualified, a
+    context as `:.ctx:`, the global document as ""."""
+    if key == GLOBAL_DOCUMENT:
+        return ""
+    context, name = key
+    return QualifiedSubject(context, name).qualified() if name or context == DEFAULT_CONTEXT else f":{context}:"
+
+
+class _LiveVersions(Sequence[tuple[int, ParsedSchema]]):
+    """A subject's live versions, parsed, loaded only if a rule asks (`against: all`): the
+    usual policy reads the latest version alone, which registration has already."""
+
+    def __init__(self, load: Any) -> None:
+        self._load = load
+        self._items: list[tuple[int, ParsedSchema]] | None = None
+
+    def _all(self) -> list[tuple[int, ParsedSchema]]:
+        if self._items is None:
+            self._items = self._load()
+        return self._items
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[tuple[int, ParsedSchema]]:
+        return iter(self._all())
+
+
+class PolicyService:
+    def __init__(self, storage: Storage, resolver: SchemaResolver, catalogue: Catalogue, default_level: str):
+        self.storage = storage
+        self.resolver = resolver
+        self.catalogue = catalogue
+        self.default_level = default_level
+
+    # ------------------------------------------------------------------ documents
+    def get_global(self, guard: Guard = OPEN) -> dict[str, Any]:
+        guard.check(Action.READ_CONFIG, "")
+        with self.storage.read() as store:
+            return _global(store)
+
+    def put_global(self, document: Any, guard: Guard = OPEN, audit: Audit = NO_AUDIT) -> dict[str, Any]:
+        guard.check(Action.WRITE_CONFIG, "")
+        stored = _validated(validate_global, document, self.catalogue)
+        with self.storage.write() as store:
+            old = store.policy_documents([GLOBAL_DOCUMENT]).get(GLOBAL_DOCUMENT)
+            _refuse_removing_used_sets(store, stored["sets"])
+            store.set_policy_document(*GLOBAL_DOCUMENT, stored)
+            audit.record(store, SET_POLICY, None, detail={"old": old, "new": stored})
+        return stored
+
+    def delete_global(self, guard: Guard = OPEN, audit: Audit = NO_AUDIT) -> dict[str, Any]:
+        guard.check(Action.WRITE_CONFIG, "")
+        with self.storage.write() as store:
+            old = store.policy_documents([GLOBAL_DOCUMENT]).get(GLOBAL_DOCUMENT)
+            _refuse_removing_used_sets(store, {})
+            store.set_policy_document(*GLOBAL_DOCUMENT, None)
+            audit.record(store, DELETE_POLICY, None, detail={"old": old})
+        return old or dict(EMPTY_GLOBAL)
+
+    def get_selection(self, subject: str, default_to_global: bool, guard: Guard = OPEN) -> dict[str, Any]:
+        key = selection_key(subject)
+        guard.check(Action.READ_CONFIG, _scope(key))
+        with self.storage.read() as store:
+            if default_to_global:
+                return self._effective_json(store, key)
+            own = store.policy_documents([key]).get(key)
+        if own is None:
+            raise PolicyNotFound.for_subject(subject)
+        return own
+
+    def put_selection(
+        self, subject: str, document: Any, guard: Guard = OPEN, audit: Audit = NO_AUDIT
+    ) -> dict[str, Any]:
+        key = selection_key(subject)
+        guard.check(Action.WRITE_CONFIG, _scope(key))
+        with self.storage.write() as store:
+            stored = _validated(validate_selection, document, _global(store), self.catalogue)
+            old = store.policy_documents([key]).get(key)
+            store.set_policy_document(*key, stored)
+            audit.record(store, SET_POLICY, QualifiedSubject(*key), detail={"old": old, "new": stored})
+        return stored
+
+    def delete_selection(self, subject: str, guard: Guard = OPEN, audit: Audit = NO_AUDIT) -> dict[str, Any]:
+        key = selection_key(subject)
+        guard.check(Action.WRITE_CONFIG, _scope(key))
+        with self.storage.write() as store:
+            old = store.policy_documents([key]).get(key)
+            if old is None:
+                raise PolicyNotFound.for_subject(subject)
+            store.set_policy_document(*key, None)
+            audit.record(store, DELETE_POLICY, QualifiedSubject(*key), detail={"old": old})
+        return old
+
+    # ------------------------------------------------------------------ resolution
+    def effective(self, store: Store, key: tuple[str, str]) -> tuple[list[RuleUse], list[str], str]:
+        """The rules in force for `key`, the sets it uses, and where the selection came from."""
+        context, name = key
+        keys = [(context, name), (context, ""), GLOBAL_DOCUMENT] if name else [(context, ""), GLOBAL_DOCUMENT]
+        found = store.policy_documents(keys)
+        global_document = found.get(GLOBAL_DOCUMENT) or EMPTY_GLOBAL
+        own = (((context, name), "subject"),) if name else ()
+        for candidate, source in (*own, ((context, ""), "context")):
+            selection = found.get(candidate)
+            if selection is not None:
+                return uses_of(global_document, selection), list(selection.get("use", [])), source
+        selection = {"use": global_document.get("default", [])}
+        return uses_of(global_document, selection), list(selection["use"]), "global"
+
+    def _effective_json(self, store: Store, key: tuple[str, str]) -> dict[str, Any]:
+        uses, sets, source = self.effective(store, key)
+        rules = [{"rule": u.rule, "severity": u.severity, "params": dict(u.params), "set": u.set} for u in uses]
+        return {"use": sets, "rules": rules, "source": source}
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, store: Store, qs: QualifiedSubject, subject_id: int | None, proposed: ParsedSchema,
+                 latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any]) -> Outcome:
+        uses, _, _ = self.effective(store, (qs.context, qs.name))
+        if not uses:
+            return Outcome()
+
+        def load() -> list[tuple[int, ParsedSchema]]:
+            if subject_id is None:
+                return []
+            rows = store.live_versions(subject_id)
+            contents = self.resolver.contents(store, [v.schema_pk for v in rows])
+            return [(v.version, self.resolver.parsed(store, c)) for v, c in zip(rows, contents)]
+
+        versions: Sequence[tuple[int, ParsedSchema]] = (
+            [(latest_version, latest)] if latest is not None and latest_version is not None else []
+        )
+        if any(u.params.get("against") == "all" for u in uses):
+            versions = _LiveVersions(load)
+        ctx = RuleContext(qs.qualified(), versions, config)
+        return evaluate(uses, self.catalogue, latest, proposed, ctx)
+
+    def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
+               latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any]) -> list[Violation]:
+        """Registration's policy step: the error-severity violations (it refuses with them)."""
+        return self.evaluate(store, qs, subject_id, proposed, latest, latest_version, config).errors
+
+    def check(self, subject: str, request: SchemaRequest, guard: Guard = OPEN) -> Outcome:
+        """`POST /policies/{s}/check`: what registration's policy step would say; writes nothing."""
+        qs = QualifiedSubject.parse(subject)
+        validate_subject(qs, subject, registering=False)
+        guard.check(Action.READ, qs.qualified())
+        with self.storage.read() as store:
+            rows = store.settings_rows(rows_needed(qs.context, qs.name))
+            config = effective_config(qs.context, qs.name, rows, self.default_level)
+            candidate = self.resolver.candidate(
+                store, qs.context, request.schema_type, request.schema, request_references(request.references),
+                normalize=bool(config.get("normalize")), strict=config.get("validateNewSchemas") is not False,
+                live_refs=True, guard=guard,
+            )
+            row = store.subject(qs.context, qs.name)
+            latest, latest_version, subject_id = None, None, None
+            if row is not None:
+                subject_id = row.id
+                head = store.subject_head(row.id)
+                if head.latest_live is not None:
+                    latest = self.resolver.parsed(store, self.resolver.content(store, head.latest_live.schema_pk))
+                    latest_version = head.latest_live.version
+            return self.evaluate(store, qs, subject_id, candidate.parsed, latest, latest_version, config)
+
+
+def _global(store: Store) -> dict[str, Any]:
+    return store.policy_documents([GLOBAL_DOCUMENT]).get(GLOBAL_DOCUMENT) or dict(EMPTY_GLOBAL)
+
+
+def _validated(validate: Any, *args: Any) -> dict[str, Any]:
+    try:
+        return validate(*args)
+    except PolicyDocumentError as exc:
+        raise InvalidPolicy(exc.message) from None
+
+
+def _refuse_removing_used_sets(store: Store, sets: Mapping[str, Any]) -> None:
+    """A set a selection still uses cannot go: the message lists who uses it."""
+    users: dict[str, list[str]] = {}
+    for context, name, selection in store.policy_selections():
+        for set_name in selection.get("use", []):
+            if set_name not in sets:
+                shown = QualifiedSubject(context, name).qualified() if name else f":{context}:"
+                users.setdefault(set_name, []).append(shown if context != DEFAULT_CONTEXT or name else ":.:")
+    if users:
+        set_name, subjects = next(iter(users.items()))
+        raise InvalidPolicy(f'set "{set_name}" is still used by {", ".join(subjects)}')

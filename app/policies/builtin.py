@@ -1,0 +1,233 @@
+"""The built-in rules that read one schema: docs, names, required fields, sizes, namespaces,
+types. `forbidden-changes`, which compares versions, is in `changes`.
+
+Every rule reads the format-neutral elements (`view.elements_of`), so a format gains a rule
+by implementing `PolicyView`; the messages name the element and what was expected.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from app.formats.base import ParsedSchema, SchemaElement
+from app.policies.rule import RuleContext, Violation
+from app.policies.view import elements_of
+
+NAMED_KINDS = ("record", "enum", "fixed")
+CASES = {
+    "PascalCase": re.compile(r"[A-Z][a-zA-Z0-9]*"),
+    "camelCase": re.compile(r"[a-z][a-zA-Z0-9]*"),
+    "snake_case": re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*"),
+    "UPPER_SNAKE_CASE": re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*"),
+    "kebab-case": re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"),
+}
+_AVRO = frozenset({"AVRO"})
+_AVRO_JSON = frozenset({"AVRO", "JSON"})  # rules whose elements JSON Schema's PolicyView maps
+
+
+def _label(element: SchemaElement) -> str:
+    """How a message names an element: fields and symbols by name, types by full name."""
+    name = element.name if element.kind in ("field", "enumSymbol") else element.path
+    return f'{element.kind} "{name or "(root)"}"'
+
+
+def _violation(rule: str, element: SchemaElement, message: str) -> Violation:
+    return Violation(rule, message, element.location, element.path)
+
+
+class DocRequired:
+    name = "doc-required"
+    description = "Records, fields, enums or fixed types must carry documentation (Avro doc)."
+    formats = _AVRO_JSON
+    params_schema: dict[str, Any] = {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "on": {"type": "array", "uniqueItems": True,
+                   "items": {"enum": ["record", "field", "enum", "fixed"]}},
+            "minLength": {"type": "integer", "minimum": 1},
+        },
+    }
+
+    def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
+              params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+        kinds = set(params.get("on", ("record", "field")))
+        least = params.get("minLength", 1)
+        for element in elements_of(proposed):
+            if element.kind not in kinds:
+                continue
+            doc = (element.doc or "").strip()
+            if not doc:
+                yield _violation(self.name, element, f"{_label(element)} has no doc")
+            elif len(doc) < least:
+                yield _violation(self.name, element, f"{_label(element)} has a doc shorter than {least} characters")
+
+
+def compile_pattern(spec: str) -> re.Pattern[str]:
+    """A case name or a regex (matched in full); `re.error` for a regex that does not compile."""
+    return CASES.get(spec) or re.compile(spec)
+
+
+class NamePattern:
+    name = "name-pattern"
+    description = ("Simple names of records, fields, enums, enum symbols, fixed types and namespaces "
+                   "follow a case or a regex.")
+    formats = _AVRO_JSON
+    _KINDS = ("record", "field", "enum", "enumSymbol", "fixed", "namespace")
+    params_schema: dict[str, Any] = {
+        "type": "object", "additionalProperties": False,
+        "properties": {kind: {"type": "string", "minLength": 1} for kind in _KINDS},
+    }
+
+    def validate(self, params: Mapping[str, Any]) -> str | None:
+        """The semantic check a JSON Schema cannot make: every regex compiles."""
+        for kind in self._KINDS:
+            if kind in params:
+                try:
+                    compile_pattern(params[kind])
+                except re.error as exc:
+                    return f'name-pattern: {kind} pattern "{params[kind]}" does not compile: {exc}'
+        return None
+
+    def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
+              params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+        patterns = {kind: (spec, compile_pattern(spec)) for kind, spec in params.items()}
+        namespace = patterns.get("namespace")
+        for element in elements_of(proposed):
+            wanted = patterns.get(element.kind)
+            if wanted is not None and not wanted[1].fullmatch(element.name):
+                yield _violation(self.name, element, f'{element.kind} "{element.name}" does not match {wanted[0]}')
+            if namespace is not None and element.kind in NAMED_KINDS and element.namespace:
+                spec, pattern = namespace
+                # A case applies to each dotted part; a regex to the whole namespace.
+                parts = element.namespace.split(".") if spec in CASES else [element.namespace]
+                if not all(pattern.fullmatch(part) for part in parts):
+                    yield _violation(self.name, element, f'namespace "{element.namespace}" does not match {spec}')
+
+
+class RequiredFields:
+    name = "required-fields"
+    description = "The top-level record must have the listed fields (and types, logical types by name)."
+    formats = _AVRO_JSON
+    params_schema: dict[str, Any] = {
+        "type": "object", "additionalProperties": False, "required": ["fields"],
+        "properties": {"fields": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False, "required": ["name"],
+            "properties": {"name": {"type": "string", "minLength": 1}, "type": {"type": "string", "minLength": 1}},
+        }}},
+    }
+
+    def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
+              params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+        found = elements_of(proposed)
+        root = found[0]
+        if root.kind != "record":
+            yield Violation(self.name, f"schema is a {root.kind}, not a record with the required fields")
+            return
+        fields = {e.name: e for e in found if e.kind == "field" and e.record == root.path}
+        for wanted in params["fields"]:
+            field = fields.get(wanted["name"])
+            if field is None:
+                yield _violation(self.name, root, f'record "{root.path}" has no field "{wanted["name"]}"')
+            elif "type" in wanted and wanted["type"] not in (field.type, field.logical):
+                shown = field.logical or field.type
+                yield _violation(self.name, field, f'field "{field.name}" is of type {shown}, not {wanted["type"]}')
+
+
+class MaxSize:
+    name = "max-size"
+    description = ("Limits on canonical text size, fields over all records, record nesting depth, "
+                   "enum symbols, union branches.")
+    formats = _AVRO_JSON
+    _LIMITS = ("bytes", "fields", "depth", "enumSymbols", "unionBranches")
+    params_schema: dict[str, Any] = {
+        "type": "object", "additionalProperties": False,
+        "properties": {limit: {"type": "integer", "minimum": 0} for limit in _LIMITS},
+    }
+
+    def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
+              params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+        found = elements_of(proposed)
+        if "bytes" in params:
+            size = len(proposed.canonical.encode())
+            if size > params["bytes"]:
+                yield Violation(self.name, f"schema is {size} bytes, over the limit of {params['bytes']}")
+        if "fields" in params:
+            count = sum(1 for e in found if e.kind == "field")
+            if count > params["fields"]:
+                yield Violation(self.name, f"schema has {count} fields, over the limit of {params['fields']}")
+        if "depth" in params:
+            deepest = max(found, key=lambda e: e.depth)
+            if deepest.depth > params["depth"]:
+                yield _violation(self.name, deepest,
+                                 f"{_label(deepest)} is nested {deepest.depth} records deep, "
+                                 f"over the limit of {params['depth']}")
+        for kind, limit, what in (("enum", "enumSymbols", "symbols"), ("union", "unionBranches", "branches")):
+            if limit in params:
+                for element in found:
+                    if element.kind == kind and element.size > params[limit]:
+                        shown = _label(element) if kind == "enum" else f'union at "{element.path}"'
+                        yield _violation(self.name, element,
+                                         f"{shown} has {element.size} {what}, over the limit of {params[limit]}")
+
+
+class NamespacePrefix:
+    name = "namespace-prefix"
+    description = "Every named type's namespace equals one of the prefixes or extends it at a dot."
+    formats = _AVRO
+    params_schema: dict[str, Any] = {
+        "type": "object", "additionalProperties": False, "required": ["prefixes"],
+        "properties": {
+            "prefixes": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+            "require": {"type": "boolean"},
+        },
+    }
+
+    def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
+              params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+        prefixes = params["prefixes"]
+        shown = ", ".join(prefixes)
+        for element in elements_of(proposed):
+            if element.kind not in NAMED_KINDS:
+                continue
+            space = element.namespace
+            if space is None:
+                if params.get("require", True):
+                    yield _violation(self.name, element, f"{_label(element)} has no namespace, expected under {shown}")
+            elif not any(space == p or space.startswith(p + ".") for p in prefixes):
+                yield _violation(self.name, element, f'{_label(element)} namespace "{space}" is not under {shown}')
+
+
+class ForbiddenTypes:
+    name = "forbidden-types"
+    description = ("Types or logical types that may not be used (float, bytes, map, fixed, uuid...), "
+                   "and a union size limit.")
+    formats = _AVRO_JSON
+    params_schema: dict[str, Any] = {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "types": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            "maxUnionBranches": {"type": "integer", "minimum": 1},
+        },
+    }
+
+    def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
+              params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
+        banned = set(params.get("types", ()))
+        branches = params.get("maxUnionBranches")
+        for element in elements_of(proposed):
+            if element.kind in ("field", "enumSymbol"):
+                continue
+            used = element.logical if element.logical in banned else None
+            if used is None and (element.kind if element.kind != "primitive" else element.name) in banned:
+                used = element.kind if element.kind != "primitive" else element.name
+            if used is not None:
+                where = f' at "{element.path}"' if element.path else ""
+                yield _violation(self.name, element, f'type "{used}"{where} is forbidden')
+            if branches is not None and element.kind == "union" and element.size > branches:
+                yield _violation(self.name, element,
+                                 f'union at "{element.path}" has {element.size} branches, over the limit of {branches}')
+
+
+def shape_rules() -> Iterable[Any]:
+    return (DocRequired(), NamePattern(), RequiredFields(), MaxSize(), NamespacePrefix(), ForbiddenTypes())
