@@ -61,7 +61,9 @@ class Audit:
         version: int | None = None, schema_id: int | None = None, detail: dict[str, Any] | None = None,
     ) -> None:
         if self.enabled:
-            store.insert_audit(self.entry(action, scope, version=version, schema_id=schema_id, detail=detail))
+            store.insert_audit(self.entry(
+                action, scope, version=version, schema_id=schema_id, status=self.origin.success_status, detail=detail,
+            ))
 
     def entry(
         self, action: str, scope: QualifiedSubject | None, *, version: int | None = None,

@@ -265,6 +265,9 @@ class Origin:
     user_agent: str | None = None
     method: str | None = None
     path: str | None = None
+    # What the route answers when the change commits (200; 204 for a context delete): the
+    # status a committed change's row records. None outside HTTP.
+    success_status: int | None = None
 
     def __post_init__(self) -> None:
         for name, size in (("user_agent", USER_AGENT_CHARS), ("forwarded_for", FORWARDED_FOR_CHARS),

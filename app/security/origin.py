@@ -26,6 +26,7 @@ def request_origin() -> Origin:
         user_agent=request.headers.get("User-Agent") or None,
         method=request.method,
         path=_client_path(environ),
+        success_status=204 if request.endpoint and request.endpoint.endswith("contexts.delete_context") else 200,
     )
 
 

@@ -139,7 +139,9 @@ def test_each_kind_of_change_writes_one_row_and_reads_checks_and_repeats_write_n
         "anonymous", "none", "POST", "/subjects/orders-value/versions")
     # The path as the client wrote it, before the `/contexts/{ctx}/` rewrite.
     assert rows[11].entry.origin.path == "/contexts/.staging/subjects/s/versions"
-    assert all(r.entry.status is None and r.entry.error_code is None for r in rows)
+    # A committed change records the status its route answered, and no error code.
+    assert [r.entry.status for r in rows] == [200] * (len(rows) - 1) + [204]
+    assert all(r.entry.error_code is None for r in rows)
     assert [r.id for r in rows] == sorted(r.id for r in rows)
 
 
