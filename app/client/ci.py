@@ -8,8 +8,8 @@ Exit codes are the contract a pipeline branches on: 0 compatible (or registered)
 policy error, 1 incompatible (or rejected as incompatible) or a policy error, 2 anything
 that is not a verdict: bad usage, no registry reachable, unreadable file, invalid schema or
 policy file. A failure prints one clear line on stderr. `--url` (or `REGISTRY_URL`,
-comma-separated for several) names the registry; `REGISTRY_AUTH` (`user:password`) gives
-Basic credentials.
+comma-separated for several) names the registry; credentials come from userinfo in the URL or
+`REGISTRY_TO_AUTH` (`basic:USER:PASSWORD` or `bearer:TOKEN`), as for the migration commands.
 
 The functions take argv and return the exit code, so `app/cli.py` wires them in with one line
 each and tests call them directly.
@@ -23,6 +23,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit, urlunsplit
 from typing import Callable, Sequence, TextIO
 
 from app.client.errors import IncompatibleSchema, InvalidSchema, RegistryClientError, RegistryUnavailable
@@ -101,13 +102,36 @@ def _parser(name: str, doc: str) -> argparse.ArgumentParser:
 
 
 def _client(url: str | None, timeout: float) -> RegistryClient:
+    """Credentials as the migration commands take them: userinfo in the URL, or
+    `REGISTRY_TO_AUTH` as `basic:USER:PASSWORD` or `bearer:TOKEN` (which wins); the older
+    `REGISTRY_AUTH` (`user:password`) still works."""
     url = url or os.environ.get("REGISTRY_URL")
     if not url:
         raise UsageError("no registry URL: give --url or set REGISTRY_URL")
-    auth = os.environ.get("REGISTRY_AUTH") or None
-    if auth is not None and ":" not in auth:
-        raise UsageError("REGISTRY_AUTH must look like user:password")
-    return RegistryClient(url, auth=auth, timeout=timeout, retries=1, cache_ttl=0)
+    urls, auth = [], None
+    for one in (part.strip() for part in url.split(",")):
+        parts = urlsplit(one)
+        if parts.username is not None:
+            auth = (unquote(parts.username), unquote(parts.password or ""))
+            netloc = parts.netloc.rpartition("@")[2]
+            one = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+        urls.append(one)
+    legacy = os.environ.get("REGISTRY_AUTH")
+    if legacy:
+        if ":" not in legacy:
+            raise UsageError("REGISTRY_AUTH must look like user:password")
+        auth = legacy  # type: ignore[assignment]
+    bearer = None
+    configured = os.environ.get("REGISTRY_TO_AUTH")
+    if configured:
+        kind, _, secret = configured.partition(":")
+        if kind == "basic" and ":" in secret:
+            auth = secret  # type: ignore[assignment]
+        elif kind == "bearer" and secret:
+            auth, bearer = None, secret
+        else:
+            raise UsageError("REGISTRY_TO_AUTH must be basic:USER:PASSWORD or bearer:TOKEN")
+    return RegistryClient(urls, auth=auth, bearer_token=bearer, timeout=timeout, retries=1, cache_ttl=0)
 
 
 def parse_reference(text: str) -> SchemaReference:

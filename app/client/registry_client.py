@@ -61,7 +61,8 @@ class RegistryClient:
     """A client of one registry (or several URLs of one fleet, tried in turn).
 
     `urls`: one URL, a comma-separated string of them, or a sequence. `auth`:
-    ("user", "password") or "user:password" for HTTP Basic. `timeout`: seconds per attempt for
+    ("user", "password") or "user:password" for HTTP Basic; or `bearer_token`, sent as
+    `Authorization: Bearer ...` (a token from the registry's identity provider). `timeout`: seconds per attempt for
     connecting and for each read. `retries`: extra rounds over all URLs after a connection
     failure, timeout or 5xx answer (never after a 4xx).
     """
@@ -77,14 +78,15 @@ class RegistryClient:
         backoff_max: float = 2.0,
         cache_ttl: float = 30.0,
         pool_size: int = 16,
+        bearer_token: str | None = None,
     ) -> None:
         url_list = [url.strip() for url in urls.split(",")] if isinstance(urls, str) else list(urls)
         self._options: dict[str, Any] = dict(
             urls=url_list, auth=auth, timeout=timeout, retries=retries, backoff=backoff,
-            backoff_max=backoff_max, cache_ttl=cache_ttl, pool_size=pool_size,
+            backoff_max=backoff_max, cache_ttl=cache_ttl, pool_size=pool_size, bearer_token=bearer_token,
         )
-        self.transport = Transport(url_list, auth=auth, timeout=timeout, pool_size=pool_size,
-                                   policy=RetryPolicy(retries, backoff, backoff_max))
+        self.transport = Transport(url_list, auth=auth, bearer_token=bearer_token, timeout=timeout,
+                                   pool_size=pool_size, policy=RetryPolicy(retries, backoff, backoff_max))
         self._schemas: OnceCache[tuple[int, str | None, str | None], Schema] = OnceCache()
         self._registered: OnceCache[tuple[str, Schema, bool], RegisteredSchema] = OnceCache()
         self._looked_up: OnceCache[tuple[str, Schema, bool], RegisteredSchema] = OnceCache()

@@ -76,6 +76,7 @@ class Transport:
         urls: Sequence[str],
         *,
         auth: str | tuple[str, str] | None = None,
+        bearer_token: str | None = None,
         timeout: float = 10.0,
         policy: RetryPolicy = RetryPolicy(),
         pool_size: int = 16,
@@ -87,8 +88,12 @@ class Transport:
         self.policy = policy
         self.pool_size = pool_size
         self._headers = {"Accept": ACCEPT, "User-Agent": USER_AGENT}
+        if auth is not None and bearer_token is not None:
+            raise ValueError("give Basic credentials or a bearer token, not both")
         if auth is not None:
             self._headers["Authorization"] = basic_auth_header(auth)
+        elif bearer_token is not None:
+            self._headers["Authorization"] = f"Bearer {bearer_token}"
         self._preferred = 0
         self._pool = self._new_pool()
         _LIVE.add(self)
