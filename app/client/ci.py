@@ -232,12 +232,16 @@ def _offline(args: argparse.Namespace) -> int:
 
 
 def _check(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple[Path, Schema]], out: TextIO) -> int:
+    """Policies (where the registry has them) and compatibility, per file. With
+    `--format json` each file is one JSON line: the check endpoint's structure plus
+    `compatible`, `level` and, when incompatible, `incompatibilities`; nothing else is printed."""
     from app.client.policy_check import print_outcome
 
     verdict = OK
     for path, schema in schemas:
         try:
             outcome = client.check_policies(args.subject, schema)
+            result = client.test_compatibility(args.subject, schema)
         except InvalidSchema as exc:
             raise UsageError(f"{path}: invalid schema: {exc.message}") from None
         except RegistryClientError as exc:
@@ -245,23 +249,27 @@ def _check(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple
                 raise
             # A registry without schema policies (Confluent's): compatibility alone decides.
             outcome = {"violations": [], "checked": [], "skipped": []}
-        if args.output == "json":
-            print(json.dumps({"file": str(path), **outcome}), file=out)
-            failed = any(v["severity"] == "error" for v in outcome["violations"])
-        else:
-            failed = print_outcome(path, outcome, None, out)
+            result = client.test_compatibility(args.subject, schema)
+        report = None if result.is_compatible else parse_messages(
+            client.test_compatibility(args.subject, schema, verbose=True).messages
+        )
+        failed = any(v["severity"] == "error" for v in outcome["violations"]) or report is not None
         if failed:
             verdict = INCOMPATIBLE
-        try:
-            result = client.test_compatibility(args.subject, schema)
-        except InvalidSchema as exc:
-            raise UsageError(f"{path}: invalid schema: {exc.message}") from None
-        if result.is_compatible:
+        if args.output == "json":
+            level = client.get_compatibility_level(args.subject) if report is None else report.level
+            line: dict[str, object] = {"file": str(path), **outcome, "compatible": report is None, "level": level}
+            if report is not None:
+                line["incompatibilities"] = [
+                    {"type": p.type, "location": p.location, "message": p.message} for p in report.problems
+                ]
+            print(json.dumps(line), file=out)
+            continue
+        print_outcome(path, outcome, None, out)
+        if report is None:
             level = client.get_compatibility_level(args.subject)
             print(f"{path}: compatible with {args.subject} ({level})", file=out)
             continue
-        verdict = INCOMPATIBLE
-        report = parse_messages(client.test_compatibility(args.subject, schema, verbose=True).messages)
         against = f", version {report.old_version}" if report.old_version is not None else ""
         print(f"{path}: INCOMPATIBLE with {args.subject} ({report.level or 'level unknown'}{against})", file=out)
         for problem in report.problems:

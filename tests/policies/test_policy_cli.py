@@ -107,6 +107,15 @@ def test_online_check_reports_the_subjects_policy(live_server, write, unique_sub
             f'warning: {bad}:/fields/2/type: [forbidden-types] type "float" at "com.acme.R.price" is forbidden',
         ]
         assert ci.check_main([write("good.avsc", COMPLIANT), "--subject", subject]) == 0
+        capsys.readouterr()
+
+        # --format json: one JSON line per file, the endpoint's structure plus the compatibility verdict.
+        assert ci.check_main([bad, "--subject", subject, "--format", "json"]) == 1
+        (line,) = capsys.readouterr().out.splitlines()
+        reported = json.loads(line)
+        assert reported["file"] == bad and reported["compatible"] is True and reported["level"]
+        assert [(v["rule"], v["location"]) for v in reported["violations"]][:2] == [
+            ("doc-required", "/fields/1"), ("name-pattern", "/fields/3")]
     finally:
         urllib.request.urlopen(urllib.request.Request(f"{live_server}/policies/{subject}", method="DELETE")).close()
 
