@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.access import Guard
+from app.core.access import Action, Guard
 from app.core.config import GLOBAL_KEY, SUPER_GLOBAL_KEY, resolve_config, resolve_mode
 from app.core.inspection import EffectiveSetting
 from app.core.outline_index import storable_text
@@ -29,8 +29,11 @@ from app.core.store import (
     SubjectListing,
     SubjectQuery,
     SubjectRow,
+    VersionRow,
     search_key,
 )
+from app.core.errors import SubjectNotFound
+from app.core.subjects import resolve_alias
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 from app.formats.base import FIELD_NODE, TYPE_NODE
 from app.settings import Settings
@@ -138,6 +141,18 @@ class Browser:
         self.default_level = settings.compatibility_level
 
     # ------------------------------------------------------------------ subjects
+    def history(self, subject: str, guard: Guard, deleted: bool = True) -> list[VersionRow]:
+        """A subject's versions with their ids and times, oldest first, in one query however
+        long the history is (soft-deleted ones unless `deleted` is false). 40401 when the
+        caller would see none, as `GET .../versions` answers."""
+        with self.storage.read() as store:
+            qs, row = resolve_alias(store, QualifiedSubject.parse(subject))
+            guard.check(Action.READ, qs.qualified())
+            versions = [v for v in store.versions(row.id) if deleted or not v.deleted] if row else []
+        if not versions:
+            raise SubjectNotFound.for_subject(qs.qualified())
+        return versions
+
     def list_subjects(
         self, guard: Guard, *, q: str = "", context: str | None = None, schema_type: str | None = None,
         level: str | None = None, own: bool = False, deleted: bool = False, sort: str = "name",

@@ -48,7 +48,7 @@ from app.core.schema_reads import (
     prefix_scope,
     readable_holders,
 )
-from app.core.store import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow
+from app.core.store import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow, VersionRow
 from app.core.subject_settings import SubjectSettings
 from app.core.subjects import (
     alias_of,
@@ -368,6 +368,11 @@ class RegistryService:
 
     def effective_settings(self, subject: str, *, principal: Principal = ANONYMOUS) -> EffectiveSettings:
         return self.inspection.effective_settings(subject, self.guard(principal))
+
+    def version_history(
+        self, subject: str, deleted: bool = True, *, principal: Principal = ANONYMOUS
+    ) -> list[VersionRow]:
+        return self.browser.history(subject, self.guard(principal), deleted)
 
     def browse_subjects(self, *, principal: Principal = ANONYMOUS, **filters: Any) -> SubjectList:
         """Filters as `Browser.list_subjects` names them (q, context, schema_type, level, own,

@@ -54,16 +54,11 @@ class VersionEntry:
 def versions_of(subject: str, deleted: bool = True) -> list[VersionEntry]:
     """Every version of a subject (soft-deleted ones too unless `deleted` is false), oldest first.
     `NoSuchSubject` when the principal sees no version at all."""
-    service, who = registry(), principal()
     try:
-        numbers = service.list_versions(subject, deleted=deleted, principal=who)
+        rows = registry().version_history(subject, deleted=deleted, principal=principal())
     except (SubjectNotFound, Forbidden):
         raise missing_subject(subject) from None
-    entries = []
-    for number in numbers:
-        found = service.get_version(subject, str(number), deleted=True, principal=who)
-        entries.append(VersionEntry(found.version, found.id, found.ts, found.deleted))
-    return entries
+    return [VersionEntry(v.version, v.schema_id, v.created_at, v.deleted) for v in rows]
 
 
 def missing_subject(subject: str) -> NoSuchSubject:

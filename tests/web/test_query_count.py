@@ -1,4 +1,5 @@
-"""The list and search pages run the same number of SQL statements whatever `per_page` is:
+"""The list and search pages run the same number of SQL statements whatever `per_page` is,
+and a subject page the same whatever the length of its history:
 a count of statements (SQLAlchemy's before_cursor_execute), not a timing."""
 from __future__ import annotations
 
@@ -51,3 +52,20 @@ def test_list_and_search_cost_the_same_statements_at_50_and_500_per_page(ui: Ui,
         assert counts[0] == counts[1], (path, params, counts)
     shown = ui.get("/ui/search", q="amount", per_page="500").main.find(data_results="fields")
     assert len(shown.find_all("tr")) - 1 == SUBJECTS
+
+
+def test_a_subject_page_costs_the_same_statements_at_3_and_12_versions(ui: Ui, service) -> None:
+    engine = service.storage.engine
+    counts = []
+    for subject, versions in (("short-value", 3), ("long-value", 12)):
+        service.update_config(subject, {"compatibility": "NONE"})
+        for n in range(versions):
+            schema = {"type": "record", "name": "Grows", "fields": [{"name": f"f{n}", "type": "long"}]}
+            service.register(subject, SchemaRequest(schema=json.dumps(schema)))
+        ui.get(f"/ui/subjects/{subject}")  # warm the content caches first
+        service.update_config("unrelated-value", {"compatibility": "FULL"})  # any commit: replies are read again
+        with counted(engine) as statements:
+            page = ui.get(f"/ui/subjects/{subject}")
+        assert page.status == 200
+        counts.append(len(statements))
+    assert counts[0] == counts[1], counts
