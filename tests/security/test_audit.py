@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Engine, text
 
 from app.core.access import Action, Principal
 from app.core.audit import iso_time, parse_time
@@ -23,6 +23,7 @@ from app.core.types import SchemaRequest
 from app.factory import create_app
 from app.settings import Settings
 from app.wiring import build_registry
+from support.statements import counted
 
 V1 = "application/vnd.schemaregistry.v1+json"
 ALICE = Principal("user:alice", frozenset({"group:payments"}), "basic")
@@ -400,16 +401,8 @@ def test_a_rows_time_is_when_it_was_written(audited) -> None:
 
 # ------------------------------------------------------------------ cost and the switch
 def statements_of(engine: Engine, action: Any) -> list[str]:
-    seen: list[str] = []
-
-    def count(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", count)
-    try:
+    with counted(engine) as seen:
         action()
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
     return seen
 
 

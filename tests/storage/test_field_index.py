@@ -4,18 +4,18 @@ number does not depend on the page size."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, text
+from sqlalchemy import text
 from support.migrations import database_at, registry_at_head
 
 from app.core.access import Action, Principal
 from app.core.errors import Forbidden
 from app.core.registry import RegistryService
 from app.core.types import SchemaRequest
+from support.statements import counted
 
 
 def order(*extra: dict[str, Any], name: str = "Order") -> str:
@@ -36,20 +36,6 @@ def register(service: RegistryService, subject: str, schema: str, schema_type: s
 def index_rows(service: RegistryService) -> list[tuple[Any, ...]]:
     with service.storage.engine.connect() as conn:  # type: ignore[attr-defined]
         return conn.execute(text("SELECT schema_pk, kind, name_lower, path FROM schema_fields ORDER BY 1, 2, 4")).all()
-
-
-@contextmanager
-def counted(engine: Engine) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def record(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
-        statements.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 def test_registration_indexes_fields_and_types_once_per_content(service: RegistryService) -> None:

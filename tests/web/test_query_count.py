@@ -4,30 +4,11 @@ a count of statements (SQLAlchemy's before_cursor_execute), not a timing."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
-
-from sqlalchemy import Engine, event
-
 from app.core.types import SchemaRequest
+from support.statements import counted
 from ui_client import Ui
 
 SUBJECTS = 120
-
-
-@contextmanager
-def counted(engine: Engine) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def record(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
-        statements.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 def _fill(service) -> None:
