@@ -120,7 +120,8 @@ def test_subject_list_filters_sorts_and_pages(service: RegistryService) -> None:
     assert names(q="ORDERS") == ["a-orders", ":.staging:c-orders"]
     assert names(context=".staging") == [":.staging:c-orders"]
     assert names(schema_type="JSON") == ["b-payments"]
-    assert names(own=True) == ["a-orders", "b-payments"]  # its own mode, its own config
+    assert names(own=True) == ["b-payments"]  # its own config; a-orders sets only its own mode
+    assert names(overriding=True) == ["a-orders", "b-payments"]  # its own mode, its own config
     assert names(level="FULL") == [":.staging:c-orders"]
     assert names(level="BACKWARD") == ["a-orders"]
     assert names(sort="updated") == [":.staging:c-orders", "b-payments", "a-orders"]

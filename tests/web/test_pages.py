@@ -56,6 +56,20 @@ def test_list_filters_by_name_context_type_and_deleted(ui: Ui) -> None:
     assert "legacy-value" in names(deleted="1")
 
 
+def test_own_filter_keeps_subjects_with_their_own_config_not_only_a_mode(ui: Ui, service) -> None:
+    service.update_mode("orders-value", "READONLY")
+    service.update_config(STAGING_SUBJECT, {"normalize": True})  # a config without a level is one too
+
+    def names(path: str, **params: str) -> set[str]:
+        page = ui.get(path, **params)
+        assert page.status == 200
+        return {r.find("td").find("a").text for r in page.main.find_all("table")[-1].find_all("tr")[1:]}
+
+    assert names("/ui/", own="1") == {"payments-value", STAGING_SUBJECT}
+    # The configuration page lists every subject overriding a setting, a mode included.
+    assert names("/ui/config") == {"payments-value", STAGING_SUBJECT, "orders-value"}
+
+
 def test_list_pages_with_prev_and_next_links(ui: Ui) -> None:
     first = ui.get("/ui/", per_page="2")
     assert "1–2 of" in first.main.text
