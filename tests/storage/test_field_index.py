@@ -1,5 +1,5 @@
 """The search index and the browser's listings, on SQLite and PostgreSQL: filled once per
-content at registration, backfilled by migration 0006, queried by indexed statements whose
+content at registration, backfilled by migration 0006 (and refreshed by 0008), queried by indexed statements whose
 number does not depend on the page size."""
 from __future__ import annotations
 
@@ -201,6 +201,38 @@ def test_migration_0006_indexes_schemas_stored_before_it(empty_database_url: str
             ("legacy-value", 7, "address.zip")
         ]
         assert [h.path for h in service.search("legacy").types.items] == ["com.acme.Legacy"]
+
+
+def test_migration_0008_reindexes_json_schema_and_protobuf_content(empty_database_url: str) -> None:
+    payment = json.dumps({"properties": {"pay": {"oneOf": [
+        {"type": "object", "properties": {"iban": {"type": "string"}}}, {"type": "null"}]}}})
+    with database_at(empty_database_url, "0007") as conn:
+        conn.execute(text(
+            "INSERT INTO subjects (context, name, latest_version) VALUES ('.', 'pay-value', 1), ('.', 'legacy-value', 1)"
+        ))
+        for schema_id, schema_type, schema in ((1, "JSON", payment), (2, "AVRO", order(name="Legacy"))):
+            conn.execute(text(
+                "INSERT INTO schemas (context, id, hash, schema_type, schema_text, text_hash) "
+                "VALUES ('.', :id, :h, :st, :t, 'x')"
+            ), {"id": schema_id, "h": str(schema_id) * 32, "st": schema_type, "t": schema})
+        conn.execute(text(
+            "INSERT INTO subject_versions (subject_id, version, schema_pk, deleted, created_at) "
+            "SELECT s.id, 1, c.pk, false, 0 FROM subjects s JOIN schemas c "
+            "ON (s.name = 'pay-value') = (c.schema_type = 'JSON')"
+        ))
+        # The rows an older outline stored: the JSON content's member properties missing, a
+        # stale row in their place; the Avro content's rows are kept as they are.
+        conn.execute(text(
+            "INSERT INTO schema_fields (schema_pk, position, kind, name_lower, name, path, type_label) "
+            "SELECT c.pk, 0, 'field', n, n, n, 'string' FROM schemas c, "
+            "(SELECT 'stale' AS n UNION ALL SELECT 'kept') names "
+            "WHERE (c.schema_type = 'JSON') = (n = 'stale')"
+        ))
+
+    with registry_at_head(empty_database_url) as service:
+        assert [(h.subject, h.path) for h in service.search("iban").fields.items] == [("pay-value", "pay.oneOf[0].iban")]
+        assert service.search("stale").fields.total == 0
+        assert [h.subject for h in service.search("kept").fields.items] == ["legacy-value"]
 
 
 def test_names_match_case_insensitively_beyond_ascii_and_wildcards_are_literal(service: RegistryService) -> None:
