@@ -80,6 +80,7 @@ def test_search_matches_names_exactly_or_by_prefix_in_the_latest_live_version(se
 def test_search_covers_json_schema_and_protobuf(service: RegistryService) -> None:
     register(service, "json-value", json.dumps({
         "type": "object", "properties": {"shipTo": {"type": "object", "properties": {"city": {"type": "string"}}}},
+        "anyOf": [{"properties": {"city": {"type": "string"}}, "required": ["city"]}],
         "definitions": {"Money": {"type": "object"}},
     }), "JSON")
     register(service, "proto-value", 'syntax = "proto3";\npackage acme;\nmessage Shipment {\n  string city = 1;\n}\n',
@@ -88,7 +89,8 @@ def test_search_covers_json_schema_and_protobuf(service: RegistryService) -> Non
     fields = service.search("city").fields.items
     types = service.search("s").types.items
 
-    assert {(h.subject, h.path) for h in fields} == {("json-value", "shipTo.city"), ("proto-value", "Shipment.city")}
+    assert {(h.subject, h.path) for h in fields} == {
+        ("json-value", "shipTo.city"), ("json-value", "anyOf[0].city"), ("proto-value", "Shipment.city")}
     assert {(h.subject, h.path, h.type_label) for h in types} == {("proto-value", "acme.Shipment", "message")}
     assert [(h.path, h.type_label) for h in service.search("money").types.items] == [("Money", "definition")]
 

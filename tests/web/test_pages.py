@@ -338,6 +338,29 @@ def test_diff_reasons_point_at_the_field_both_ways(ui: Ui) -> None:
     assert "amount" in back.text
 
 
+def test_diff_rows_show_combination_members_and_every_reason(ui: Ui, service) -> None:
+    from demo_data import register
+
+    def member(kind: str) -> dict:
+        return {"type": "object", "properties": {"a": {"type": kind}, "b": {"type": kind}},
+                "additionalProperties": False}
+
+    service.update_config("pay-json", {"compatibility": "NONE"})
+    register(service, "pay-json", {"oneOf": [{"type": "string"}, member("string")]}, "JSON")
+    register(service, "pay-json", {"oneOf": [{"type": "string"}, member("integer")]}, "JSON")
+
+    page = ui.get("/ui/subjects/pay-json/diff")
+
+    rows = {r.find("code").text: r for r in page.main.find_all("tr", data_change="changed")}
+    assert set(rows) == {"(root)", "oneOf[1].a", "oneOf[1].b"}
+    # Which members pair up is not in the field tree: the reason sits on the root's own row.
+    assert "A change the field tree does not show" in rows["(root)"].text
+    assert "COMBINED_TYPE_SUBSCHEMAS_CHANGED" in rows["(root)"].text
+    for direction in ("backward", "forward"):
+        listed = page.main.find(data_direction=direction)
+        assert listed.attrs["data-ok"] == "false" and "COMBINED_TYPE_SUBSCHEMAS_CHANGED" in listed.text
+
+
 @pytest.mark.parametrize("subject", [
     "100%-value", "what?-value", "hash#tag", "with space", "<angle>", "Zürich-ünïcode-value", "a/b/c", "%2F-literal",
 ])
