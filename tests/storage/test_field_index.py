@@ -232,7 +232,8 @@ def test_migration_0008_reindexes_json_schema_and_protobuf_content(empty_databas
         ))
 
     with registry_at_head(empty_database_url) as service:
-        assert [(h.subject, h.path) for h in service.search("iban").fields.items] == [("pay-value", "pay.oneOf[0].iban")]
+        found = service.search("iban").fields.items
+        assert [(h.subject, h.path) for h in found] == [("pay-value", "pay.oneOf[0].iban")]
         assert service.search("stale").fields.total == 0
         assert [h.subject for h in service.search("kept").fields.items] == ["legacy-value"]
 

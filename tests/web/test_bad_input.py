@@ -149,7 +149,9 @@ def test_wrong_method_under_ui_is_the_ui_405_page(ui: Ui, method: str, path: str
     assert page.tree.find("form", action="/ui/search") is not None  # the UI's own layout, header search box
 
 
-@pytest.mark.parametrize(("method", "path"), [("PUT", "/subjects"), ("DELETE", "/schemas/types"), ("PATCH", "/subjects/orders-value")])
+@pytest.mark.parametrize(("method", "path"), [
+    ("PUT", "/subjects"), ("DELETE", "/schemas/types"), ("PATCH", "/subjects/orders-value"),
+])
 def test_wrong_method_on_the_api_stays_confluent_json(ui: Ui, method: str, path: str) -> None:
     response = ui.client.open(path, method=method)
     assert response.status_code == 405
