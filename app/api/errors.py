@@ -15,14 +15,18 @@ A refused write attempt (403, other 4xx) is recorded in the audit trail on its w
 requests routed to one of the blueprint's endpoints, so a URL that matches no rule (a
 routing 404, or a 405, whose request has no endpoint) and failures before routing reach the
 app instead: `unrouted_error` answers those in JSON as well, except under a first path
-segment that a route outside the API lives in (`/ui/...`, `/metrics`), which keeps Flask's
-own replies so that those parts of the site can answer in their own format. (The one error
+segment that a route outside the API lives in (`/ui/...`, `/metrics`): those are answered by
+the handler that part of the site registered (`answer_unrouted_errors`: the UI's HTML error
+page), else by Flask's own replies. (The one error
 found before Flask sees the request, a context name with a colon, is answered by the path
 middleware with the same body.)
 """
 from __future__ import annotations
 
-from flask import Response, current_app, request
+from collections.abc import Callable
+
+from flask import Flask, Response, current_app, request
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import RequestRedirect
 
@@ -68,10 +72,25 @@ def _http_error(exc: HTTPException) -> Response | HTTPException:
     return response
 
 
-def unrouted_error(exc: Exception) -> Response | HTTPException:
-    """The app-level handler: JSON for the API's paths, Flask's defaults for the others."""
+# Extension key: first path segment -> the handler that answers unrouted failures there.
+_OWN_ERROR_PAGES = "unrouted_error_pages"
+
+
+def answer_unrouted_errors(app: Flask, segment: str, handler: Callable[[Exception], ResponseReturnValue]) -> None:
+    """Lets the part of the site under `/<segment>/` answer its unrouted failures itself (the
+    UI's HTML page for a wrong method on one of its routes), as its blueprint's own handler
+    answers the routed ones. The API's paths stay the API's whatever is registered."""
+    app.extensions.setdefault(_OWN_ERROR_PAGES, {})[segment] = handler
+
+
+def unrouted_error(exc: Exception) -> ResponseReturnValue | HTTPException:
+    """The app-level handler: JSON for the API's paths; for the others, the handler their
+    part of the site registered, else Flask's defaults."""
     if _belongs_to_api(request.path):
         return json_error(exc)
+    own = current_app.extensions.get(_OWN_ERROR_PAGES, {}).get(first_segment(request.path))
+    if own is not None:
+        return own(exc)
     if isinstance(exc, HTTPException):
         return exc
     raise exc  # Flask logs it and answers its own 500 (or propagates it when testing)

@@ -155,9 +155,11 @@ class Browser:
 
     def list_subjects(
         self, guard: Guard, *, q: str = "", context: str | None = None, schema_type: str | None = None,
-        level: str | None = None, own: bool = False, deleted: bool = False, sort: str = "name",
-        page: int = 1, per_page: int = DEFAULT_PER_PAGE,
+        level: str | None = None, own: bool = False, overriding: bool = False, deleted: bool = False,
+        sort: str = "name", page: int = 1, per_page: int = DEFAULT_PER_PAGE,
     ) -> SubjectList:
+        """`own`: only subjects with a config of their own (a mode alone does not count);
+        `overriding`: those with a config or a mode of their own."""
         page, per_page = clamp_paging(page, per_page)
         with self.storage.read() as store:
             contexts, rows = self._settings(store)
@@ -166,7 +168,7 @@ class Browser:
             query = SubjectQuery(
                 q=storable_text(q).lower(), context=context, schema_type=schema_type or None,
                 level=self._level_filter(level, contexts, rows) if level else None,
-                own_config=own, deleted=deleted, sort=sort if sort in SORTS else "name",
+                own_config=own, own_settings=overriding, deleted=deleted, sort=sort if sort in SORTS else "name",
                 offset=(page - 1) * per_page, limit=per_page,
             )
             total, listings = self._page(store, query, guard)

@@ -376,7 +376,7 @@ class RegistryService:
 
     def browse_subjects(self, *, principal: Principal = ANONYMOUS, **filters: Any) -> SubjectList:
         """Filters as `Browser.list_subjects` names them (q, context, schema_type, level, own,
-        deleted, sort, page, per_page)."""
+        overriding, deleted, sort, page, per_page)."""
         return self.browser.list_subjects(self.guard(principal), **filters)
 
     def search(self, q: str, *, principal: Principal = ANONYMOUS, **options: Any) -> SearchResults:

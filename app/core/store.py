@@ -176,8 +176,9 @@ class LevelFilter(NamedTuple):
 
 class SubjectQuery(NamedTuple):
     """A page of the subject browser. `q` is a case-insensitive substring of the name;
-    `context` None means every context; `own_config` keeps subjects with settings of their
-    own (a config or a mode); `deleted` also lists subjects whose versions are all soft-deleted; `sort` is
+    `context` None means every context; `own_config` keeps subjects with a config of their
+    own (a level, or any other config key), `own_settings` those with a config or a mode of
+    their own; `deleted` also lists subjects whose versions are all soft-deleted; `sort` is
     "name" (context, then name) or "updated" (newest registration first)."""
 
     q: str = ""
@@ -185,6 +186,7 @@ class SubjectQuery(NamedTuple):
     schema_type: str | None = None
     level: LevelFilter | None = None
     own_config: bool = False
+    own_settings: bool = False
     deleted: bool = False
     sort: str = "name"
     offset: int = 0

@@ -119,12 +119,11 @@ def structural_diff(
         forward = Direction(FORWARD, not fwd_found, _unplaced(fmt, FORWARD, fwd_found))
         return StructuralDiff((), backward, forward, False, f"{new.schema_type} schemas have no outline to compare")
     old_root, new_root = fmt.outline(old), fmt.outline(new)
-    rows = list(_rows(old_root, new_root))
     # Backward: `new` reads, so locations are in `new` first; a writer-only element (a field
     # the reader dropped) is looked up in `old`. Forward the other way round.
     back = [_reason(fmt, BACKWARD, i, (new_root, old_root)) for i in back_found]
     fwd = [_reason(fmt, FORWARD, i, (old_root, new_root)) for i in fwd_found]
-    placed = _place(rows, [*back, *fwd])
+    placed = _placed_rows(old_root, new_root, [*back, *fwd])
     back_reasons, fwd_reasons = tuple(r for r, _ in back), tuple(r for r, _ in fwd)
     return StructuralDiff(
         tuple(placed), Direction(BACKWARD, not back, back_reasons), Direction(FORWARD, not fwd, fwd_reasons),
@@ -166,8 +165,9 @@ def pair_children(old: Sequence[Node], new: Sequence[Node]) -> list[tuple[Node |
     return pairs
 
 
-def _rows(old_root: Node, new_root: Node) -> Iterator[DiffRow]:
-    """Rows for the whole tree, parents before their children, without recursion."""
+def _rows(old_root: Node, new_root: Node, marked: frozenset[int] = frozenset()) -> Iterator[DiffRow]:
+    """Rows for the whole tree, parents before their children, without recursion. A matched
+    pair with nothing changed still gets a row when either node is in `marked` (by `id`)."""
     pending: deque[tuple[Node | None, Node | None]] = deque([(old_root, new_root)])
     while pending:
         old, new = pending.popleft()
@@ -179,7 +179,7 @@ def _rows(old_root: Node, new_root: Node) -> Iterator[DiffRow]:
             continue
         assert old is not None and new is not None
         changes = _changes(old, new)
-        if changes:
+        if changes or id(old) in marked or id(new) in marked:
             yield DiffRow(CHANGED, new.path, old, new, changes)
         pending.extendleft(reversed(pair_children(old.children, new.children)))
 
@@ -216,12 +216,13 @@ def _is_prefix(prefix: str, location: str) -> bool:
 
 def _reason(
     fmt: SchemaFormat, direction: str, found: Incompatibility, roots: Sequence[Node]
-) -> tuple[Reason, Node | None]:
-    """The reason, and the node its location resolves to (reader first)."""
+) -> tuple[Reason, Node]:
+    """The reason, and the node its location resolves to (reader first); a location no node
+    claims (the schema as a whole, a type of an imported file) resolves to the reader's root."""
     reader, writer = ("new", "old") if direction == BACKWARD else ("old", "new")
-    node = resolve_location(found.location, roots)
+    node = resolve_location(found.location, roots) or roots[0]
     message = fmt.describe(found, reader, writer)
-    return Reason(direction, found.type, found.location, message, node.path if node else ""), node
+    return Reason(direction, found.type, found.location, message, node.path), node
 
 
 def _unplaced(fmt: SchemaFormat, direction: str, found: Sequence[Incompatibility]) -> tuple[Reason, ...]:
@@ -229,23 +230,47 @@ def _unplaced(fmt: SchemaFormat, direction: str, found: Sequence[Incompatibility
     return tuple(Reason(direction, i.type, i.location, fmt.describe(i, reader, writer), "") for i in found)
 
 
-def _place(rows: list[DiffRow], reasons: Sequence[tuple[Reason, Node | None]]) -> list[DiffRow]:
+def _placed_rows(old_root: Node, new_root: Node, reasons: Sequence[tuple[Reason, Node]]) -> list[DiffRow]:
+    """The rows with every reason on one. A reason whose node has no row of its own (nothing
+    the outline shows of it changed: a change the outline does not model, such as which
+    members of a combination pair up, or a type in an imported file) gets a row for its
+    node, with no changes listed, unless a changed ancestor or a single changed row below
+    it can take it. A row added that way can take a reason from the single row below the
+    node it belongs to, so this repeats while it marks more nodes (a matched node marked
+    gets its row; a node below an added or removed one is placed on that row by path)."""
+    marked: frozenset[int] = frozenset()
+    while True:
+        rows = list(_rows(old_root, new_root, marked))
+        filed, unplaced = _place(rows, reasons)
+        more = marked | {id(node) for _, node in unplaced}
+        if more == marked:  # nothing left to mark: the rest stay with their direction only
+            return [
+                row if i not in filed else DiffRow(row.change, row.path, row.old, row.new, row.changes, tuple(filed[i]))
+                for i, row in enumerate(rows)
+            ]
+        marked = more
+
+
+def _place(
+    rows: list[DiffRow], reasons: Sequence[tuple[Reason, Node]]
+) -> tuple[dict[int, list[Reason]], list[tuple[Reason, Node]]]:
     """Each reason on the row of its node (on either side); a reason whose node did not
     change itself (a union's branch, the schema as a whole) goes to the row of its nearest
-    changed ancestor, or to the one changed row below it; else it stays with its direction."""
+    changed ancestor, or to the one changed row below it. Returns the reasons by row index,
+    and those no row took."""
     by_node = {id(node): i for i, row in enumerate(rows) for node in (row.old, row.new) if node is not None}
     paths = [row.path for row in rows]
     filed: dict[int, list[Reason]] = {}
+    unplaced: list[tuple[Reason, Node]] = []
     for reason, node in reasons:
-        target = by_node.get(id(node)) if node is not None else None
+        target = by_node.get(id(node))
         if target is None:
             target = _row_for(reason.path, paths)
-        if target is not None:
+        if target is None:
+            unplaced.append((reason, node))
+        else:
             filed.setdefault(target, []).append(reason)
-    return [
-        row if i not in filed else DiffRow(row.change, row.path, row.old, row.new, row.changes, tuple(filed[i]))
-        for i, row in enumerate(rows)
-    ]
+    return filed, unplaced
 
 
 def _row_for(path: str, paths: Sequence[str]) -> int | None:

@@ -71,6 +71,8 @@ def _matching(columns: Sequence[Any], query: SubjectQuery, *, latest: bool) -> S
     if query.schema_type:
         statement = statement.where(SC.c.schema_type == query.schema_type)
     if query.own_config:
+        statement = statement.where(S.c.config.is_not(None))
+    if query.own_settings:
         statement = statement.where(or_(S.c.config.is_not(None), S.c.mode.is_not(None)))
     if query.level is not None:
         wanted = query.level

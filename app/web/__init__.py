@@ -11,16 +11,18 @@ import json
 import logging
 import uuid
 
-from flask import Flask, redirect, render_template, request, url_for
-from werkzeug.exceptions import HTTPException, NotFound
+from flask import Flask, current_app, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 from werkzeug.wrappers import Response
 
+from app.api.errors import answer_unrouted_errors
 from app.core.errors import Forbidden, RegistryError
 from app.web import browse, subject_pages, write_pages  # noqa: F401  (their routes join the blueprint)
 from app.web.blueprint import bp
 from app.web.errors import PageError
 from app.web.permissions import may, read_only
-from app.web.protection import FIELD, check_csrf, csrf_token, secure_headers
+from app.web.protection import FIELD, UI_PREFIX, check_csrf, csrf_token, secure_headers
 from app.web.reads import utc
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,8 @@ def register_web(app: Flask) -> None:
     app.add_url_rule("/ui", "ui_root", lambda: redirect(url_for("ui.index"), 308), strict_slashes=True)
     app.register_blueprint(bp, url_prefix="/ui")
     app.after_request(secure_headers)
+    # A wrong method on a UI route matches no rule, so the blueprint's handler never sees it.
+    answer_unrouted_errors(app, UI_PREFIX.strip("/"), error_page)
 
 
 @bp.app_template_global()
@@ -43,7 +47,7 @@ def notice() -> str:
     return NOTICES.get(request.args.get("done", ""), "")
 
 
-@bp.context_processor
+@bp.app_context_processor  # app-wide: error pages for unrouted `/ui` requests render outside the blueprint
 def page_helpers() -> dict[str, object]:
     return {"ui_read_only": read_only()}
 
@@ -67,19 +71,35 @@ bp.before_request(check_csrf)
 
 @bp.route("/<path:rest>", methods=["GET", "POST"])
 def unknown(rest: str) -> Response:
+    """No page here: 404, unless a page lives at this path and answers the other method
+    (a GET of a POST-only action, a POST to a page): 405, naming the methods it answers.
+    Other methods match no rule at all and reach the same page through `error_page`."""
+    adapter = current_app.create_url_adapter(request)
+    assert adapter is not None
+    for method in ("GET", "POST"):
+        if method == request.method:
+            continue
+        try:
+            rule, _ = adapter.match(method=method, return_rule=True)
+        except HTTPException:
+            continue
+        if rule.endpoint != request.endpoint and rule.methods:
+            raise MethodNotAllowed(valid_methods=sorted(rule.methods))
     raise NotFound()
 
 
 @bp.errorhandler(Exception)
-def error_page(exc: Exception) -> tuple[str, int]:
+def error_page(exc: Exception) -> ResponseReturnValue:
     if isinstance(exc, PageError):
         return render_template(exc.template, message=exc.message, **exc.context), exc.status
     if isinstance(exc, Forbidden):
         return render_template("error.html", message="You are not allowed to do this; nothing was changed."), 403
     if isinstance(exc, HTTPException):
         code = exc.code or 500
-        message = "No page here." if code == 404 else f"{code} {exc.name}"
-        return render_template("error.html", message=message), code
+        message = {404: "No page here.", 405: "This page does not answer that method."}.get(code, f"{code} {exc.name}")
+        # Werkzeug's own headers (`Allow` on a 405), not its content type.
+        headers = [(name, value) for name, value in exc.get_headers() if name.lower() != "content-type"]
+        return render_template("error.html", message=message), code, headers
     if isinstance(exc, RegistryError) and exc.http_status < 500:
         return render_template("refused.html", error=exc, back=url_for("ui.index")), exc.http_status
     request_id = uuid.uuid4().hex[:12]

@@ -57,12 +57,12 @@ def contexts() -> str:
 
 @bp.get("/config")
 def config() -> str:
-    """The global (default context's) and each context's own settings, then the subjects with
-    a config of their own, paged like the list."""
+    """The global (default context's) and each context's own settings, then the subjects that
+    override them (a config or a mode of their own), paged like the list."""
     paging = params.paging()
     service, who = registry(), principal()
     summary = service.registry_summary(principal=who)
-    overriding = service.browse_subjects(principal=who, own=True, deleted=True, page=paging.page,
+    overriding = service.browse_subjects(principal=who, overriding=True, deleted=True, page=paging.page,
                                          per_page=paging.per_page)
     return render_template(
         "config.html", summary=summary, overriding=overriding.items, total=overriding.total, paging=paging,

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from app.core.outline_index import outline_rows
 from app.core.structural_diff import ADDED, CHANGED, REMOVED, resolve_location, structural_diff
 from app.formats import FORMATS
 
@@ -151,7 +152,58 @@ CASES = {
         "PROTOBUF",
         proto("  string a = 1;\n  string b = 2;"),
         proto("  oneof choice {\n    string a = 1;\n    string b = 2;\n  }"),
-        {(CHANGED, "Order.a", ("oneof",)), (CHANGED, "Order.b", ("oneof",))}, backward=False, forward=True,
+        {(CHANGED, "Order.a", ("oneof",)), (CHANGED, "Order.b", ("oneof",)), (ADDED, "Order.choice", ())},
+        backward=False, forward=True, reasons_on={("backward", "Order.choice")},
+    ),
+    "protobuf proto2 default changed": Case(
+        "PROTOBUF",
+        'syntax = "proto2";\npackage acme;\nmessage Order {\n  optional int32 qty = 1 [default = 1];\n}\n',
+        'syntax = "proto2";\npackage acme;\nmessage Order {\n  optional int32 qty = 1 [default = 2];\n}\n',
+        {(CHANGED, "Order.qty", ("default",))}, backward=True, forward=True,
+    ),
+    "json property of an allOf member changed": Case(
+        "JSON",
+        json.dumps({"allOf": [{"$ref": "#/definitions/Base"}, {"properties": {"zip": {"type": "string"}}}],
+                    "definitions": {"Base": {"type": "object"}}}),
+        json.dumps({"allOf": [{"$ref": "#/definitions/Base"}, {"properties": {"zip": {"type": "integer"}}}],
+                    "definitions": {"Base": {"type": "object"}}}),
+        {(CHANGED, "allOf[1].zip", ("type",))}, backward=False, forward=False,
+        reasons_on={("backward", "allOf[1].zip"), ("forward", "allOf[1].zip")},
+    ),
+    "json oneOf member added": Case(
+        "JSON",
+        json.dumps({"properties": {"pay": {"oneOf": [{"type": "string"}]}}}),
+        json.dumps({"properties": {"pay": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}),
+        {(CHANGED, "pay", ("type",)), (ADDED, "pay.oneOf[1]", ())}, backward=True, forward=False,
+        reasons_on={("forward", "pay")},
+    ),
+    "json dependency added": Case(
+        "JSON",
+        json.dumps({"properties": {"card": {"type": "string"}, "cvv": {"type": "string"}}}),
+        json.dumps({"properties": {"card": {"type": "string"}, "cvv": {"type": "string"}},
+                    "dependencies": {"card": ["cvv"]}}),
+        {(ADDED, "dependencies.card", ())}, backward=False, forward=True,
+        reasons_on={("backward", "dependencies.card")},
+    ),
+    "json tuple position type changed": Case(
+        "JSON",
+        json.dumps({"type": "array", "items": [{"type": "string"}, {"type": "number"}], "additionalItems": False}),
+        json.dumps({"type": "array", "items": [{"type": "string"}, {"type": "string"}], "additionalItems": False}),
+        {(CHANGED, "items[1]", ("type",))}, backward=False, forward=False,
+        reasons_on={("backward", "items[1]"), ("forward", "items[1]")},
+    ),
+    "json additionalItems schema changed": Case(
+        "JSON",
+        json.dumps({"type": "array", "items": [{"type": "string"}], "additionalItems": {"type": "number"}}),
+        json.dumps({"type": "array", "items": [{"type": "string"}], "additionalItems": {"type": "integer"}}),
+        {(CHANGED, "additionalItems", ("type",))}, backward=False, forward=True,
+        reasons_on={("backward", "additionalItems")},
+    ),
+    "json not schema changed": Case(
+        "JSON",
+        json.dumps({"not": {"type": "number"}}),
+        json.dumps({"not": {"type": "integer"}}),
+        {(CHANGED, "not", ("type",))}, backward=True, forward=False, reasons_on={("forward", "not")},
     ),
 }
 
@@ -171,10 +223,15 @@ def test_rows_and_verdicts(case: Case) -> None:
     assert found.forward.ok is (not fmt.can_read(old, new))
     on_rows = {(reason.direction, row.path) for row in found.rows for reason in row.reasons}
     assert case.reasons_on <= on_rows
-    # Every reason names the field it concerns and carries the message Confluent gives.
+    # Every reason sits on a row, names the node it concerns ("" for the schema as a whole)
+    # and carries the message Confluent gives.
+    assert found.old_outline is not None and found.new_outline is not None
+    paths = {n.path for root in (found.old_outline, found.new_outline) for n in root.walk()}
+    placed = [reason for row in found.rows for reason in row.reasons]
     for reason in (*found.backward.reasons, *found.forward.reasons):
         assert reason.message.startswith("{errorType:")
-        assert reason.path or case.schema_type == "PROTOBUF"
+        assert reason.path in paths
+        assert reason in placed
 
 
 def test_a_reason_names_the_nested_field_its_location_points_to() -> None:
@@ -285,3 +342,104 @@ def test_locations_resolve_to_the_longest_matching_node() -> None:
     assert resolve_location("#/properties/a/properties/b/type", [root]).path == "a.b"  # type: ignore[union-attr]
     assert resolve_location("#/required/a", [root]).path == "a"  # type: ignore[union-attr]
     assert resolve_location("#/properties/ab", [root]) is None  # a prefix only on a segment boundary
+
+
+def test_a_reason_whose_node_shows_no_change_gets_a_row_of_its_own() -> None:
+    # Which members of a oneOf pair up is not in the outline: the reason at `#/` (the root,
+    # unchanged) has two changed rows below it, so it gets the root's own row.
+    fmt = FORMATS["JSON"]
+    member = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+              "additionalProperties": False}
+    changed = {**member, "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
+    old = fmt.parse(json.dumps({"oneOf": [{"type": "string"}, member]}), {})
+    new = fmt.parse(json.dumps({"oneOf": [{"type": "string"}, changed]}), {})
+
+    found = structural_diff(FORMATS, old, new)
+
+    root = next(row for row in found.rows if row.path == "")
+    assert (root.change, root.changes) == (CHANGED, ())
+    assert {(r.direction, r.type) for r in root.reasons} == {
+        ("backward", "COMBINED_TYPE_SUBSCHEMAS_CHANGED"), ("forward", "COMBINED_TYPE_SUBSCHEMAS_CHANGED")}
+    assert {(r.change, r.path) for r in found.rows} == {
+        (CHANGED, ""), (CHANGED, "oneOf[1].a"), (CHANGED, "oneOf[1].b")}
+
+
+def test_json_schema_outline_expands_combinations_and_other_subschemas() -> None:
+    fmt = FORMATS["JSON"]
+    document = {
+        "type": "object",
+        "properties": {
+            "pay": {"anyOf": [{"type": "object", "properties": {"iban": {"type": "string", "description": "d"}}},
+                              {"type": "null"}]},
+            "point": {"type": "array", "items": [{"type": "number"}, {"type": "number"}],
+                      "additionalItems": {"type": "string"}},
+        },
+        "allOf": [{"properties": {"id": {"type": "integer"}}, "required": ["id"]}],
+        "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+        "not": {"properties": {"legacy": {"const": True}}},
+        "dependencies": {"card": ["cvv"], "vip": {"properties": {"tier": {"type": "integer"}}}},
+        "additionalProperties": {"type": "string"},
+    }
+
+    root = fmt.outline(fmt.parse(json.dumps(document), {}))
+
+    by_path = {n.path: n for n in root.walk()}
+    assert by_path["pay.anyOf[0].iban"].type == "string" and by_path["pay.anyOf[0].iban"].doc == "d"
+    assert by_path["pay.anyOf[0].iban"].locations[0] == "#/properties/pay/anyOf/0/properties/iban"
+    assert by_path["pay.anyOf[1]"].type == "null"
+    assert [by_path[f"point.items[{i}]"].locations for i in (0, 1)] == [
+        ("#/properties/point/items/0",), ("#/properties/point/items/1",)]
+    assert by_path["point.additionalItems"].type == "string"
+    assert by_path["allOf[0].id"].detail == {"required": True}
+    assert {"oneOf[0]", "oneOf[1]", "not", "not.legacy", "additionalProperties"} <= set(by_path)
+    assert by_path["dependencies.card"].detail == {"requires": ["cvv"]}
+    assert by_path["dependencies.vip.tier"].locations[0] == "#/dependencies/vip/properties/tier"
+    # Properties below combinations are fields: the search index finds them.
+    fields = {row.path for row in outline_rows(root) if row.kind == "field"}
+    assert {"pay.anyOf[0].iban", "allOf[0].id", "not.legacy", "dependencies.vip.tier"} <= fields
+    assert "oneOf[0]" not in fields  # a member is not a field
+
+
+def test_json_schema_2020_12_prefix_items_and_items_beside_them() -> None:
+    fmt = FORMATS["JSON"]
+    document = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array",
+                "prefixItems": [{"type": "string"}], "items": {"type": "integer"}}
+
+    root = fmt.outline(fmt.parse(json.dumps(document), {}))
+
+    by_path = {n.path: n for n in root.walk()}
+    # Confluent reports positions as #/items/N and `items` beside `prefixItems` as #/additionalItems.
+    assert by_path["prefixItems[0]"].locations == ("#/items/0",)
+    assert by_path["items"].locations == ("#/additionalItems",) and by_path["items"].type == "integer"
+
+
+def test_protobuf_outline_shows_proto2_defaults_oneofs_and_imported_types() -> None:
+    fmt = FORMATS["PROTOBUF"]
+    text = ('syntax = "proto2";\npackage acme;\nimport "google/protobuf/timestamp.proto";\n'
+            'message Order {\n  optional string note = 1 [default = "<b>\\"hi\\""];\n'
+            '  optional Kind kind = 2 [default = B];\n  optional google.protobuf.Timestamp at = 3;\n'
+            '  oneof pay {\n    string card = 4;\n    int64 cash = 5;\n  }\n'
+            '  enum Kind {\n    A = 0;\n    B = 1;\n  }\n}\n')
+
+    root = fmt.outline(fmt.parse(text, {}))
+
+    by_path = {n.path: n for n in root.walk()}
+    assert by_path["Order.note"].default == '"<b>\\"hi\\""'
+    assert by_path["Order.kind"].default == "B" and by_path["Order.kind"].type == "Order.Kind"
+    assert by_path["Order.at"].type == "google.protobuf.Timestamp"
+    assert by_path["Order.at"].detail["import"] == "google/protobuf/timestamp.proto"
+    assert by_path["Order.pay"].detail == {"fields": ["card = 4", "cash = 5"]}
+    assert by_path["Order.pay"].locations == ("#/Order/pay",)
+
+
+def test_protobuf_comments_are_not_part_of_the_outline() -> None:
+    # The registry stores the formatted text without comments (as Confluent does), so a
+    # commented text and its stored form must diff as identical.
+    fmt = FORMATS["PROTOBUF"]
+    commented = fmt.parse(proto("  // The note.\n  string note = 1; // trailing"), {})
+    stored = fmt.parse(commented.canonical, {})
+    assert "//" not in stored.canonical
+
+    found = structural_diff(FORMATS, stored, commented)
+
+    assert found.identical

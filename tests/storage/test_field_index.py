@@ -1,5 +1,5 @@
 """The search index and the browser's listings, on SQLite and PostgreSQL: filled once per
-content at registration, backfilled by migration 0006, queried by indexed statements whose
+content at registration, backfilled by migration 0006 (and refreshed by 0008), queried by indexed statements whose
 number does not depend on the page size."""
 from __future__ import annotations
 
@@ -80,6 +80,7 @@ def test_search_matches_names_exactly_or_by_prefix_in_the_latest_live_version(se
 def test_search_covers_json_schema_and_protobuf(service: RegistryService) -> None:
     register(service, "json-value", json.dumps({
         "type": "object", "properties": {"shipTo": {"type": "object", "properties": {"city": {"type": "string"}}}},
+        "anyOf": [{"properties": {"city": {"type": "string"}}, "required": ["city"]}],
         "definitions": {"Money": {"type": "object"}},
     }), "JSON")
     register(service, "proto-value", 'syntax = "proto3";\npackage acme;\nmessage Shipment {\n  string city = 1;\n}\n',
@@ -88,7 +89,8 @@ def test_search_covers_json_schema_and_protobuf(service: RegistryService) -> Non
     fields = service.search("city").fields.items
     types = service.search("s").types.items
 
-    assert {(h.subject, h.path) for h in fields} == {("json-value", "shipTo.city"), ("proto-value", "Shipment.city")}
+    assert {(h.subject, h.path) for h in fields} == {
+        ("json-value", "shipTo.city"), ("json-value", "anyOf[0].city"), ("proto-value", "Shipment.city")}
     assert {(h.subject, h.path, h.type_label) for h in types} == {("proto-value", "acme.Shipment", "message")}
     assert [(h.path, h.type_label) for h in service.search("money").types.items] == [("Money", "definition")]
 
@@ -120,7 +122,8 @@ def test_subject_list_filters_sorts_and_pages(service: RegistryService) -> None:
     assert names(q="ORDERS") == ["a-orders", ":.staging:c-orders"]
     assert names(context=".staging") == [":.staging:c-orders"]
     assert names(schema_type="JSON") == ["b-payments"]
-    assert names(own=True) == ["a-orders", "b-payments"]  # its own mode, its own config
+    assert names(own=True) == ["b-payments"]  # its own config; a-orders sets only its own mode
+    assert names(overriding=True) == ["a-orders", "b-payments"]  # its own mode, its own config
     assert names(level="FULL") == [":.staging:c-orders"]
     assert names(level="BACKWARD") == ["a-orders"]
     assert names(sort="updated") == [":.staging:c-orders", "b-payments", "a-orders"]
@@ -200,6 +203,39 @@ def test_migration_0006_indexes_schemas_stored_before_it(empty_database_url: str
             ("legacy-value", 7, "address.zip")
         ]
         assert [h.path for h in service.search("legacy").types.items] == ["com.acme.Legacy"]
+
+
+def test_migration_0008_reindexes_json_schema_and_protobuf_content(empty_database_url: str) -> None:
+    payment = json.dumps({"properties": {"pay": {"oneOf": [
+        {"type": "object", "properties": {"iban": {"type": "string"}}}, {"type": "null"}]}}})
+    with database_at(empty_database_url, "0007") as conn:
+        conn.execute(text(
+            "INSERT INTO subjects (context, name, latest_version) VALUES ('.', 'pay-value', 1), ('.', 'legacy-value', 1)"
+        ))
+        for schema_id, schema_type, schema in ((1, "JSON", payment), (2, "AVRO", order(name="Legacy"))):
+            conn.execute(text(
+                "INSERT INTO schemas (context, id, hash, schema_type, schema_text, text_hash) "
+                "VALUES ('.', :id, :h, :st, :t, 'x')"
+            ), {"id": schema_id, "h": str(schema_id) * 32, "st": schema_type, "t": schema})
+        conn.execute(text(
+            "INSERT INTO subject_versions (subject_id, version, schema_pk, deleted, created_at) "
+            "SELECT s.id, 1, c.pk, false, 0 FROM subjects s JOIN schemas c "
+            "ON (s.name = 'pay-value') = (c.schema_type = 'JSON')"
+        ))
+        # The rows an older outline stored: the JSON content's member properties missing, a
+        # stale row in their place; the Avro content's rows are kept as they are.
+        conn.execute(text(
+            "INSERT INTO schema_fields (schema_pk, position, kind, name_lower, name, path, type_label) "
+            "SELECT c.pk, 0, 'field', n, n, n, 'string' FROM schemas c, "
+            "(SELECT 'stale' AS n UNION ALL SELECT 'kept') names "
+            "WHERE (c.schema_type = 'JSON') = (n = 'stale')"
+        ))
+
+    with registry_at_head(empty_database_url) as service:
+        found = service.search("iban").fields.items
+        assert [(h.subject, h.path) for h in found] == [("pay-value", "pay.oneOf[0].iban")]
+        assert service.search("stale").fields.total == 0
+        assert [h.subject for h in service.search("kept").fields.items] == ["legacy-value"]
 
 
 def test_names_match_case_insensitively_beyond_ascii_and_wildcards_are_literal(service: RegistryService) -> None:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ui_client import Ui, enc
+from ui_client import Page, Ui, enc
 
 pytestmark = pytest.mark.usefixtures("demo")
 
@@ -130,10 +130,36 @@ def test_unknown_path_under_ui_is_an_html_404(ui: Ui) -> None:
     _html(page)
 
 
-def test_wrong_method_under_ui_is_html_and_api_stays_json(ui: Ui) -> None:
-    response = ui.client.post("/ui/contexts", data={})
-    assert response.status_code in (400, 404, 405)
-    assert response.mimetype == "text/html"
+@pytest.mark.parametrize(("method", "path", "allowed"), [
+    ("PUT", "/ui/", {"GET"}),
+    ("DELETE", "/ui/subjects/orders-value", {"GET"}),
+    ("PATCH", "/ui/nowhere/at/all", {"GET", "POST"}),
+    ("POST", "/ui/search", {"GET"}),  # a page, posted to (with its CSRF token)
+    ("GET", "/ui/subjects/orders-value/delete", {"POST"}),  # an action, opened as a page
+])
+def test_wrong_method_under_ui_is_the_ui_405_page(ui: Ui, method: str, path: str, allowed: set[str]) -> None:
+    response = ui.client.open(path, method=method, data={"csrf_token": ui.token()} if method == "POST" else None)
+    page = Page(response)
+    assert page.status == 405
+    _html(page)
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["Referrer-Policy"] == "same-origin"
+    assert allowed <= {m.strip() for m in response.headers["Allow"].split(",")}
+    assert "does not answer that method" in page.main.text
+    assert page.tree.find("form", action="/ui/search") is not None  # the UI's own layout, header search box
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("PUT", "/subjects"), ("DELETE", "/schemas/types"), ("PATCH", "/subjects/orders-value"),
+])
+def test_wrong_method_on_the_api_stays_confluent_json(ui: Ui, method: str, path: str) -> None:
+    response = ui.client.open(path, method=method)
+    assert response.status_code == 405
+    assert response.get_json() == {"error_code": 405, "message": "HTTP 405 Method Not Allowed"}
+    assert "Allow" in response.headers and "Content-Security-Policy" not in response.headers
+
+
+def test_unknown_path_anywhere_else_stays_confluent_json(ui: Ui) -> None:
     api = ui.client.get("/nowhere")
     assert api.status_code == 404 and api.get_json()["error_code"] == 404
-    assert json.loads(ui.client.get("/subjects").get_data())
+    assert json.loads(ui.client.get("/subjects").get_data()) is not None

@@ -110,3 +110,23 @@ def test_confirmation_and_refusal_pages_escape_the_subject(ui: Ui) -> None:
     refused = ui.post(f"/ui/subjects/{enc(IMG_SUBJECT)}/versions/1/delete", {"confirm": "yes", "permanent": "1"})
     assert refused.status == 404
     assert_inert(refused)
+
+
+def _proto2(*fields: str) -> str:
+    return 'syntax = "proto2";\npackage evil;\n\nmessage Evil {\n' + "".join(f"  {f}\n" for f in fields) + "}\n"
+
+
+def test_protobuf_defaults_render_as_text(ui: Ui, service) -> None:
+    # Protobuf string defaults are shown as the text writes them (quotes escaped with `\`).
+    first = f'optional string a = 1 [default = "{SCRIPT}"];'
+    second = 'optional string b = 2 [default = "\\"><svg onload=alert(1)> {{7*7}}"];'
+    register(service, "evil-proto", _proto2(first), "PROTOBUF")
+    register(service, "evil-proto", _proto2(first, second), "PROTOBUF")
+
+    for path in ("/ui/subjects/evil-proto", "/ui/subjects/evil-proto/versions/2", "/ui/subjects/evil-proto/diff",
+                 "/ui/schemas/2", "/ui/search?q=b"):
+        assert_inert(ui.get(path))
+    tree = ui.get("/ui/subjects/evil-proto").main.find("section", **{"class": "outline"}).text
+    assert f'= "{SCRIPT}"' in tree and '= "\\"><svg onload=alert(1)> {{7*7}}"' in tree
+    added = ui.get("/ui/subjects/evil-proto/diff").main.find("tr", data_change="added").text
+    assert "Evil.b" in added and '"\\"><svg onload=alert(1)> {{7*7}}"' in added

@@ -56,6 +56,20 @@ def test_list_filters_by_name_context_type_and_deleted(ui: Ui) -> None:
     assert "legacy-value" in names(deleted="1")
 
 
+def test_own_filter_keeps_subjects_with_their_own_config_not_only_a_mode(ui: Ui, service) -> None:
+    service.update_mode("orders-value", "READONLY")
+    service.update_config(STAGING_SUBJECT, {"normalize": True})  # a config without a level is one too
+
+    def names(path: str, **params: str) -> set[str]:
+        page = ui.get(path, **params)
+        assert page.status == 200
+        return {r.find("td").find("a").text for r in page.main.find_all("table")[-1].find_all("tr")[1:]}
+
+    assert names("/ui/", own="1") == {"payments-value", STAGING_SUBJECT}
+    # The configuration page lists every subject overriding a setting, a mode included.
+    assert names("/ui/config") == {"payments-value", STAGING_SUBJECT, "orders-value"}
+
+
 def test_list_pages_with_prev_and_next_links(ui: Ui) -> None:
     first = ui.get("/ui/", per_page="2")
     assert "1–2 of" in first.main.text
@@ -322,6 +336,29 @@ def test_diff_reasons_point_at_the_field_both_ways(ui: Ui) -> None:
     back = page.main.find(data_direction="backward")
     assert back.attrs["data-ok"] == "false"
     assert "amount" in back.text
+
+
+def test_diff_rows_show_combination_members_and_every_reason(ui: Ui, service) -> None:
+    from demo_data import register
+
+    def member(kind: str) -> dict:
+        return {"type": "object", "properties": {"a": {"type": kind}, "b": {"type": kind}},
+                "additionalProperties": False}
+
+    service.update_config("pay-json", {"compatibility": "NONE"})
+    register(service, "pay-json", {"oneOf": [{"type": "string"}, member("string")]}, "JSON")
+    register(service, "pay-json", {"oneOf": [{"type": "string"}, member("integer")]}, "JSON")
+
+    page = ui.get("/ui/subjects/pay-json/diff")
+
+    rows = {r.find("code").text: r for r in page.main.find_all("tr", data_change="changed")}
+    assert set(rows) == {"(root)", "oneOf[1].a", "oneOf[1].b"}
+    # Which members pair up is not in the field tree: the reason sits on the root's own row.
+    assert "A change the field tree does not show" in rows["(root)"].text
+    assert "COMBINED_TYPE_SUBSCHEMAS_CHANGED" in rows["(root)"].text
+    for direction in ("backward", "forward"):
+        listed = page.main.find(data_direction=direction)
+        assert listed.attrs["data-ok"] == "false" and "COMBINED_TYPE_SUBSCHEMAS_CHANGED" in listed.text
 
 
 @pytest.mark.parametrize("subject", [

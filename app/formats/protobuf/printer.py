@@ -42,6 +42,15 @@ _MAX_FIELD_NUMBER = 536870911
 _INDENT = "  "
 
 
+def default_literal(field: FieldDescriptorProto) -> str:
+    """A proto2 field's `[default = ...]` value as the text writes it (`7`, `"a\\n"`, `RED`)."""
+    if field.type == _F.TYPE_STRING:
+        return quote(field.default_value)
+    if field.type == _F.TYPE_BYTES:
+        return f'"{field.default_value}"'  # protoc keeps bytes defaults C-escaped already
+    return field.default_value
+
+
 def default_json_name(name: str) -> str:
     """protoc's ToJsonName: underscores dropped, the letter after one upper-cased."""
     out, upper = [], False
@@ -296,7 +305,7 @@ class Printer:
             label = self._label(field, in_oneof)
         pairs: list[tuple[str, str]] = []
         if field.HasField("default_value"):
-            pairs.append(("default", self._default(field)))
+            pairs.append(("default", default_literal(field)))
         if field.HasField("json_name") and field.json_name != default_json_name(field.name):
             pairs.append(("json_name", quote(field.json_name)))
         if field.HasField("options"):
@@ -325,13 +334,6 @@ class Printer:
         if self.syntax == "proto3" and field.proto3_optional:
             return "optional "
         return ""
-
-    def _default(self, field: FieldDescriptorProto) -> str:
-        if field.type == _F.TYPE_STRING:
-            return quote(field.default_value)
-        if field.type == _F.TYPE_BYTES:
-            return f'"{field.default_value}"'  # protoc keeps bytes defaults C-escaped already
-        return field.default_value
 
     def _reserved(self, ranges: Sequence, names: Sequence[str], *, exclusive_end: bool) -> None:
         spans = [(r.start, r.end - 1 if exclusive_end else r.end) for r in ranges]

@@ -50,35 +50,9 @@ def upgrade() -> None:
 def _backfill(conn: Any) -> None:
     """Index every stored schema whose format has outlines, parsed as registration parses
     it; the rows are the ones registration stores (`app.core.outline_index`)."""
-    from app.core.outline_index import index_rows
-    from app.formats import FORMATS
-    from app.formats.base import Outlines, SchemaParseError
-    from app.storage.backfill import stored_texts
+    from app.storage.migrations.field_index import index_stored_schemas
 
-    outlining = {name: fmt for name, fmt in FORMATS.items() if isinstance(fmt, Outlines)}
-    table = sa.table(
-        "schema_fields", sa.column("schema_pk"), sa.column("position"), sa.column("kind"), sa.column("name_lower"),
-        sa.column("name"), sa.column("path"), sa.column("type_label"), sa.column("doc"),
-    )
-    batch: list[dict[str, Any]] = []
-    for item in stored_texts(conn):
-        fmt = outlining.get(item.schema_type)
-        if fmt is None:
-            continue
-        try:
-            parsed = fmt.parse(item.text, item.dependencies, strict=False)
-        except SchemaParseError:
-            continue  # a text its format no longer reads is not indexed
-        batch += [
-            {"schema_pk": item.pk, "position": i, "kind": r.kind, "name_lower": r.match_key, "name": r.name,
-             "path": r.path, "type_label": r.type_label, "doc": r.doc}
-            for i, r in enumerate(index_rows(fmt, parsed))
-        ]
-        if len(batch) >= 3000:
-            conn.execute(table.insert(), batch)
-            batch = []
-    if batch:
-        conn.execute(table.insert(), batch)
+    index_stored_schemas(conn)
 
 
 def downgrade() -> None:
