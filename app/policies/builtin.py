@@ -37,6 +37,12 @@ def _union_label(element: SchemaElement) -> str:
     return _label(element) if element.noun else f'union at "{element.path}"'
 
 
+def _kind_phrase(element: SchemaElement) -> str:
+    """`a primitive`, `an enum`."""
+    kind = element.noun or element.kind
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def namespaces(found: Sequence[SchemaElement]) -> list[tuple[SchemaElement, str | None]]:
     """Where each namespace is declared and what it is (None: no namespace): the document's
     one `namespace` element when it has one (Protobuf's package), else each named type."""
@@ -139,11 +145,10 @@ class RequiredFields:
     def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
               params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
         found = elements_of(proposed)
-        root = found[0]
-        if root.kind != "record":
-            kind = root.noun or root.kind
-            article = "an" if kind[0] in "aeiou" else "a"
-            yield Violation(self.name, f"schema is {article} {kind}, not a record with the required fields")
+        root = found[0] if found else None  # a JSON Schema of `true`, `{}` or a `$ref` has none
+        if root is None or root.kind != "record":
+            what = f"is {_kind_phrase(root)}, not" if root is not None else "is not"
+            yield Violation(self.name, f"schema {what} a record with the required fields")
             return
         fields = {e.name: e for e in found if e.kind == "field" and e.record == root.path}
         for wanted in params["fields"]:
@@ -177,7 +182,7 @@ class MaxSize:
             count = sum(1 for e in found if e.kind == "field")
             if count > params["fields"]:
                 yield Violation(self.name, f"schema has {count} fields, over the limit of {params['fields']}")
-        if "depth" in params:
+        if "depth" in params and found:
             deepest = max(found, key=lambda e: e.depth)
             if deepest.depth > params["depth"]:
                 yield _violation(self.name, deepest,

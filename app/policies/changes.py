@@ -22,13 +22,16 @@ CHANGES = (
     "NAMESPACE_CHANGED", "DOC_REMOVED", "LOGICAL_TYPE_CHANGED",
 )
 _TYPES = ("record", "enum", "fixed")
+# The root of a schema without elements (JSON Schema's `true`, `{}`, a lone `$ref`): of no kind
+# a comparison looks at.
+_NOTHING = SchemaElement("none", "", "", "")
 
 
 class _Index:
     """One version's elements, looked up the ways the comparison needs."""
 
     def __init__(self, found: Sequence[SchemaElement]) -> None:
-        self.root = found[0]
+        self.root = found[0] if found else _NOTHING
         declared = next((e for e in found if e.kind == "namespace"), None)
         self.namespace_noun = declared.noun if declared is not None else "namespace"
         self.types = {e.path: e for e in found if e.kind in _TYPES}
