@@ -39,6 +39,12 @@ from app.settings import Settings
 GLOBAL_DOCUMENT = ("", "")  # no context is named "" (the default context is ".")
 
 
+def policy_keys(context: str, name: str) -> list[tuple[str, str]]:
+    """Where the documents that decide a subject's policy are: its own selection, its
+    context's, the global document (a context's own key has no subject part)."""
+    return [(context, name), (context, ""), GLOBAL_DOCUMENT] if name else [(context, ""), GLOBAL_DOCUMENT]
+
+
 def selection_key(subject: str) -> tuple[str, str]:
     """A subject's key, or a context's (`:.ctx:` -> (".ctx", "")). 42208 for a bad name."""
     qs = QualifiedSubject.parse(subject)
@@ -172,11 +178,14 @@ class PolicyService:
         self._events(WriteEvent(Action.WRITE_CONFIG, operation, _scope(key), principal))
 
     # ------------------------------------------------------------------ resolution
-    def effective(self, store: Store, key: tuple[str, str]) -> tuple[list[RuleUse], list[str], str]:
-        """The rules in force for `key`, the sets it uses, and where the selection came from."""
+    def effective(
+        self, store: Store, key: tuple[str, str], found: Mapping[tuple[str, str], dict[str, Any]] | None = None
+    ) -> tuple[list[RuleUse], list[str], str]:
+        """The rules in force for `key`, the sets it uses, and where the selection came from;
+        `found`: the documents at `policy_keys(*key)`, when the caller has read them already."""
         context, name = key
-        keys = [(context, name), (context, ""), GLOBAL_DOCUMENT] if name else [(context, ""), GLOBAL_DOCUMENT]
-        found = store.policy_documents(keys)
+        if found is None:
+            found = store.policy_documents(policy_keys(context, name))
         global_document = found.get(GLOBAL_DOCUMENT) or EMPTY_GLOBAL
         own = (((context, name), "subject"),) if name else ()
         for candidate, source in (*own, ((context, ""), "context")):
@@ -193,8 +202,9 @@ class PolicyService:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, store: Store, qs: QualifiedSubject, subject_id: int | None, proposed: ParsedSchema,
-                 latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any]) -> Outcome:
-        uses, _, _ = self.effective(store, (qs.context, qs.name))
+                 latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any],
+                 documents: Mapping[tuple[str, str], dict[str, Any]] | None = None) -> Outcome:
+        uses, _, _ = self.effective(store, (qs.context, qs.name), documents)
         if not uses:
             return Outcome()
 
@@ -214,9 +224,11 @@ class PolicyService:
         return evaluate(uses, self.catalogue, latest, proposed, ctx)
 
     def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
-               latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any]) -> list[Violation]:
-        """Registration's policy step: the error-severity violations (it refuses with them)."""
-        return self.evaluate(store, qs, subject_id, proposed, latest, latest_version, config).errors
+               latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any],
+               documents: Mapping[tuple[str, str], dict[str, Any]]) -> list[Violation]:
+        """Registration's policy step: the error-severity violations (it refuses with them).
+        `documents` are those at `policy_keys`, read with the subject's settings."""
+        return self.evaluate(store, qs, subject_id, proposed, latest, latest_version, config, documents).errors
 
     def check(self, subject: str, request: SchemaRequest, *, principal: Principal = ANONYMOUS) -> Outcome:
         """`POST /policies/{s}/check`: what registration's policy step would say; writes nothing."""

@@ -80,3 +80,26 @@ def test_a_write_is_audited_as_its_caller_and_reported(guarded) -> None:
         ("SET_POLICY", "alice", "192.0.2.7"), ("DELETE_POLICY", "alice", "192.0.2.7")]
     assert [(e.action, e.operation, e.subject, e.principal) for e in events] == [
         (Action.WRITE_CONFIG, "update_policy", "", ALICE), (Action.WRITE_CONFIG, "delete_policy", "", ALICE)]
+
+
+def test_settings_and_policy_documents_come_in_one_statement(service: RegistryService) -> None:
+    """Registration reads the subject's settings rows and the documents deciding its policy
+    together; a document counts whether or not a settings row exists at its key."""
+    from support.statements import counted
+
+    from app.core.policies import policy_keys
+
+    service.update_config("orders-value", {"compatibility": "NONE"})
+    service.policies.put_global(DOCUMENT)
+    service.policies.put_selection("orders-value", {"use": ["docs"]})
+    service.policies.put_selection(":.:", {"use": []})  # the default context's own selection
+    keys = [(".", "orders-value"), (".", ""), ("other", "x")]
+    with service.storage.read() as store, counted(service.storage.engine) as statements:  # type: ignore[attr-defined]
+        read = store.settings_and_policies(keys, policy_keys(".", "orders-value"))
+    assert len(statements) == 1
+    assert set(read.rows) == {(".", "orders-value")} and read.rows[(".", "orders-value")].config == {
+        "compatibility": "NONE"}
+    assert read.policies == {(".", "orders-value"): {"use": ["docs"], "rules": []}, (".", ""): {"use": [], "rules": []},
+                             ("", ""): service.policies.get_global()}
+    with service.storage.read() as store:
+        assert store.settings_and_policies(keys, []) == (store.settings_rows(keys), {})

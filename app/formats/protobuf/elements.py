@@ -41,28 +41,36 @@ class _Source:
     """The file's source info by path: where each declaration starts, its leading comment."""
 
     def __init__(self, file: FileDescriptorProto) -> None:
-        self._spans: dict[_Path, str] = {}
+        # A field alone has five locations (itself, label, type, name, number): read each once,
+        # format only the ones asked for.
+        self._spans: dict[_Path, tuple[int, int]] = {}
         self._docs: dict[_Path, str] = {}
         for location in file.source_code_info.location:
             path = tuple(location.path)
             if path not in self._spans:
-                self._spans[path] = f"{location.span[0] + 1}:{location.span[1] + 1}"
-            if location.leading_comments.strip():
-                self._docs[path] = location.leading_comments.strip()
+                span = location.span
+                self._spans[path] = (span[0], span[1])
+            comment = location.leading_comments
+            if comment:
+                self._docs[path] = comment
 
     def at(self, path: _Path) -> str:
-        return self._spans.get(path, "")
+        span = self._spans.get(path)
+        return f"{span[0] + 1}:{span[1] + 1}" if span is not None else ""
 
     def doc(self, path: _Path) -> str | None:
-        return self._docs.get(path)
+        return self._docs.get(path, "").strip() or None
+
+
+_SCALARS = {
+    number: name[len("TYPE_"):].lower() for name, number in FieldDescriptorProto.Type.items()
+    if name not in ("TYPE_MESSAGE", "TYPE_ENUM", "TYPE_GROUP")
+}
 
 
 def _scalar(field: FieldDescriptorProto) -> str | None:
     """`int64`, `string`, ... for a scalar field; None for a message, enum or group."""
-    if field.type in (FieldDescriptorProto.TYPE_MESSAGE, FieldDescriptorProto.TYPE_ENUM,
-                      FieldDescriptorProto.TYPE_GROUP):
-        return None
-    return FieldDescriptorProto.Type.Name(field.type)[len("TYPE_"):].lower()
+    return _SCALARS.get(field.type)
 
 
 class _Walk:
@@ -172,14 +180,17 @@ class _Walk:
                 has_default=not required, record=full, number=field.number,
             ))
             self._occurrence(field, field_path, name, depth)
+        members_of: dict[int, int] = {}
+        for field in fields:
+            if field.HasField("oneof_index") and not field.proto3_optional:
+                members_of[field.oneof_index] = members_of.get(field.oneof_index, 0) + 1
         for index, oneof in enumerate(message.oneof_decl):
-            members = [f for f in fields if f.HasField("oneof_index") and f.oneof_index == index
-                       and not f.proto3_optional]
+            members = members_of.get(index, 0)
             if members:  # not the synthetic oneof of a proto3 `optional` field
                 oneof_path = (*path, _MESSAGE_ONEOFS, index)
                 self.out.append(SchemaElement(
                     "union", oneof.name, self.source.at(oneof_path), f"{full}.{oneof.name}",
-                    doc=self.source.doc(oneof_path), type="oneof", depth=depth, size=len(members), noun="oneof",
+                    doc=self.source.doc(oneof_path), type="oneof", depth=depth, size=members, noun="oneof",
                 ))
 
     def _occurrence(self, field: FieldDescriptorProto, field_path: _Path, holder: str, depth: int) -> None:
