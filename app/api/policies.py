@@ -1,7 +1,8 @@
 """`/policies`, `/policies/{s}`, `/policy-rules`, `/policies/{s}/check` (issue 21, our extension).
 
 The global document and a subject's or context's selection (`:.ctx:`, as for `/config`);
-every write goes through the audit trail as SET_POLICY / DELETE_POLICY.
+every write goes through the audit trail as SET_POLICY / DELETE_POLICY. Each view makes one
+call to the service's `PolicyService` with the caller and, for writes, the request's origin.
 """
 from __future__ import annotations
 
@@ -16,51 +17,47 @@ from app.security.origin import request_origin
 bp = Blueprint("policies", __name__)
 
 
-def _guard_and_audit():  # type: ignore[no-untyped-def]
-    service, principal = registry(), current_principal()
-    return {"guard": service.guard(principal), "audit": service.audit(principal, request_origin())}
-
-
 @bp.get("/policies")
 def get_policies() -> Response:
-    service = registry()
-    return json_response(service.policies.get_global(service.guard(current_principal())))
+    return json_response(registry().policies.get_global(principal=current_principal()))
 
 
 @bp.put("/policies")
 def put_policies() -> Response:
-    return json_response(registry().policies.put_global(read_json(), **_guard_and_audit()))
+    stored = registry().policies.put_global(read_json(), principal=current_principal(), origin=request_origin())
+    return json_response(stored)
 
 
 @bp.delete("/policies")
 def delete_policies() -> Response:
-    return json_response(registry().policies.delete_global(**_guard_and_audit()))
+    return json_response(registry().policies.delete_global(principal=current_principal(), origin=request_origin()))
 
 
 @bp.get("/policies/<subject:subject>")
 def get_selection(subject: str) -> Response:
-    service = registry()
-    return json_response(service.policies.get_selection(
-        subject, flag("defaultToGlobal"), service.guard(current_principal())))
+    return json_response(registry().policies.get_selection(
+        subject, default_to_global=flag("defaultToGlobal"), principal=current_principal()))
 
 
 @bp.put("/policies/<subject:subject>")
 def put_selection(subject: str) -> Response:
-    return json_response(registry().policies.put_selection(subject, read_json(), **_guard_and_audit()))
+    stored = registry().policies.put_selection(
+        subject, read_json(), principal=current_principal(), origin=request_origin())
+    return json_response(stored)
 
 
 @bp.delete("/policies/<subject:subject>")
 def delete_selection(subject: str) -> Response:
-    return json_response(registry().policies.delete_selection(subject, **_guard_and_audit()))
+    return json_response(registry().policies.delete_selection(
+        subject, principal=current_principal(), origin=request_origin()))
 
 
 @bp.post("/policies/<subject:subject>/check")
 def check(subject: str) -> Response:
-    service = registry()
-    outcome = service.policies.check(subject, schema_request(read_body()), service.guard(current_principal()))
+    outcome = registry().policies.check(subject, schema_request(read_body()), principal=current_principal())
     return json_response(policy_check_entity(outcome))
 
 
 @bp.get("/policy-rules")
 def policy_rules() -> Response:
-    return json_response(registry().policies.catalogue.listing())
+    return json_response(registry().policies.rules())

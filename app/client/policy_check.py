@@ -7,7 +7,8 @@ would refuse. Those modules are imported only here, when asked for: installing t
 for a producer must not load the server's formats.
 
 Output, one line per violation: `FILE:LOCATION: [rule] message` (warnings prefixed with
-`warning: `; a location in the `--previous` file is printed against that file), or with
+`warning: `; a location in the `--previous` file is printed against that file: for Protobuf
+a line and column of its canonical text, since older versions are read as stored), or with
 `--format json` the check endpoint's structure per file.
 """
 from __future__ import annotations

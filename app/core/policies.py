@@ -11,20 +11,20 @@ parsed schemas from the resolver's cache and turns its refusals into our errors.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from app.core.access import OPEN, Action, Guard
+from app.core.access import ANONYMOUS, OPEN, Action, EventSink, Guard, Principal, WriteEvent, no_events
 from app.core.audit import DELETE_POLICY, NO_AUDIT, SET_POLICY, Audit
 from app.core.config import effective_config, rows_needed
 from app.core.documents import request_references
 from app.core.errors import InvalidPolicy, PolicyNotFound
 from app.core.resolver import SchemaResolver
-from app.core.store import Storage, Store
+from app.core.store import NO_ORIGIN, Origin, Storage, Store
 from app.core.subjects import validate_subject
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats.base import ParsedSchema
-from app.policies.catalogue import Catalogue
+from app.policies.catalogue import Catalogue, load_catalogue
 from app.policies.document import (
     EMPTY_GLOBAL,
     PolicyDocumentError,
@@ -34,8 +34,15 @@ from app.policies.document import (
 )
 from app.policies.engine import Outcome, RuleUse, evaluate
 from app.policies.rule import RuleContext, Violation
+from app.settings import Settings
 
 GLOBAL_DOCUMENT = ("", "")  # no context is named "" (the default context is ".")
+
+
+def policy_keys(context: str, name: str) -> list[tuple[str, str]]:
+    """Where the documents that decide a subject's policy are: its own selection, its
+    context's, the global document (a context's own key has no subject part)."""
+    return [(context, name), (context, ""), GLOBAL_DOCUMENT] if name else [(context, ""), GLOBAL_DOCUMENT]
 
 
 def selection_key(subject: str) -> tuple[str, str]:
@@ -78,40 +85,61 @@ class _LiveVersions(Sequence[tuple[int, ParsedSchema]]):
 
 
 class PolicyService:
-    def __init__(self, storage: Storage, resolver: SchemaResolver, catalogue: Catalogue, default_level: str):
+    """Every policy operation, each taking the caller (`principal`) and, for writes, the
+    request's `origin`, as `RegistryService`'s methods do: it asks the service's authorizer
+    through `guard`, writes the audit row through `audit` and reports each committed write
+    to `events` (config's action, as policies are written like config)."""
+
+    def __init__(
+        self, storage: Storage, resolver: SchemaResolver, settings: Settings, catalogue: Catalogue | None = None, *,
+        guard: Callable[[Principal], Guard] = lambda principal: OPEN,
+        audit: Callable[[Principal, Origin], Audit] = lambda principal, origin: NO_AUDIT,
+        events: EventSink = no_events,
+    ):
         self.storage = storage
         self.resolver = resolver
-        self.catalogue = catalogue
-        self.default_level = default_level
+        self.catalogue = catalogue if catalogue is not None else load_catalogue()
+        self.default_level = settings.compatibility_level
+        self._guard = guard
+        self._audit = audit
+        self._events = events
 
     # ------------------------------------------------------------------ documents
-    def get_global(self, guard: Guard = OPEN) -> dict[str, Any]:
-        guard.check(Action.READ_CONFIG, "")
+    def rules(self) -> list[dict[str, Any]]:
+        """`GET /policy-rules`: every installed rule (any authenticated caller may list them)."""
+        return self.catalogue.listing()
+
+    def get_global(self, *, principal: Principal = ANONYMOUS) -> dict[str, Any]:
+        self._guard(principal).check(Action.READ_CONFIG, "")
         with self.storage.read() as store:
             return _global(store)
 
-    def put_global(self, document: Any, guard: Guard = OPEN, audit: Audit = NO_AUDIT) -> dict[str, Any]:
-        guard.check(Action.WRITE_CONFIG, "")
+    def put_global(self, document: Any, *, principal: Principal = ANONYMOUS,
+                   origin: Origin = NO_ORIGIN) -> dict[str, Any]:
+        self._guard(principal).check(Action.WRITE_CONFIG, "")
         stored = _validated(validate_global, document, self.catalogue)
         with self.storage.write() as store:
             old = store.policy_documents([GLOBAL_DOCUMENT]).get(GLOBAL_DOCUMENT)
             _refuse_removing_used_sets(store, stored["sets"])
             store.set_policy_document(*GLOBAL_DOCUMENT, stored)
-            audit.record(store, SET_POLICY, None, detail={"old": old, "new": stored})
+            self._audit(principal, origin).record(store, SET_POLICY, None, detail={"old": old, "new": stored})
+        self._written("update_policy", GLOBAL_DOCUMENT, principal)
         return stored
 
-    def delete_global(self, guard: Guard = OPEN, audit: Audit = NO_AUDIT) -> dict[str, Any]:
-        guard.check(Action.WRITE_CONFIG, "")
+    def delete_global(self, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> dict[str, Any]:
+        self._guard(principal).check(Action.WRITE_CONFIG, "")
         with self.storage.write() as store:
             old = store.policy_documents([GLOBAL_DOCUMENT]).get(GLOBAL_DOCUMENT)
             _refuse_removing_used_sets(store, {})
             store.set_policy_document(*GLOBAL_DOCUMENT, None)
-            audit.record(store, DELETE_POLICY, None, detail={"old": old})
+            self._audit(principal, origin).record(store, DELETE_POLICY, None, detail={"old": old})
+        self._written("delete_policy", GLOBAL_DOCUMENT, principal)
         return old or dict(EMPTY_GLOBAL)
 
-    def get_selection(self, subject: str, default_to_global: bool, guard: Guard = OPEN) -> dict[str, Any]:
+    def get_selection(self, subject: str, default_to_global: bool = False, *,
+                      principal: Principal = ANONYMOUS) -> dict[str, Any]:
         key = selection_key(subject)
-        guard.check(Action.READ_CONFIG, _scope(key))
+        self._guard(principal).check(Action.READ_CONFIG, _scope(key))
         with self.storage.read() as store:
             if default_to_global:
                 return self._effective_json(store, key)
@@ -120,35 +148,44 @@ class PolicyService:
             raise PolicyNotFound.for_subject(subject)
         return own
 
-    def put_selection(
-        self, subject: str, document: Any, guard: Guard = OPEN, audit: Audit = NO_AUDIT
-    ) -> dict[str, Any]:
+    def put_selection(self, subject: str, document: Any, *, principal: Principal = ANONYMOUS,
+                      origin: Origin = NO_ORIGIN) -> dict[str, Any]:
         key = selection_key(subject)
-        guard.check(Action.WRITE_CONFIG, _scope(key))
+        self._guard(principal).check(Action.WRITE_CONFIG, _scope(key))
         with self.storage.write() as store:
             stored = _validated(validate_selection, document, _global(store), self.catalogue)
             old = store.policy_documents([key]).get(key)
             store.set_policy_document(*key, stored)
-            audit.record(store, SET_POLICY, QualifiedSubject(*key), detail={"old": old, "new": stored})
+            self._audit(principal, origin).record(
+                store, SET_POLICY, QualifiedSubject(*key), detail={"old": old, "new": stored})
+        self._written("update_policy", key, principal)
         return stored
 
-    def delete_selection(self, subject: str, guard: Guard = OPEN, audit: Audit = NO_AUDIT) -> dict[str, Any]:
+    def delete_selection(self, subject: str, *, principal: Principal = ANONYMOUS,
+                         origin: Origin = NO_ORIGIN) -> dict[str, Any]:
         key = selection_key(subject)
-        guard.check(Action.WRITE_CONFIG, _scope(key))
+        self._guard(principal).check(Action.WRITE_CONFIG, _scope(key))
         with self.storage.write() as store:
             old = store.policy_documents([key]).get(key)
             if old is None:
                 raise PolicyNotFound.for_subject(subject)
             store.set_policy_document(*key, None)
-            audit.record(store, DELETE_POLICY, QualifiedSubject(*key), detail={"old": old})
+            self._audit(principal, origin).record(store, DELETE_POLICY, QualifiedSubject(*key), detail={"old": old})
+        self._written("delete_policy", key, principal)
         return old
 
+    def _written(self, operation: str, key: tuple[str, str], principal: Principal) -> None:
+        self._events(WriteEvent(Action.WRITE_CONFIG, operation, _scope(key), principal))
+
     # ------------------------------------------------------------------ resolution
-    def effective(self, store: Store, key: tuple[str, str]) -> tuple[list[RuleUse], list[str], str]:
-        """The rules in force for `key`, the sets it uses, and where the selection came from."""
+    def effective(
+        self, store: Store, key: tuple[str, str], found: Mapping[tuple[str, str], dict[str, Any]] | None = None
+    ) -> tuple[list[RuleUse], list[str], str]:
+        """The rules in force for `key`, the sets it uses, and where the selection came from;
+        `found`: the documents at `policy_keys(*key)`, when the caller has read them already."""
         context, name = key
-        keys = [(context, name), (context, ""), GLOBAL_DOCUMENT] if name else [(context, ""), GLOBAL_DOCUMENT]
-        found = store.policy_documents(keys)
+        if found is None:
+            found = store.policy_documents(policy_keys(context, name))
         global_document = found.get(GLOBAL_DOCUMENT) or EMPTY_GLOBAL
         own = (((context, name), "subject"),) if name else ()
         for candidate, source in (*own, ((context, ""), "context")):
@@ -165,8 +202,9 @@ class PolicyService:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, store: Store, qs: QualifiedSubject, subject_id: int | None, proposed: ParsedSchema,
-                 latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any]) -> Outcome:
-        uses, _, _ = self.effective(store, (qs.context, qs.name))
+                 latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any],
+                 documents: Mapping[tuple[str, str], dict[str, Any]] | None = None) -> Outcome:
+        uses, _, _ = self.effective(store, (qs.context, qs.name), documents)
         if not uses:
             return Outcome()
 
@@ -186,14 +224,17 @@ class PolicyService:
         return evaluate(uses, self.catalogue, latest, proposed, ctx)
 
     def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
-               latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any]) -> list[Violation]:
-        """Registration's policy step: the error-severity violations (it refuses with them)."""
-        return self.evaluate(store, qs, subject_id, proposed, latest, latest_version, config).errors
+               latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any],
+               documents: Mapping[tuple[str, str], dict[str, Any]]) -> list[Violation]:
+        """Registration's policy step: the error-severity violations (it refuses with them).
+        `documents` are those at `policy_keys`, read with the subject's settings."""
+        return self.evaluate(store, qs, subject_id, proposed, latest, latest_version, config, documents).errors
 
-    def check(self, subject: str, request: SchemaRequest, guard: Guard = OPEN) -> Outcome:
+    def check(self, subject: str, request: SchemaRequest, *, principal: Principal = ANONYMOUS) -> Outcome:
         """`POST /policies/{s}/check`: what registration's policy step would say; writes nothing."""
         qs = QualifiedSubject.parse(subject)
         validate_subject(qs, subject, registering=False)
+        guard = self._guard(principal)
         guard.check(Action.READ, qs.qualified())
         with self.storage.read() as store:
             rows = store.settings_rows(rows_needed(qs.context, qs.name))

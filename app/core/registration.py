@@ -14,7 +14,7 @@ concurrent registration has since changed.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -36,6 +36,7 @@ from app.core.errors import (
 )
 from app.core.identity import identity_hash
 from app.core.outline_index import index_rows
+from app.core.policies import policy_keys
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver
 from app.core.store import LockedSubject, NewSchema, SchemaKeyRow, Storage, Store, SubjectHead, SubjectRow, VersionRow
@@ -52,7 +53,8 @@ class PolicyGate(Protocol):
     """Registration's policy step (app/core/policies.py): the error-severity violations."""
 
     def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
-               latest: ParsedSchema | None, latest_version: int | None, config: dict[str, Any]) -> list[Violation]: ...
+               latest: ParsedSchema | None, latest_version: int | None, config: dict[str, Any],
+               documents: Mapping[tuple[str, str], dict[str, Any]]) -> list[Violation]: ...
 
 
 Prepare = Callable[[Store, QualifiedSubject, list[VersionRow]], SchemaRequest]
@@ -81,6 +83,7 @@ class Registration:
     rule_set: dict[str, Any] | None
     sent_metadata: dict[str, Any] | None
     digest: str
+    policy_documents: Mapping[tuple[str, str], dict[str, Any]]  # read with the settings (policy_keys)
     version: int = 0
     schema_id: int = 0
     schema_pk: int = 0
@@ -236,7 +239,8 @@ class Registrar:
         """Step 1: the settings in force, the candidate parsed (references resolved), the
         documents merged, the identity computed. An empty schema re-registers the latest."""
         metadata, rule_set, refs = request_documents(request)
-        rows = store.settings_rows(rows_needed(qs.context, qs.name))
+        read = store.settings_and_policies(rows_needed(qs.context, qs.name), policy_keys(qs.context, qs.name))
+        rows = read.rows
         config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
         mode = effective_mode(qs.context, qs.name, rows)
         importing = mode is Mode.IMPORT
@@ -263,6 +267,7 @@ class Registrar:
         return Registration(
             qs=qs, subject=row, head=head, request=request, force=force, config=config, mode=mode,
             latest=latest, candidate=candidate, metadata=md, rule_set=rs, sent_metadata=metadata, digest=digest,
+            policy_documents=read.policies,
         )
 
     def _existing(self, store: Store, reg: Registration) -> VersionRow | None:
@@ -302,7 +307,8 @@ class Registrar:
             return
         latest = self.resolver.parsed(store, reg.latest) if reg.latest is not None else None
         version = reg.head.latest_live.version if reg.head.latest_live is not None else None
-        errors = self.policies.errors(store, reg.qs, reg.subject.id, reg.candidate.parsed, latest, version, reg.config)
+        errors = self.policies.errors(
+            store, reg.qs, reg.subject.id, reg.candidate.parsed, latest, version, reg.config, reg.policy_documents)
         if reg.force:
             reg.forced_past = tuple(v.brief() for v in errors)
         elif errors:

@@ -63,7 +63,7 @@ from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats import LazyFormats
 from app.formats.base import Node, Outlines, SchemaFormat
-from app.policies.catalogue import Catalogue, load_catalogue
+from app.policies.catalogue import Catalogue
 from app.settings import Settings
 
 __all__ = ["ListedSchema", "RegistryService"]
@@ -103,12 +103,13 @@ class RegistryService:
         self.deleter = Deleter(storage)
         self.registrar = Registrar(storage, self.resolver, self.checks, settings)
         self.tagger = SchemaTagger(self.resolver, self.registrar)
-        self.policies = PolicyService(storage, self.resolver, catalogue or load_catalogue(), settings.compatibility_level)
-        self.registrar.policies = self.policies  # the gate between mode and compatibility
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
         self.trail = AuditTrail(storage, settings.audit)
         self.audit = self.trail.audit
+        self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
+                                      events=events)
+        self.registrar.policies = self.policies  # the gate between mode and compatibility
         self.inspection = Inspection(storage, self.resolver, self.checks, settings)
         self.browser = Browser(storage, settings)
         self.read_cache = ReadCache(

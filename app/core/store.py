@@ -28,6 +28,14 @@ class SubjectRow(NamedTuple):
     mode: str | None
 
 
+class SettingsRead(NamedTuple):
+    """The settings rows at some keys and the policy documents at others, read together:
+    registration needs both, and one statement is a round trip less on every new version."""
+
+    rows: dict[tuple[str, str], SubjectRow]
+    policies: dict[tuple[str, str], dict[str, Any]]
+
+
 class LockedSubject(NamedTuple):
     """A subject row locked for this transaction; `created` when the lock created it (so it
     has no versions, and registration need not look for any)."""
@@ -406,6 +414,9 @@ class Store(Protocol):
 
     # policy documents (app/core/policies.py): the global one at ("", ""), selections at settings keys
     def policy_documents(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]: ...
+    def settings_and_policies(
+        self, keys: Iterable[tuple[str, str]], policy_keys: Iterable[tuple[str, str]]
+    ) -> SettingsRead: ...
     def set_policy_document(self, context: str, name: str, document: dict[str, Any] | None) -> None: ...
     def policy_selections(self) -> list[tuple[str, str, dict[str, Any]]]: ...
 

@@ -269,8 +269,13 @@ class SchemaElement(NamedTuple):
     (`long`, `com.acme.Address`, `array<string>`, `union<null,string>`) and of a primitive's
     own name; `logical` the logical type's name. `depth` counts the records enclosing the
     element, itself included. `size` is a union's branch count, an enum's symbol count, a
-    fixed's byte size. A tuple, not a dataclass: a 200-field record has a thousand of them,
-    built on every registration.
+    fixed's byte size. `noun` is what messages call the kind when the format has its own
+    word for it (Protobuf: `message`, `enum value`, `oneof`, `package`); empty: the kind.
+    `number` is a field's wire number where the format has one (Protobuf): the same number
+    under another name is the same field, renamed. A `namespace` element stands for a
+    namespace declared once for the whole document (Protobuf's package; its name is "" when
+    there is none): rules check it there, once, instead of on each named type. A tuple, not
+    a dataclass: a 200-field record has a thousand of them, built on every registration.
     """
 
     kind: str
@@ -287,6 +292,8 @@ class SchemaElement(NamedTuple):
     aliases: tuple[str, ...] = ()
     size: int = 0
     record: str = ""  # a field's enclosing record, by full name
+    noun: str = ""
+    number: int | None = None
 
 
 @runtime_checkable
@@ -295,8 +302,13 @@ class PolicyView(Protocol):
 
     Rules ask for the elements of the types defined in the schema's own text (not those it
     pulls in through references), in document order, so that every rule reads one walk. A
-    format without this method has its rules reported as skipped."""
+    format without this method has its rules reported as skipped.
 
-    def elements(self, schema: ParsedSchema) -> Sequence[SchemaElement]:
+    Locations point into the text as sent, or with `as_stored` into the canonical text the
+    registry stores (older versions are read that way, so that a rule says the same of a
+    version whichever text registered it). The two differ only where the format prints a
+    text of its own (Protobuf, whose stored text also keeps no comments)."""
+
+    def elements(self, schema: ParsedSchema, *, as_stored: bool = False) -> Sequence[SchemaElement]:
         """The schema's elements, the root first; never raises for a parsed schema."""
         ...

@@ -7,7 +7,7 @@ by implementing `PolicyView`; the messages name the element and what was expecte
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from app.formats.base import ParsedSchema, SchemaElement
@@ -22,14 +22,34 @@ CASES = {
     "UPPER_SNAKE_CASE": re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*"),
     "kebab-case": re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"),
 }
-_AVRO = frozenset({"AVRO"})
-_AVRO_JSON = frozenset({"AVRO", "JSON"})  # rules whose elements JSON Schema's PolicyView maps
+ALL_FORMATS = frozenset({"AVRO", "JSON", "PROTOBUF"})
+_NO_JSON = frozenset({"AVRO", "PROTOBUF"})  # JSON Schema has no namespaces
 
 
 def _label(element: SchemaElement) -> str:
-    """How a message names an element: fields and symbols by name, types by full name."""
+    """How a message names an element: fields and symbols by name, types by full name, in
+    the format's own words where it has them (a Protobuf `message`, `enum value`)."""
     name = element.name if element.kind in ("field", "enumSymbol") else element.path
-    return f'{element.kind} "{name or "(root)"}"'
+    return f'{element.noun or element.kind} "{name or "(root)"}"'
+
+
+def _union_label(element: SchemaElement) -> str:
+    return _label(element) if element.noun else f'union at "{element.path}"'
+
+
+def _kind_phrase(element: SchemaElement) -> str:
+    """`a primitive`, `an enum`."""
+    kind = element.noun or element.kind
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
+def namespaces(found: Sequence[SchemaElement]) -> list[tuple[SchemaElement, str | None]]:
+    """Where each namespace is declared and what it is (None: no namespace): the document's
+    one `namespace` element when it has one (Protobuf's package), else each named type."""
+    declared = [e for e in found if e.kind == "namespace"]
+    if declared:
+        return [(e, e.name or None) for e in declared]
+    return [(e, e.namespace) for e in found if e.kind in NAMED_KINDS]
 
 
 def _violation(rule: str, element: SchemaElement, message: str) -> Violation:
@@ -38,8 +58,9 @@ def _violation(rule: str, element: SchemaElement, message: str) -> Violation:
 
 class DocRequired:
     name = "doc-required"
-    description = "Records, fields, enums or fixed types must carry documentation (Avro doc)."
-    formats = _AVRO_JSON
+    description = ("Records, fields, enums or fixed types must carry documentation (Avro doc, JSON Schema "
+                   "description, Protobuf leading comments).")
+    formats = ALL_FORMATS
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
         "properties": {
@@ -71,8 +92,8 @@ def compile_pattern(spec: str) -> re.Pattern[str]:
 class NamePattern:
     name = "name-pattern"
     description = ("Simple names of records, fields, enums, enum symbols, fixed types and namespaces "
-                   "follow a case or a regex.")
-    formats = _AVRO_JSON
+                   "follow a case or a regex (Protobuf: messages, fields, enums, enum values, the package).")
+    formats = ALL_FORMATS
     _KINDS = ("record", "field", "enum", "enumSymbol", "fixed", "namespace")
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
@@ -92,23 +113,27 @@ class NamePattern:
     def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
               params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
         patterns = {kind: (spec, compile_pattern(spec)) for kind, spec in params.items()}
-        namespace = patterns.get("namespace")
-        for element in elements_of(proposed):
-            wanted = patterns.get(element.kind)
+        found = elements_of(proposed)
+        for element in found:
+            wanted = patterns.get(element.kind) if element.kind != "namespace" else None
             if wanted is not None and not wanted[1].fullmatch(element.name):
-                yield _violation(self.name, element, f'{element.kind} "{element.name}" does not match {wanted[0]}')
-            if namespace is not None and element.kind in NAMED_KINDS and element.namespace:
-                spec, pattern = namespace
+                yield _violation(self.name, element,
+                                 f'{element.noun or element.kind} "{element.name}" does not match {wanted[0]}')
+        if "namespace" in patterns:
+            spec, pattern = patterns["namespace"]
+            for element, space in namespaces(found):
                 # A case applies to each dotted part; a regex to the whole namespace.
-                parts = element.namespace.split(".") if spec in CASES else [element.namespace]
-                if not all(pattern.fullmatch(part) for part in parts):
-                    yield _violation(self.name, element, f'namespace "{element.namespace}" does not match {spec}')
+                parts = space.split(".") if space and spec in CASES else [space]
+                if space and not all(pattern.fullmatch(part) for part in parts):
+                    noun = element.noun if element.kind == "namespace" else "namespace"
+                    yield _violation(self.name, element, f'{noun} "{space}" does not match {spec}')
 
 
 class RequiredFields:
     name = "required-fields"
-    description = "The top-level record must have the listed fields (and types, logical types by name)."
-    formats = _AVRO_JSON
+    description = ("The top-level record (Protobuf: the first message) must have the listed fields "
+                   "(and types, logical types by name).")
+    formats = ALL_FORMATS
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False, "required": ["fields"],
         "properties": {"fields": {"type": "array", "items": {
@@ -120,15 +145,16 @@ class RequiredFields:
     def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
               params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
         found = elements_of(proposed)
-        root = found[0]
-        if root.kind != "record":
-            yield Violation(self.name, f"schema is a {root.kind}, not a record with the required fields")
+        root = found[0] if found else None  # a JSON Schema of `true`, `{}` or a `$ref` has none
+        if root is None or root.kind != "record":
+            what = f"is {_kind_phrase(root)}, not" if root is not None else "is not"
+            yield Violation(self.name, f"schema {what} a record with the required fields")
             return
         fields = {e.name: e for e in found if e.kind == "field" and e.record == root.path}
         for wanted in params["fields"]:
             field = fields.get(wanted["name"])
             if field is None:
-                yield _violation(self.name, root, f'record "{root.path}" has no field "{wanted["name"]}"')
+                yield _violation(self.name, root, f'{root.noun or root.kind} "{root.path}" has no field "{wanted["name"]}"')
             elif "type" in wanted and wanted["type"] not in (field.type, field.logical):
                 shown = field.logical or field.type
                 yield _violation(self.name, field, f'field "{field.name}" is of type {shown}, not {wanted["type"]}')
@@ -137,8 +163,8 @@ class RequiredFields:
 class MaxSize:
     name = "max-size"
     description = ("Limits on canonical text size, fields over all records, record nesting depth, "
-                   "enum symbols, union branches.")
-    formats = _AVRO_JSON
+                   "enum symbols, union branches (Protobuf: oneof members).")
+    formats = ALL_FORMATS
     _LIMITS = ("bytes", "fields", "depth", "enumSymbols", "unionBranches")
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
@@ -156,7 +182,7 @@ class MaxSize:
             count = sum(1 for e in found if e.kind == "field")
             if count > params["fields"]:
                 yield Violation(self.name, f"schema has {count} fields, over the limit of {params['fields']}")
-        if "depth" in params:
+        if "depth" in params and found:
             deepest = max(found, key=lambda e: e.depth)
             if deepest.depth > params["depth"]:
                 yield _violation(self.name, deepest,
@@ -166,15 +192,16 @@ class MaxSize:
             if limit in params:
                 for element in found:
                     if element.kind == kind and element.size > params[limit]:
-                        shown = _label(element) if kind == "enum" else f'union at "{element.path}"'
+                        shown = _label(element) if kind == "enum" else _union_label(element)
                         yield _violation(self.name, element,
                                          f"{shown} has {element.size} {what}, over the limit of {params[limit]}")
 
 
 class NamespacePrefix:
     name = "namespace-prefix"
-    description = "Every named type's namespace equals one of the prefixes or extends it at a dot."
-    formats = _AVRO
+    description = ("Every named type's namespace (Protobuf: the package) equals one of the prefixes or "
+                   "extends it at a dot.")
+    formats = _NO_JSON
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False, "required": ["prefixes"],
         "properties": {
@@ -187,22 +214,22 @@ class NamespacePrefix:
               params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
         prefixes = params["prefixes"]
         shown = ", ".join(prefixes)
-        for element in elements_of(proposed):
-            if element.kind not in NAMED_KINDS:
-                continue
-            space = element.namespace
+        for element, space in namespaces(elements_of(proposed)):
+            declared = element.kind == "namespace"
             if space is None:
                 if params.get("require", True):
-                    yield _violation(self.name, element, f"{_label(element)} has no namespace, expected under {shown}")
+                    what = f"schema has no {element.noun}" if declared else f"{_label(element)} has no namespace"
+                    yield _violation(self.name, element, f"{what}, expected under {shown}")
             elif not any(space == p or space.startswith(p + ".") for p in prefixes):
-                yield _violation(self.name, element, f'{_label(element)} namespace "{space}" is not under {shown}')
+                what = f'{element.noun} "{space}"' if declared else f'{_label(element)} namespace "{space}"'
+                yield _violation(self.name, element, f"{what} is not under {shown}")
 
 
 class ForbiddenTypes:
     name = "forbidden-types"
     description = ("Types or logical types that may not be used (float, bytes, map, fixed, uuid...), "
                    "and a union size limit.")
-    formats = _AVRO_JSON
+    formats = ALL_FORMATS
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
         "properties": {
@@ -216,7 +243,7 @@ class ForbiddenTypes:
         banned = set(params.get("types", ()))
         branches = params.get("maxUnionBranches")
         for element in elements_of(proposed):
-            if element.kind in ("field", "enumSymbol"):
+            if element.kind in ("field", "enumSymbol", "namespace"):
                 continue
             used = element.logical if element.logical in banned else None
             if used is None and (element.kind if element.kind != "primitive" else element.name) in banned:
@@ -226,7 +253,7 @@ class ForbiddenTypes:
                 yield _violation(self.name, element, f'type "{used}"{where} is forbidden')
             if branches is not None and element.kind == "union" and element.size > branches:
                 yield _violation(self.name, element,
-                                 f'union at "{element.path}" has {element.size} branches, over the limit of {branches}')
+                                 f"{_union_label(element)} has {element.size} branches, over the limit of {branches}")
 
 
 def shape_rules() -> Iterable[Any]:

@@ -1,8 +1,9 @@
 """`forbidden-changes`: changes the compatibility level may allow but a team does not.
 
 Versions are compared element by element: named types by full name (or an alias naming the
-old one), fields within a record by name, or through an alias naming the old field (then
-the field was renamed). A violation about something the proposed schema no longer has (a
+old one), fields within a record by name, or through an alias naming the old field, or
+(Protobuf) by wire number (then the field was renamed). Older versions are read as stored;
+a Protobuf version's stored text keeps no comments, so DOC_REMOVED never fires for it. A violation about something the proposed schema no longer has (a
 removed field or symbol) points into the older version and carries its number.
 """
 from __future__ import annotations
@@ -21,13 +22,18 @@ CHANGES = (
     "NAMESPACE_CHANGED", "DOC_REMOVED", "LOGICAL_TYPE_CHANGED",
 )
 _TYPES = ("record", "enum", "fixed")
+# The root of a schema without elements (JSON Schema's `true`, `{}`, a lone `$ref`): of no kind
+# a comparison looks at.
+_NOTHING = SchemaElement("none", "", "", "")
 
 
 class _Index:
     """One version's elements, looked up the ways the comparison needs."""
 
     def __init__(self, found: Sequence[SchemaElement]) -> None:
-        self.root = found[0]
+        self.root = found[0] if found else _NOTHING
+        declared = next((e for e in found if e.kind == "namespace"), None)
+        self.namespace_noun = declared.noun if declared is not None else "namespace"
         self.types = {e.path: e for e in found if e.kind in _TYPES}
         self.fields: dict[str, dict[str, SchemaElement]] = {}
         self.symbols: dict[str, dict[str, SchemaElement]] = {}
@@ -47,7 +53,7 @@ class _Index:
 class ForbiddenChanges:
     name = "forbidden-changes"
     description = "Changes refused between versions, against the latest or all live versions."
-    formats = frozenset({"AVRO", "JSON"})  # JSON Schema: properties by name, no aliases
+    formats = frozenset({"AVRO", "JSON", "PROTOBUF"})  # JSON Schema: properties by name, no aliases
     params_schema: dict[str, Any] = {
         "type": "object", "additionalProperties": False, "required": ["changes"],
         "properties": {
@@ -73,7 +79,7 @@ class ForbiddenChanges:
         for version, older in olders:
             if older.schema_type != proposed.schema_type:
                 continue
-            for found in _compare(_Index(elements_of(older)), new, wanted, version):
+            for found in _compare(_Index(elements_of(older, as_stored=True)), new, wanted, version):
                 key = (found.message, found.location, str(found.version))
                 if key not in reported:
                     reported.add(key)
@@ -83,10 +89,11 @@ class ForbiddenChanges:
 def _compare(old: _Index, new: _Index, wanted: frozenset[str], version: int | None) -> Iterator[Violation]:
     rule = ForbiddenChanges.name
     if "NAME_CHANGED" in wanted and old.root.kind in _TYPES and old.root.name != new.root.name:
-        yield Violation(rule, f'{new.root.kind} name changed from "{old.root.name}" to "{new.root.name}"',
+        yield Violation(rule, f'{new.root.noun or new.root.kind} name changed from "{old.root.name}" to "{new.root.name}"',
                         "", new.root.path)
     if "NAMESPACE_CHANGED" in wanted and old.root.kind in _TYPES and old.root.namespace != new.root.namespace:
-        yield Violation(rule, f'namespace changed from "{old.root.namespace or ""}" to "{new.root.namespace or ""}"',
+        yield Violation(rule, f'{new.namespace_noun} changed from "{old.root.namespace or ""}" '
+                        f'to "{new.root.namespace or ""}"',
                         "", new.root.path)
     for path, element in new.types.items():
         before = old.types.get(path) or (old.root if element is new.root else None) or old.old_type(element)
@@ -116,7 +123,7 @@ def _fields(was: dict[str, SchemaElement], now: dict[str, SchemaElement], wanted
     for name, field in now.items():
         before = was.get(name)
         if before is None:
-            before = next((was[a] for a in field.aliases if a in was), None)
+            before = next((was[a] for a in field.aliases if a in was), None) or _same_number(was, now, field)
             if before is not None and "FIELD_RENAMED" in wanted:
                 yield Violation(rule, f'field "{before.name}" was renamed to "{name}"', field.location, field.path)
         if before is None:
@@ -138,6 +145,15 @@ def _fields(was: dict[str, SchemaElement], now: dict[str, SchemaElement], wanted
         for name, field in was.items():
             if name not in matched:
                 yield Violation(rule, f'field "{name}" was removed', field.location, field.path, version=version)
+
+
+def _same_number(was: dict[str, SchemaElement], now: dict[str, SchemaElement],
+                 field: SchemaElement) -> SchemaElement | None:
+    """The older field with `field`'s wire number, when no field of the new version has its
+    name: the same field, renamed."""
+    if field.number is None:
+        return None
+    return next((f for f in was.values() if f.number == field.number and f.name not in now), None)
 
 
 def _default(field: SchemaElement) -> tuple[bool, str]:

@@ -20,8 +20,9 @@ SEVERITIES = (ERROR, WARNING)
 @dataclass(frozen=True)
 class Violation:
     """One reason a schema breaks a rule. `location` is a JSON pointer (`""`: the root) into
-    the proposed document, or into version `version` when the element is only there (a
-    removed field); `path` the element's dotted name. The engine fills `rule`, `set` and
+    the proposed document, or a Protobuf declaration's `line:column` in the `.proto` text,
+    or points into version `version` when the element is only there (a removed field);
+    `path` the element's dotted name. The engine fills `rule`, `set` and
     `severity` from the policy, so a rule's own values for them are defaults only."""
 
     rule: str

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from app.formats import FORMATS
 from app.formats.base import ParsedSchema, PolicyView, SchemaElement
 
-_CACHE: weakref.WeakKeyDictionary[ParsedSchema, Sequence[SchemaElement]] = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[ParsedSchema, dict[bool, Sequence[SchemaElement]]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
@@ -20,14 +20,16 @@ class UnsupportedFormat(Exception):
     """The schema's format has no `PolicyView`: its rules are skipped, not failed."""
 
 
-def elements_of(schema: ParsedSchema) -> Sequence[SchemaElement]:
+def elements_of(schema: ParsedSchema, *, as_stored: bool = False) -> Sequence[SchemaElement]:
+    """The proposed schema is read as sent; an older version `as_stored`, so that what a rule
+    says of it (a removed field's location) does not depend on which text registered it."""
     cached = _CACHE.get(schema)
-    if cached is not None:
-        return cached
+    if cached is not None and as_stored in cached:
+        return cached[as_stored]
     fmt = FORMATS[schema.schema_type]
     if not isinstance(fmt, PolicyView):
         raise UnsupportedFormat(schema.schema_type)
-    found = tuple(fmt.elements(schema))
+    found = tuple(fmt.elements(schema, as_stored=as_stored))
     with _LOCK:
-        _CACHE[schema] = found
+        _CACHE.setdefault(schema, {})[as_stored] = found
     return found

@@ -22,10 +22,11 @@ from support.statements import counted
 
 # A new version in a cold process: the read-only re-registration check (subject, settings,
 # head, the content of the latest, versions with this text), then the write transaction
-# (BEGIN, subject lock, settings, head, versions with this text, policy documents, id lookup
-# by hash, id allocation, content, fingerprints, field index, version, the subject's latest
-# version, the audit row). What must not happen is growth with the subject's length.
-COLD_REGISTRATION_BUDGET = 21
+# (BEGIN, subject lock, settings with the policy documents, head, versions with this text,
+# id lookup by hash, id allocation, content, fingerprints, field index, version, the
+# subject's latest version, the audit row). What must not happen is growth with the
+# subject's length. (SQLite's count; PostgreSQL's is 18.)
+COLD_REGISTRATION_BUDGET = 20
 
 
 def schema_with_fields(count: int) -> str:

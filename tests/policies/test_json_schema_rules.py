@@ -107,3 +107,24 @@ def test_forbidden_changes_between_json_schema_versions() -> None:
         ("/properties/ship~1to", 'field "ship/to" lost its doc', None),
         ("/properties/ship~1to", 'record "Order.ship/to" lost its doc', None),
     ])
+
+
+EVERY_RULE = [
+    RuleUse("doc-required", params={"on": ["record", "field", "enum", "fixed"]}),
+    RuleUse("name-pattern", params={"record": "PascalCase", "namespace": "snake_case"}),
+    RuleUse("required-fields", params={"fields": [{"name": "id"}]}),
+    RuleUse("forbidden-changes", params={"changes": ["NAME_CHANGED", "FIELD_REMOVED"]}),
+    RuleUse("max-size", params={"bytes": 10**6, "fields": 10, "depth": 3, "enumSymbols": 3, "unionBranches": 3}),
+    RuleUse("forbidden-types", params={"types": ["number"], "maxUnionBranches": 3}),
+]
+
+
+@pytest.mark.parametrize("document", ["true", "{}", '{"const": "x"}', '{"$ref": "#/$defs/a", "$defs": {"a": {}}}'])
+def test_a_schema_without_elements_fails_no_rule(document: str) -> None:
+    """Found running the core API suite under a default policy: max-size and required-fields
+    raised on such schemas, which refused their registration with "rule failed"."""
+    proposed = FORMATS["JSON"].parse(document, {})
+    outcome = evaluate(EVERY_RULE, CATALOGUE, proposed, proposed, RuleContext("s", [(1, proposed)]))
+    assert outcome.checked == [use.rule for use in EVERY_RULE]
+    assert [(v.rule, v.message) for v in outcome.violations] == [
+        ("required-fields", "schema is not a record with the required fields")]

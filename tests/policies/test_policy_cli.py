@@ -54,6 +54,19 @@ def test_offline_prints_each_violation_and_exits_1(write, capsys) -> None:
     ]
 
 
+def test_offline_protobuf_file_prints_line_and_column_and_nothing_on_stderr(write, capfd) -> None:
+    proto = write("order.proto", 'syntax = "proto3";\nimport "google/protobuf/timestamp.proto";\n'
+                  '// An order.\nmessage Order {\n  int64 Id = 1;\n  // Price\n  float price = 2;\n}\n')
+    assert ci.check_main([proto, "--policy-file", write("p.toml", TOML)]) == 1
+    out, err = capfd.readouterr()
+    assert out.splitlines() == [
+        f'{proto}:5:3: [doc-required] field "Id" has no doc',
+        f'{proto}:5:3: [name-pattern] field "Id" does not match snake_case',
+        f'warning: {proto}:7:3: [forbidden-types] type "float" at "Order.price" is forbidden',
+    ]
+    assert err == ""  # protoc's warning about the unused import is not passed on
+
+
 def test_offline_warnings_alone_exit_0_and_json_equals_toml(write, capsys) -> None:
     good = write("good.avsc", COMPLIANT)
     assert ci.check_main([good, "--policy-file", write("p.toml", TOML), "--format", "json"]) == 0

@@ -134,10 +134,10 @@ def test_policy_rules_lists_the_builtins(api: Api) -> None:
     builtin = {"doc-required", "name-pattern", "required-fields", "forbidden-changes", "max-size",
                "namespace-prefix", "forbidden-types"}
     assert builtin <= set(listed)
-    avro_only = {"namespace-prefix"}
+    without_json = {"namespace-prefix"}  # JSON Schema has no namespaces
     for name in builtin:
         assert listed[name]["source"] == "builtin"
-        assert listed[name]["formats"] == (["AVRO"] if name in avro_only else ["AVRO", "JSON"])
+        assert listed[name]["formats"] == (["AVRO", "PROTOBUF"] if name in without_json else ["AVRO", "JSON", "PROTOBUF"])
         assert listed[name]["description"] and listed[name]["params"]["type"] == "object"
     assert listed["forbidden-changes"]["params"]["properties"]["changes"]["items"]["enum"] == list(CHANGES)
 
@@ -166,14 +166,32 @@ def test_check_of_an_invalid_schema_is_42201(api: Api) -> None:
     assert (reply.status, reply.error_code) == (422, 42201)
 
 
-def test_check_skips_rules_of_other_formats(api: Api) -> None:
+def test_check_skips_rules_a_format_does_not_support(api: Api) -> None:
+    put_global(api, db={"rules": [{"rule": "namespace-prefix", "params": {"prefixes": ["com.acme"]}}]}, default=["db"])
+    reply = api.post("/policies/j-value/check", {"schemaType": "JSON", "schema": '{"type": "object"}'})
+    assert reply.status == 200, reply
+    assert reply.json == {"violations": [], "checked": [],
+                          "skipped": [{"rule": "namespace-prefix", "reason": "does not support JSON"}]}
+
+
+def test_check_of_a_protobuf_schema_locates_violations_by_line_and_column(api: Api) -> None:
     put_global(api, events=STRICT_SET, default=["events"])
-    proto = 'syntax = "proto3";\nmessage Order {\n  int32 Amount = 1;\n}\n'
+    proto = ('syntax = "proto3";\npackage com.acme;\n\n// An order.\nmessage Order {\n  // Key\n  int64 id = 1;\n'
+             '  int32 Amount = 2;\n  // Price\n  float price = 3;\n}\n')
     reply = api.post("/policies/p-value/check", {"schemaType": "PROTOBUF", "schema": proto})
     assert reply.status == 200, reply
-    assert reply.json["violations"] == [] and reply.json["checked"] == []
-    assert [s["rule"] for s in reply.json["skipped"]] == ["doc-required", "name-pattern", "forbidden-types"]
-    assert reply.json["skipped"][0]["reason"] == "does not support PROTOBUF"
+    assert reply.json == {
+        "violations": [
+            {"rule": "doc-required", "set": "events", "severity": "error", "location": "8:3",
+             "path": "com.acme.Order.Amount", "message": 'field "Amount" has no doc'},
+            {"rule": "name-pattern", "set": "events", "severity": "error", "location": "8:3",
+             "path": "com.acme.Order.Amount", "message": 'field "Amount" does not match snake_case'},
+            {"rule": "forbidden-types", "set": "events", "severity": "warning", "location": "10:3",
+             "path": "com.acme.Order.price", "message": 'type "float" at "com.acme.Order.price" is forbidden'},
+        ],
+        "checked": ["doc-required", "name-pattern", "forbidden-types"],
+        "skipped": [],
+    }
 
 
 def test_policy_writes_are_audited(api: Api) -> None:

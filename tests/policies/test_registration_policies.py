@@ -29,6 +29,25 @@ def test_errors_block_with_the_pinned_message_and_nothing_else(api: Api) -> None
     assert api.snapshot() == before
 
 
+def test_a_single_violation_reads_singular(api: Api) -> None:
+    strict_default(api)
+    reply = api.register(SUBJECT, with_fields({"name": "id", "type": "long"}))
+    assert reply.json == {"error_code": 42201, "message": (
+        'Schema has 1 policy violation for subject "orders-value": [doc-required /fields/0] field "id" has no doc')}
+
+
+def test_a_protobuf_refusal_locates_each_violation_by_line_and_column(api: Api) -> None:
+    strict_default(api)
+    proto = 'syntax = "proto3";\n// An order.\nmessage Order {\n  int64 Id = 1;\n  // Fine\n  string fine = 2;\n}\n'
+    before = api.snapshot()
+    reply = api.register("p-value", proto, schemaType="PROTOBUF")
+    assert reply.json == {"error_code": 42201, "message": (
+        'Schema has 2 policy violations for subject "p-value": [doc-required 4:3] field "Id" has no doc; '
+        '[name-pattern 4:3] field "Id" does not match snake_case')}
+    assert api.snapshot() == before
+    assert "id" in api.registered("p-value", proto.replace("  int64 Id", "  // Key\n  int64 id"), schemaType="PROTOBUF")
+
+
 def test_warnings_never_block(api: Api) -> None:
     strict_default(api)
     assert "id" in api.registered(SUBJECT, COMPLIANT)  # its float is a warning

@@ -29,6 +29,7 @@ from app.core.store import (
     ReferrerRow,
     SchemaKeyRow,
     ScopedVersion,
+    SettingsRead,
     SubjectHead,
     SubjectRow,
     SubjectSummary,
@@ -268,6 +269,11 @@ class MemoryStore:
     # ------------------------------------------------------------ policy documents
     def policy_documents(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
         return {key: copy.deepcopy(self.s.policies[key]) for key in keys if key in self.s.policies}
+
+    def settings_and_policies(
+        self, keys: Iterable[tuple[str, str]], policy_keys: Iterable[tuple[str, str]]
+    ) -> SettingsRead:
+        return SettingsRead(self.settings_rows(keys), self.policy_documents(policy_keys))
 
     def set_policy_document(self, context: str, name: str, document: dict[str, Any] | None) -> None:
         if document is None:

@@ -132,8 +132,9 @@ class AvroFormat:
         """`Outlines`: the field tree; types of referenced schemas show by name."""
         native = _native(schema)
         return outline_of(native.schema, native.referenced)
-    def elements(self, schema: ParsedSchema) -> list[SchemaElement]:
-        """`PolicyView`: the elements of the types this schema's text defines."""
+    def elements(self, schema: ParsedSchema, *, as_stored: bool = False) -> list[SchemaElement]:
+        """`PolicyView`: the elements of the types this schema's text defines (pointers follow
+        the structure, which the sent and the stored text share: `as_stored` changes nothing)."""
         native = _native(schema)
         return schema_elements(native.schema, frozenset(native.referenced))
 

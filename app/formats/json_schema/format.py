@@ -136,8 +136,9 @@ class JsonSchemaFormat:
         """Confluent's JSON Schema has no `format=` renderings: the canonical text is served."""
         return None
 
-    def elements(self, schema: ParsedSchema) -> list[SchemaElement]:
-        """`PolicyView`: the document's elements in the rules' vocabulary (see `elements`)."""
+    def elements(self, schema: ParsedSchema, *, as_stored: bool = False) -> list[SchemaElement]:
+        """`PolicyView`: the document's elements in the rules' vocabulary (see `elements`);
+        pointers hold in the sent and the stored text alike, so `as_stored` changes nothing."""
         return schema_elements(_native(schema).document)
 
     def field_names(self, schema: ParsedSchema) -> set[str]:

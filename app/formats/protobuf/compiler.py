@@ -17,14 +17,16 @@ from __future__ import annotations
 import codecs
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 import grpc_tools
-from google.protobuf.descriptor_pb2 import FileDescriptorProto
+from google.protobuf.descriptor_pb2 import FileDescriptorProto, FileDescriptorSet
 from grpc_tools import _protoc_compiler
 
 from app.formats.base import SchemaParseError
@@ -111,12 +113,10 @@ def _writable(name: str) -> bool:
     return all(part not in (".", "..") for part in parts) and "//" not in name
 
 
-def compile_text(text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
-    """Compile `text` with its references (reference name -> `.proto` text).
-
-    `SchemaParseError` carries protoc's messages, one per line, as protoc's command line
-    prints them (`schema.proto:3:27: "Nope" is not defined.`).
-    """
+@contextmanager
+def _written(text: str, dependencies: Mapping[str, str]) -> Iterator[tuple[str, list[bytes]]]:
+    """A private folder holding `text` and its references: (the schema's file name, the
+    include path protoc searches); removed on exit."""
     main = schema_file_name(dependencies)
     scratch = _scratch_dir()
     try:
@@ -128,18 +128,67 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
         for name, dep_text in dependencies.items():
             if _writable(name):
                 _write_dependency(root / name, dep_text)
-        include = [scratch.encode(), *(p.encode() for p in _INCLUDES)]
+        yield main, [scratch.encode(), *(p.encode() for p in _INCLUDES)]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def compile_text(text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
+    """Compile `text` with its references (reference name -> `.proto` text).
+
+    `SchemaParseError` carries protoc's messages, one per line, as protoc's command line
+    prints them (`schema.proto:3:27: "Nope" is not defined.`).
+    """
+    with _written(text, dependencies) as (main, include):
         try:
             with _PROTOC_LOCK:
                 generated = _protoc_compiler.get_protos(main.encode(), include)
         except _protoc_compiler.ProtocErrors as exc:
             raise SchemaParseError(REFUSAL.format(_error_text(exc))) from None
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     files = [_DESCRIPTORS.descriptor(code) for _, code in generated]
     # Topological order, the schema's own file last.
     *imported, own = files
     return ProtobufNative(own, {f.name: f for f in imported})
+
+
+def with_source_info(text: str, dependencies: Mapping[str, str]) -> FileDescriptorProto:
+    """`text`, which compiles, as a descriptor that keeps protoc's source info: the span of
+    every declaration and the comments around it (the generated code `compile_text` reads
+    drops both). Only protoc's command line writes them, through a descriptor set file; it
+    prints warnings (an unused import) on the process's stderr, which is caught so that a
+    policy check never writes to the server's log or the CLI's error stream, and whatever
+    else reached stderr meanwhile is passed on."""
+    with _written(text, dependencies) as (main, include):
+        # Inside the folder (removed with it); protoc has read every input before it writes.
+        out = os.path.join(include[0].decode(), f".{main}.descriptor-set")
+        args = [b"protoc", *(b"-I" + path for path in include), b"--include_source_info",
+                b"--descriptor_set_out=" + out.encode(), main.encode()]
+        with _PROTOC_LOCK, _stderr_caught((main.encode(), include[0])):
+            status = _protoc_compiler.run_main(args)
+        if status != 0:
+            raise SchemaParseError(REFUSAL.format("protoc refused the schema"))
+        with open(out, "rb") as handle:
+            found = FileDescriptorSet.FromString(handle.read())
+    return found.file[-1]  # dependencies first, the schema's own file last
+
+
+@contextmanager
+def _stderr_caught(prefixes: tuple[bytes, ...]) -> Iterator[None]:
+    """File descriptor 2 sent to a temporary file for the duration; on exit, the lines that
+    do not start with one of `prefixes` (protoc's, which name the file) go to the real stderr."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            rest = b"".join(line for line in caught.read().splitlines(keepends=True) if not line.startswith(prefixes))
+            if rest:
+                os.write(2, rest)
 
 
 def _write_dependency(path: Path, text: str) -> None:

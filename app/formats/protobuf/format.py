@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import re
 from collections.abc import Mapping
 
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from google.protobuf.message import DecodeError
 
-from app.formats.base import STRICT_POLICY, Incompatibility, Node, ParsedSchema, SchemaParseError
-from app.formats.protobuf.compiler import REFUSAL, compile_text
+from app.formats.base import STRICT_POLICY, Incompatibility, Node, ParsedSchema, SchemaElement, SchemaParseError
+from app.formats.protobuf.compiler import REFUSAL, compile_text, with_source_info
 from app.formats.protobuf.diff import compare, describe, incompatible
+from app.formats.protobuf.elements import elements as schema_elements
 from app.formats.protobuf.equivalence import same_schema
 from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.options import quote
@@ -72,9 +74,10 @@ class ProtobufFormat:
         parsed = self._recent.put(key, self._parse(text, dependencies, strict))
         if parsed.canonical != text:
             # The canonical text was just compiled too: its own parse (as stored, or sent back
-            # by a client that read it) is this one.
+            # by a client that read it) is this one, without the text sent here as its source.
+            own = ParsedSchema(SCHEMA_TYPE, parsed.canonical, dataclasses.replace(_native(parsed), source=None))
             for as_stored in (False, True):
-                self._recent.put(self._recent.key(parsed.canonical, dependencies, as_stored), parsed)
+                self._recent.put(self._recent.key(parsed.canonical, dependencies, as_stored), own)
         return parsed
 
     def _parse(self, text: str, dependencies: Mapping[str, str], strict: bool) -> ParsedSchema:
@@ -97,7 +100,7 @@ class ProtobufFormat:
             except (TypeError, ValueError, IndexError, KeyError):  # not UTF-8, no such type, oneof or enum value
                 raise SchemaParseError(REFUSAL.format("the FileDescriptorProto sent cannot be read as a schema")) from None
             compiled = compile_text(printed, deps)
-        return ProtobufNative(compiled.file, compiled.imports, deps)
+        return ProtobufNative(compiled.file, compiled.imports, deps, source=text if sent is None else None)
 
     def _checked(self, printed: str, native: ProtobufNative, dependencies: Mapping[str, str]) -> ParsedSchema:
         """The printed text, once it compiles back to the schema; short type names that
@@ -105,7 +108,7 @@ class ProtobufFormat:
         for qualify in (False, True):
             text = render(native, qualify=True) if qualify else printed
             again = compile_text(text, dependencies)
-            again = ProtobufNative(again.file, again.imports, native.dependencies)
+            again = ProtobufNative(again.file, again.imports, native.dependencies, native.source)
             if same_schema(native, again):
                 return ParsedSchema(SCHEMA_TYPE, text, again)
         raise SchemaParseError(REFUSAL.format("the schema cannot be printed as text that compiles to the same descriptor"))
@@ -133,6 +136,15 @@ class ProtobufFormat:
         from app.formats.protobuf.outline import outline
 
         return outline(_native(schema))
+
+    def elements(self, schema: ParsedSchema, *, as_stored: bool = False) -> list[SchemaElement]:
+        """`PolicyView`: messages, fields, enums, values, oneofs and the package, located by
+        `line:column` in the text as sent (the canonical text for a descriptor sent in
+        base64, or `as_stored`); see `elements`. protoc compiles the text once more for its
+        source info, which only a policy check pays."""
+        native = _native(schema)
+        text = schema.canonical if as_stored or native.source is None else native.source
+        return schema_elements(with_source_info(text, native.dependencies))
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         """`serialized`: the compiled `FileDescriptorProto` in base64, which confluent-kafka's

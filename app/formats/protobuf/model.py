@@ -19,8 +19,11 @@ class ProtobufNative:
     `imports` maps each import name (`google/protobuf/timestamp.proto`, a reference name)
     to its file, transitive imports included. Treat both as read-only: they are cached.
     `dependencies` are the reference texts it was compiled with (reference name -> text), so
-    that a derived form (normalized) can be compiled in the same context."""
+    that a derived form (normalized) can be compiled in the same context. `source` is the
+    `.proto` text as sent (policy rules read its comments and point into it); None for a
+    descriptor sent in base64 and for derived forms, whose canonical text is all there is."""
 
     file: FileDescriptorProto
     imports: Mapping[str, FileDescriptorProto]
     dependencies: Mapping[str, str] = field(default_factory=dict)
+    source: str | None = None

@@ -183,7 +183,11 @@ def test_the_same_text_is_compiled_once_and_its_canonical_text_too() -> None:
     untidy = 'syntax="proto3";message Once{int32 a=1;}'
     parsed = FORMAT.parse(untidy, {})
     assert FORMAT.parse(untidy, {}) is parsed
-    assert FORMAT.parse(parsed.canonical, {}, strict=False) is parsed
+    # The canonical text's parse shares the compile, but not the sent text (policies read it).
+    stored = FORMAT.parse(parsed.canonical, {}, strict=False)
+    assert stored.native.file is parsed.native.file and stored.canonical == parsed.canonical
+    assert (parsed.native.source, stored.native.source) == (untidy, None)
+    assert FORMAT.parse(parsed.canonical, {}) is stored
     assert FORMAT.parse(untidy, {"unused.proto": PROTO3}) is not parsed
 
 
