@@ -164,7 +164,7 @@ def import_database(url: str, dump: Dump, options: ImportOptions, progress: Prog
     try:
         service = _service(repository, transaction)
         target = InProcessRegistry(service, _label(url))
-        code = import_dump(target, dump, replace(options, workers=1), progress)  # type: ignore[arg-type]
+        code = import_dump(target, dump, replace(options, workers=1, state_file=None), progress)  # type: ignore[arg-type]
         transaction.commit()
         return code
     except BaseException:

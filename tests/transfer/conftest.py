@@ -85,8 +85,8 @@ Registry = Callable[..., str]
 
 @pytest.fixture
 def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registry]:
-    """`registry("sqlite"|"postgres", shape=None|"7x", pause_at=None, pause_dir=None, tls=None,
-    authorization=None)`: the URL
+    """`registry("sqlite"|"postgres", shape=None|"7x"|"no-max-id", pause_at=None, pause_dir=None,
+    tls=None, authorization=None, write_log=None)`: the URL
     of a new, empty registry, stopped (and its database dropped) after the test;
     `database_url` serves an existing database instead."""
     servers: list[LiveServer] = []
@@ -94,7 +94,7 @@ def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registr
 
     def start(kind: str, shape: str | None = None, pause_at: int | None = None,
               pause_dir: Path | None = None, database_url: str | None = None, tls: Tls | None = None,
-              authorization: list[str] | None = None) -> str:
+              authorization: list[str] | None = None, write_log: Path | None = None) -> str:
         index = len(servers)
         if database_url is not None:
             url = database_url
@@ -108,7 +108,7 @@ def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registr
         log = tmp_path / f"server-{index}.log"
         if tls is not None:
             server = _start_tls(url, log, tls)
-        elif shape is None and pause_at is None and authorization is None:
+        elif shape is None and pause_at is None and authorization is None and write_log is None:
             server = start_server(url, log, workers=1)
         else:
             upgrade_url(url)
@@ -118,6 +118,8 @@ def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registr
                 env["TRANSFER_TEST_SHAPE"] = shape
             if authorization:
                 env["TRANSFER_TEST_AUTHORIZATION"] = "|".join(authorization)
+            if write_log is not None:
+                env["TRANSFER_TEST_WRITE_LOG"] = str(write_log)
             if pause_at is not None:
                 env["TRANSFER_TEST_PAUSE_AT"] = str(pause_at)
                 env["TRANSFER_TEST_PAUSE_DIR"] = str(pause_dir)

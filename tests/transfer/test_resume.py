@@ -2,12 +2,16 @@
 the target verifies clean, no subject is left in IMPORT mode and the state file is gone.
 
 The target holds its N-th write request until the test has killed the importer, so each
-case stops at a point it chose: the first mode change, amid the version writes, and in the
-configs and modes at the end."""
+case stops at a point it chose: the first write (the id reservation's mode change), the
+reservation's placeholder, amid the version writes, and in the configs and modes at the end.
+The target's database is read afterwards too, since REST lists no subject that has only a
+mode (as the reservation's temporary subject has for a moment)."""
 from __future__ import annotations
 
+import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -15,15 +19,16 @@ from pathlib import Path
 
 import pytest
 
-from transfer_helpers import Rest, build_history, run_cli, seg
+from transfer_helpers import Rest, build_history, record, run_cli, seg
 
 from support.live import REPO_ROOT
 
 
-@pytest.mark.parametrize("kill_at_write", [1, 20, 50], ids=["first-mode-change", "amid-versions", "settings"])
+@pytest.mark.parametrize("kill_at_write", [1, 2, 20, 50],
+                         ids=["first-mode-change", "reservation-placeholder", "amid-versions", "settings"])
 def test_a_killed_import_is_finished_by_running_it_again(registry, tmp_path: Path, kill_at_write: int) -> None:
     source = registry("sqlite")
-    build_history(source)
+    facts = build_history(source)
     dump = tmp_path / "history.dump"
     assert run_cli("export", "--from", source, "--output", str(dump)).returncode == 0
     control = tmp_path / "control"
@@ -43,6 +48,8 @@ def test_a_killed_import_is_finished_by_running_it_again(registry, tmp_path: Pat
     time.sleep(0.5)  # the held request completes, as one in flight would
     state = Path(str(dump) + ".import-state.json")
     assert state.exists()
+    pending = [c for c, r in json.loads(state.read_text("utf-8"))["reservations"].items() if not r["done"]]
+    assert pending == (["."] if kill_at_write <= 2 else [])  # the reservation runs first, in "." only
 
     again = run_cli("import", "--to", target, str(dump))
     assert again.returncode == 0, again.stdout + again.stderr
@@ -53,3 +60,7 @@ def test_a_killed_import_is_finished_by_running_it_again(registry, tmp_path: Pat
     for subject in rest.call("GET", "/subjects", deleted="true"):
         mode = rest.call("GET", f"/mode/{seg(subject)}", ok=(200, 404))
         assert mode is None or "error_code" in mode or mode["mode"] != "IMPORT", subject
+    with sqlite3.connect(registry.databases[target].removeprefix("sqlite:///")) as db:
+        assert db.execute("SELECT name FROM subjects WHERE mode = 'IMPORT'").fetchall() == []
+        assert db.execute("SELECT name FROM subjects WHERE name LIKE '_sqlregistry_reserve_%'").fetchall() == []
+    assert rest.register("fresh", record("Fresh", ("n", "int")))["id"] > facts["max_id"]

@@ -1,7 +1,10 @@
 """The registry behind test middlewares, served by gunicorn for the transfer tests.
 
 `TRANSFER_TEST_SHAPE=7x` strips what 7.x replies lack (`schemaType` when AVRO, `deleted`,
-`ts`, `guid`), so the exporter's 7.x path runs against a live server. `TRANSFER_TEST_PAUSE_AT=N`
+`ts`, `guid`), so the exporter's 7.x path runs against a live server; `no-max-id` strips only
+`maxId`, as from a registry without `fetchMaxId`. `TRANSFER_TEST_WRITE_LOG=FILE` appends one
+line per write request (`METHOD PATH?QUERY BODY`) to FILE, so a test sees what was written in
+which order. `TRANSFER_TEST_PAUSE_AT=N`
 holds the N-th write request (any method but GET) until `release` appears in
 `TRANSFER_TEST_PAUSE_DIR`, after writing `paused` there: the test kills the importer while
 it waits, at a point it chose. `TRANSFER_TEST_AUTHORIZATION=A|B` lets only requests whose
@@ -9,6 +12,7 @@ it waits, at a point it chose. `TRANSFER_TEST_AUTHORIZATION=A|B` lets only reque
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import threading
@@ -36,6 +40,10 @@ class SevenXShapes:
     def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
         self.app = app
 
+    @staticmethod
+    def strip(value: Any) -> Any:
+        return _strip(value)
+
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         captured: dict[str, Any] = {}
 
@@ -44,13 +52,42 @@ class SevenXShapes:
 
         body = b"".join(self.app(environ, capture))
         try:
-            body = json.dumps(_strip(json.loads(body))).encode() if body else body
+            body = json.dumps(self.strip(json.loads(body))).encode() if body else body
         except ValueError:
             pass
         headers = [(k, v) for k, v in captured["headers"] if k.lower() != "content-length"]
         headers.append(("Content-Length", str(len(body))))
         start_response(captured["status"], headers)
         return [body]
+
+
+class StripMaxId(SevenXShapes):
+    """Replies as from a registry that ignores `fetchMaxId`."""
+
+    @staticmethod
+    def strip(value: Any) -> Any:
+        return {k: v for k, v in value.items() if k != "maxId"} if isinstance(value, dict) else value
+
+
+def _is_write(environ: dict[str, Any]) -> bool:
+    method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+    return method in ("PUT", "DELETE") or (method == "POST" and path.rstrip("/").endswith("/versions"))
+
+
+class WriteLog:
+    def __init__(self, app: Callable[..., Iterable[bytes]], path: Path) -> None:
+        self.app, self.path = app, path
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if _is_write(environ):
+            size = int(environ.get("CONTENT_LENGTH") or 0)
+            body = environ["wsgi.input"].read(size) if size else b""
+            environ["wsgi.input"] = io.BytesIO(body)
+            line = f"{environ['REQUEST_METHOD']} {environ.get('PATH_INFO', '')}?{environ.get('QUERY_STRING', '')}"
+            with self.lock, self.path.open("a", encoding="utf-8") as log:
+                log.write(f"{line} {body.decode('utf-8')}".rstrip() + "\n")
+        return self.app(environ, start_response)
 
 
 class PauseAtWrite:
@@ -60,8 +97,7 @@ class PauseAtWrite:
         self.lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
-        if method in ("PUT", "DELETE") or (method == "POST" and path.rstrip("/").endswith("/versions")):
+        if _is_write(environ):
             with self.lock:
                 self.count += 1
                 hit = self.count == self.at
@@ -92,6 +128,10 @@ class RequireAuthorization:
 app: Callable[..., Iterable[bytes]] = create_app()
 if os.environ.get("TRANSFER_TEST_SHAPE") == "7x":
     app = SevenXShapes(app)
+if os.environ.get("TRANSFER_TEST_SHAPE") == "no-max-id":
+    app = StripMaxId(app)
+if os.environ.get("TRANSFER_TEST_WRITE_LOG"):
+    app = WriteLog(app, Path(os.environ["TRANSFER_TEST_WRITE_LOG"]))
 if os.environ.get("TRANSFER_TEST_AUTHORIZATION"):
     app = RequireAuthorization(app, set(os.environ["TRANSFER_TEST_AUTHORIZATION"].split("|")))
 if os.environ.get("TRANSFER_TEST_PAUSE_AT"):
