@@ -80,6 +80,16 @@ def _start_tls(database_url: str, log: Path, tls: Tls) -> LiveServer:
             time.sleep(0.1)
     server.stop()
     raise RuntimeError(f"the TLS server did not answer:\n{server.log_tail()}")
+@pytest.fixture
+def empty_pg(pg_cluster) -> Iterator[str]:
+    """The URL of a new PostgreSQL database at the migration head, with no server on it."""
+    name = pg_cluster.create_database("transfer-db")
+    url = pg_cluster.url(name)
+    upgrade_url(url)
+    yield url
+    pg_cluster.drop_database(name)
+
+
 Registry = Callable[..., str]
 
 
