@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
+
 from app.client.errors import error_for
 from app.client.transport import CONTENT_TYPE
 from app.storage.engine import is_transient
@@ -47,6 +49,12 @@ RETRY_PAUSES = (0.5, 1.0, 2.0, 4.0)
 _LOST_RACE_SQLSTATES = {"23505", "55P03"}
 
 
+def database_error(exc: BaseException) -> bool:
+    """Whether `exc` comes from the database (SQLAlchemy's wrapper or the driver's own)."""
+    orig = getattr(exc, "orig", exc)
+    return isinstance(exc, DBAPIError) or hasattr(orig, "sqlstate") or hasattr(orig, "sqlite_errorcode")
+
+
 def lost_race(exc: BaseException) -> bool:
     """Whether `exc` (SQLAlchemy's wrapper or the driver's own) says another writer won a
     race, so the same transaction run again may succeed."""
@@ -58,14 +66,15 @@ def lost_race(exc: BaseException) -> bool:
 
 class OneTransaction:
     """A `Storage` whose every `read()` and `write()` is the same open transaction.
-    `lost_race` keeps the first failure that says a concurrent writer got in the way: the
-    API in this process answers it as a 500, which alone would not tell it from a bug."""
+    `failure` keeps the first failure of the database, and `lost_race` the first that says a
+    concurrent writer got in the way: the API in this process answers either as a bare 500."""
 
     def __init__(self, repository: Any) -> None:
         from app.storage.engine import transactional
         from app.storage.repository import SqlStore
 
         self.repository = repository
+        self.failure: BaseException | None = None
         self.lost_race: BaseException | None = None
         self._conn = transactional(repository.engine.connect())
         self._transaction = self._conn.begin()
@@ -76,11 +85,16 @@ class OneTransaction:
         try:
             yield self._store
         except Exception as exc:
-            if self.lost_race is None and lost_race(exc):
-                self.lost_race = exc
+            self._note(exc)
             raise
 
     write = read
+
+    def _note(self, exc: Exception) -> None:
+        if self.failure is None and database_error(exc):
+            self.failure = exc
+        if self.lost_race is None and lost_race(exc):
+            self.lost_race = exc
 
     def change_token(self) -> Hashable | None:
         return None  # nothing may be served from a cache: this transaction changes under it
@@ -89,8 +103,7 @@ class OneTransaction:
         try:
             self._transaction.commit()
         except Exception as exc:
-            if lost_race(exc):
-                self.lost_race = exc
+            self._note(exc)
             raise
         self._conn.close()
 
@@ -215,7 +228,12 @@ def import_database(url: str, dump: Dump, options: ImportOptions, progress: Prog
                 return code
             except BaseException as exc:
                 transaction.rollback()
-                if transaction.lost_race is None or not isinstance(exc, Exception):
+                if not isinstance(exc, Exception):
+                    raise
+                if transaction.lost_race is None and transaction.failure is not None:
+                    raise TransferError(f"{_label(url)} refused the import: {_first_line(transaction.failure)}; "
+                                        "nothing written") from exc
+                if transaction.lost_race is None:
                     raise
                 cause = _first_line(transaction.lost_race)
                 if attempt == IMPORT_ATTEMPTS:

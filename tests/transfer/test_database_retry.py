@@ -245,3 +245,24 @@ def test_a_lock_wait_cut_short_by_lock_timeout_is_retried_a_bounded_number_of_ti
         assert lines[-1] == (f"error: gave up after {IMPORT_ATTEMPTS} attempts, each failed by a concurrent writer "
                              "(last: canceling statement due to lock timeout); nothing written")
         assert _subjects_and_versions(empty_pg) == []
+
+
+def test_a_database_failure_that_is_no_race_is_not_retried_and_says_what_failed(
+        empty_pg: str, source_dump: Path) -> None:
+    """A trigger refuses every version row: one clear line with the database's own message
+    instead of the bare 500 the API in the importer answered, no second attempt, nothing written."""
+    url = make_url(empty_pg).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(url) as db:
+        db.execute("CREATE FUNCTION refuse_versions() RETURNS trigger LANGUAGE plpgsql AS"
+                   " $$ BEGIN RAISE EXCEPTION 'versions are refused here'; END $$")
+        db.execute("CREATE TRIGGER refuse_versions BEFORE INSERT ON subject_versions"
+                   " FOR EACH ROW EXECUTE FUNCTION refuse_versions()")
+    done = run_cli("import", "--database-url", empty_pg, str(source_dump))
+    assert done.returncode == 1, done.stderr
+    assert not any(line.startswith(RETRY) for line in done.stderr.splitlines())
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and errors[0].endswith(
+        "refused the import: versions are refused here; nothing written"), done.stderr
+    assert "Traceback" not in done.stderr
+    with psycopg.connect(url) as db:
+        assert db.execute("SELECT count(*) FROM subjects").fetchone()[0] == 0
