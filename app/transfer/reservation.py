@@ -36,7 +36,7 @@ class IdToReserve:
 def ids_to_reserve(target: RestRegistry, dump: Dump, plan: Plan, state: ImportState) -> list[IdToReserve]:
     """Per context, the source's `maxId` when the target must still be moved past it (reads only)."""
     wanted = []
-    held: dict[str, str] | None = None  # context -> one subject the target has there
+    holders: dict[str, str] | None = None  # listed once, and only when some context needs it
     for context, source_max in sorted(dump.max_ids.items()):
         dumped = [i for c, i in dump.schemas if c == context]
         if dumped and source_max <= max(dumped):
@@ -47,13 +47,21 @@ def ids_to_reserve(target: RestRegistry, dump: Dump, plan: Plan, state: ImportSt
                 wanted.append(IdToReserve(context, source_max))
             continue
         present = sorted(v.id for v in plan.present if v.context == context)
-        if not present and held is None:
-            held = {split_subject(s)[0]: s for s in sorted(target.subjects(deleted=True), reverse=True)}
-        probe = present[-1] if present else _an_id_of(target, (held or {}).get(context))
-        if not _target_has_counted_to(target, context, source_max, probe, present_only=bool(present)
-                                      and not any(v.context == context for v in plan.to_write)):
+        if not present and holders is None:
+            holders = _a_subject_per_context(target)
+        probe = present[-1] if present else _an_id_of(target, (holders or {}).get(context))
+        all_present = bool(present) and not any(v.context == context for v in plan.to_write)
+        if not _target_has_counted_to(target, context, source_max, probe, all_present):
             wanted.append(IdToReserve(context, source_max))
     return wanted
+
+
+def _a_subject_per_context(target: RestRegistry) -> dict[str, str]:
+    """Context -> the first subject the target lists there (soft-deleted ones included)."""
+    found: dict[str, str] = {}
+    for subject in sorted(target.subjects(deleted=True)):
+        found.setdefault(split_subject(subject)[0], subject)
+    return found
 
 
 def _an_id_of(target: RestRegistry, subject: str | None) -> int | None:
@@ -64,9 +72,9 @@ def _an_id_of(target: RestRegistry, subject: str | None) -> int | None:
 
 
 def _target_has_counted_to(target: RestRegistry, context: str, source_max: int, probe: int | None,
-                           present_only: bool) -> bool:
+                           all_present: bool) -> bool:
     """Whether the target's counter in `context` is known to be at `source_max` or past it.
-    `probe` is an id the target holds there; `present_only` says every dumped version of
+    `probe` is an id the target holds there; `all_present` says every dumped version of
     the context is already on the target."""
     if probe is not None:
         body = target.schema_by_id(probe, context, max_id=True) or {}
@@ -78,7 +86,7 @@ def _target_has_counted_to(target: RestRegistry, context: str, source_max: int, 
         return True
     # No `fetchMaxId` here: every dumped version of the context present means an import of
     # this dump wrote them, and it reserved first.
-    return present_only
+    return all_present
 
 
 def reserve(target: RestRegistry, wanted: IdToReserve, state: ImportState) -> int:
