@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import sys
 import time
 from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
@@ -240,8 +239,8 @@ def import_database(url: str, dump: Dump, options: ImportOptions, progress: Prog
                     raise TransferError(f"gave up after {IMPORT_ATTEMPTS} attempts, each failed by a concurrent "
                                         f"writer (last: {cause}); nothing written") from None
             pause = RETRY_PAUSES[min(attempt, len(RETRY_PAUSES)) - 1] * (1 + random.random() / 2)
-            print(f"import: a concurrent writer got in the way ({cause}); everything rolled back, "
-                  f"trying again in {pause:.1f} s (attempt {attempt + 1} of {IMPORT_ATTEMPTS})", file=sys.stderr)
+            progress.note(f"import: a concurrent writer got in the way ({cause}); everything rolled back, "
+                          f"trying again in {pause:.1f} s (attempt {attempt + 1} of {IMPORT_ATTEMPTS})")
             time.sleep(pause)
         raise AssertionError("unreachable")
     finally:
