@@ -6,18 +6,31 @@ REST phases' calls to the API itself in this process, so export, preflight,
 import and verify run unchanged. For an import, the service runs on `OneTransaction`: every
 read and write of the whole import shares one database transaction, committed at the end,
 so a failure or a conflict leaves the database exactly as it was.
+
+A concurrent writer can make that transaction fail without anything being wrong with the
+dump: a deadlock with a registration that holds a subject the import needs, a unique key it
+committed first (the id the import writes, drawn by a registration meanwhile), a lock wait
+cut short by the operator's `lock_timeout`. PostgreSQL then aborts the whole transaction, so
+the whole import is run again, preflight included, after a growing pause, a bounded number
+of times: the second preflight sees what the other writer committed, and either finds
+nothing in the way or reports the conflict (exit 3) with nothing written.
 """
 from __future__ import annotations
 
 import json
 import logging
+import random
+import time
 from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
+
 from app.client.errors import error_for
 from app.client.transport import CONTENT_TYPE
+from app.storage.engine import is_transient
 from app.transfer.dump import DEFAULT_CONTEXT, Dump, SettingRecord
 from app.transfer.errors import TransferError
 from app.transfer.export import Scope, export_rest, put_shape
@@ -26,29 +39,71 @@ from app.transfer.progress import Progress
 from app.transfer.rest import Endpoint, RestRegistry
 
 
+# Attempts of a whole `--database-url` import, and the pauses between them (seconds, before
+# up to 50% jitter, so two importers that collided do not collide again in step).
+IMPORT_ATTEMPTS = 5
+RETRY_PAUSES = (0.5, 1.0, 2.0, 4.0)
+# Beyond what `is_transient` names (serialization failure, deadlock): a unique key another
+# writer committed first, and a lock wait cut short by `lock_timeout`.
+_LOST_RACE_SQLSTATES = {"23505", "55P03"}
+
+
+def database_error(exc: BaseException) -> bool:
+    """Whether `exc` comes from the database (SQLAlchemy's wrapper or the driver's own)."""
+    orig = getattr(exc, "orig", exc)
+    return isinstance(exc, DBAPIError) or hasattr(orig, "sqlstate") or hasattr(orig, "sqlite_errorcode")
+
+
+def lost_race(exc: BaseException) -> bool:
+    """Whether `exc` (SQLAlchemy's wrapper or the driver's own) says another writer won a
+    race, so the same transaction run again may succeed."""
+    if not isinstance(exc, Exception):
+        return False
+    orig = getattr(exc, "orig", exc)
+    return is_transient(exc) or getattr(orig, "sqlstate", None) in _LOST_RACE_SQLSTATES
+
+
 class OneTransaction:
-    """A `Storage` whose every `read()` and `write()` is the same open transaction."""
+    """A `Storage` whose every `read()` and `write()` is the same open transaction.
+    `failure` keeps the first failure of the database, and `lost_race` the first that says a
+    concurrent writer got in the way: the API in this process answers either as a bare 500."""
 
     def __init__(self, repository: Any) -> None:
         from app.storage.engine import transactional
         from app.storage.repository import SqlStore
 
         self.repository = repository
+        self.failure: BaseException | None = None
+        self.lost_race: BaseException | None = None
         self._conn = transactional(repository.engine.connect())
         self._transaction = self._conn.begin()
         self._store = SqlStore(self._conn)
 
     @contextmanager
     def read(self) -> Iterator[Any]:
-        yield self._store
+        try:
+            yield self._store
+        except Exception as exc:
+            self._note(exc)
+            raise
 
     write = read
+
+    def _note(self, exc: Exception) -> None:
+        if self.failure is None and database_error(exc):
+            self.failure = exc
+        if self.lost_race is None and lost_race(exc):
+            self.lost_race = exc
 
     def change_token(self) -> Hashable | None:
         return None  # nothing may be served from a cache: this transaction changes under it
 
     def commit(self) -> None:
-        self._transaction.commit()
+        try:
+            self._transaction.commit()
+        except Exception as exc:
+            self._note(exc)
+            raise
         self._conn.close()
 
     def rollback(self) -> None:
@@ -158,17 +213,40 @@ def _qualified(context: str, name: str) -> str:
 
 
 def import_database(url: str, dump: Dump, options: ImportOptions, progress: Progress) -> int:
-    """Preflight, then every write, in one transaction through the registry service."""
+    """Preflight, then every write, in one transaction through the registry service; run
+    again from the start when a concurrent writer made it fail (see the module's docstring)."""
     repository = _repository(url)
-    transaction = OneTransaction(repository)
     try:
-        service = _service(repository, transaction)
-        target = InProcessRegistry(service, _label(url))
-        code = import_dump(target, dump, replace(options, workers=1), progress)  # type: ignore[arg-type]
-        transaction.commit()
-        return code
-    except BaseException:
-        transaction.rollback()
-        raise
+        for attempt in range(1, IMPORT_ATTEMPTS + 1):
+            transaction = OneTransaction(repository)
+            try:
+                service = _service(repository, transaction)
+                target = InProcessRegistry(service, _label(url))
+                code = import_dump(target, dump, replace(options, workers=1, state_file=None), progress)  # type: ignore[arg-type]
+                transaction.commit()
+                return code
+            except BaseException as exc:
+                transaction.rollback()
+                if not isinstance(exc, Exception):
+                    raise
+                if transaction.lost_race is None and transaction.failure is not None:
+                    raise TransferError(f"{_label(url)} refused the import: {_first_line(transaction.failure)}; "
+                                        "nothing written") from exc
+                if transaction.lost_race is None:
+                    raise
+                cause = _first_line(transaction.lost_race)
+                if attempt == IMPORT_ATTEMPTS:
+                    raise TransferError(f"gave up after {IMPORT_ATTEMPTS} attempts, each failed by a concurrent "
+                                        f"writer (last: {cause}); nothing written") from None
+            pause = RETRY_PAUSES[min(attempt, len(RETRY_PAUSES)) - 1] * (1 + random.random() / 2)
+            progress.note(f"import: a concurrent writer got in the way ({cause}); everything rolled back, "
+                          f"trying again in {pause:.1f} s (attempt {attempt + 1} of {IMPORT_ATTEMPTS})")
+            time.sleep(pause)
+        raise AssertionError("unreachable")
     finally:
         repository.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", exc)).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -180,6 +180,7 @@ def _read(lines: Iterable[bytes], name: str) -> Dump:
     digest = hashlib.sha256()
     counts = dict.fromkeys(COUNTED, 0)
     dump: Dump | None = None
+    schema_lines: dict[tuple[str, int], int] = {}
     section = -1
     number = 0
     for number, raw in enumerate(lines, start=1):
@@ -211,7 +212,10 @@ def _read(lines: Iterable[bytes], name: str) -> Dump:
                 continue
             assert dump is not None
             counts[kind] += 1
-            _add(dump, kind, record)
+            if kind == "schema":
+                _keep_schema(dump, _schema(record), schema_lines, number, where)
+            else:
+                _add(dump, kind, record)
         except (KeyError, TypeError, ValueError) as exc:
             raise DumpError(f"{where}: malformed {kind} record ({type(exc).__name__}: {exc})") from None
     if dump is None:
@@ -232,20 +236,32 @@ def _header(record: dict[str, Any], where: str) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != "type"}
 
 
+def _schema(record: dict[str, Any]) -> SchemaRecord:
+    refs = tuple((_text(r["name"]), _text(r["subject"]), int(r["version"])) for r in record.get("references") or ())
+    return SchemaRecord(
+        context=_text(record["context"]), id=int(record["id"]), schema_type=_text(record["schemaType"]),
+        schema=_text(record["schema"]), references=refs, metadata=record.get("metadata"),
+        rule_set=record.get("ruleSet"), guid=record.get("guid"),
+    )
+
+
+def _keep_schema(dump: Dump, schema: SchemaRecord, lines: dict[tuple[str, int], int], number: int,
+                 where: str) -> None:
+    """One schema record per (context, id): a second one, above all with other content, means
+    the dump (or its source) gives one id two meanings, and no import may pick one."""
+    key = (schema.context, schema.id)
+    first = dump.schemas.get(key)
+    if first is not None:
+        what = "the same schema again" if first.content_key() == schema.content_key() else "a different schema"
+        raise DumpError(f"{where}: {what} under id {schema.id} in context {schema.context} "
+                        f"(the first is on line {lines[key]}); one id must have one content")
+    dump.schemas[key], lines[key] = schema, number
+
+
 def _add(dump: Dump, kind: str, record: dict[str, Any]) -> None:
+    """A context, version, config or mode record (schemas go through `_keep_schema`)."""
     if kind == "context":
         dump.contexts.append(_text(record["context"]))
-    elif kind == "schema":
-        refs = tuple((_text(r["name"]), _text(r["subject"]), int(r["version"])) for r in record.get("references") or ())
-        schema = SchemaRecord(
-            context=_text(record["context"]), id=int(record["id"]), schema_type=_text(record["schemaType"]),
-            schema=_text(record["schema"]), references=refs, metadata=record.get("metadata"),
-            rule_set=record.get("ruleSet"), guid=record.get("guid"),
-        )
-        key = (schema.context, schema.id)
-        if key in dump.schemas:
-            raise ValueError(f"schema {key} listed twice")
-        dump.schemas[key] = schema
     elif kind == "version":
         dump.versions.append(VersionRecord(
             subject=_text(record["subject"]), context=_text(record["context"]), version=int(record["version"]),

@@ -122,18 +122,20 @@ def export_rest(source: RestRegistry, scope: Scope, workers: int, progress: Prog
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             histories = list(pool.map(one, subjects))
     dump = Dump(header={})
-    holders: dict[tuple[str, int], str] = {}
+    holders: dict[tuple[str, int], VersionRecord] = {}
     for history in histories:
         for version, content in history.versions:
             key = (content.context, content.id)
             known = dump.schemas.get(key)
             if known is not None and known.content_key() != content.content_key():
+                first = holders[key]
                 raise TransferError(
                     f"the source serves two different schemas under id {content.id} in context "
-                    f"{content.context}: subject {holders[key]!r} and subject {history.subject!r}"
+                    f"{content.context}: subject {first.subject!r} version {first.version} and "
+                    f"subject {version.subject!r} version {version.version}; nothing exported"
                 )
             if known is None:
-                dump.schemas[key], holders[key] = content, history.subject
+                dump.schemas[key], holders[key] = content, version
             dump.versions.append(version)
         if history.config is not None:
             dump.configs.append(SettingRecord("config", "subject", history.context, history.subject, history.config))

@@ -1,32 +1,30 @@
 """Import over REST through IMPORT mode, so the same steps work into Confluent and its peers.
 
 Order of work, each step safe to repeat: preflight (reads only; any conflict stops here with
-nothing written, no mode changed); save each touched subject's previous mode in the state file;
-put those subjects in IMPORT mode (force, so the target keeps its own soft-deleted versions);
-register versions with explicit id and version, referenced versions first; reserve the
-source's highest id; soft-delete; configs; modes last. A run killed anywhere is finished by
-running it again: the preflight sees what is already there, and the state file still knows
-the modes to restore. Writes that would change nothing are never sent, which is what makes a
-second import of the same dump write nothing at all.
+nothing written, no mode changed); reserve the source's highest id (reservation.py); save each
+touched subject's previous mode in the state file; put those subjects in IMPORT mode (force,
+so the target keeps its own soft-deleted versions); register versions with explicit id and
+version, referenced versions first; soft-delete; configs; modes last. A run killed anywhere
+is finished by running it again: the preflight sees what is already there, and the state
+file still knows the modes to restore and the reservation to finish. Writes that would
+change nothing are never sent, which is what makes a second import of the same dump write
+nothing at all.
 """
 from __future__ import annotations
 
-import json
-import secrets
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from app.transfer.dump import DEFAULT_CONTEXT, Dump, SettingRecord, VersionRecord
 from app.transfer.errors import Conflicts, TransferError
 from app.transfer.export import context_scope, put_shape, split_subject
 from app.transfer.preflight import Plan, preflight
 from app.transfer.progress import Progress
+from app.transfer.reservation import ids_to_reserve, reserve
 from app.transfer.rest import RestRegistry
-
-RESERVE_PREFIX = "_sqlregistry_reserve_"
+from app.transfer.state import ImportState
 
 
 @dataclass(frozen=True)
@@ -35,7 +33,7 @@ class ImportOptions:
     skip_global_config: bool = False
     apply_global_mode: bool = False
     workers: int = 4
-    state_file: Path = Path("import-state.json")
+    state_file: Path | None = Path("import-state.json")  # None: in memory (one-transaction imports)
 
 
 def report_conflicts(plan: Plan) -> None:
@@ -53,14 +51,18 @@ def import_dump(target: RestRegistry, dump: Dump, options: ImportOptions, progre
     plan = preflight(target, dump, options.workers, progress)
     if plan.conflicts:
         report_conflicts(plan)
+    state = ImportState.load(options.state_file, target.where.url)  # a dry run only reads it
+    reservations = ids_to_reserve(target, dump, plan, state)
     if options.dry_run:
+        for r in reservations:
+            print(f"would reserve: context={r.context} id={r.id}")
         for v in order_for_writing(dump, plan.to_write):
             print(f"would write: subject={v.subject} version={v.version} id={v.id}")
         for v in plan.to_soft_delete:
             print(f"would soft-delete: subject={v.subject} version={v.version}")
         print(f"dry run: {len(plan.to_write)} to write, {len(plan.present)} already present")
         return 0
-    state = ImportState.load(options.state_file, target.where.url)
+    writes = sum(reserve(target, wanted, state) for wanted in reservations)
     touched = sorted({v.subject for v in plan.to_write} | {v.subject for v in plan.to_soft_delete})
     with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
         unsaved = [s for s in touched if s not in state.modes]
@@ -74,9 +76,8 @@ def import_dump(target: RestRegistry, dump: Dump, options: ImportOptions, progre
             target.put_mode(subject, "IMPORT", force=True)
             return 1
 
-        writes = sum(pool.map(to_import_mode, touched))
+        writes += sum(pool.map(to_import_mode, touched))
         writes += _write_versions(target, dump, plan, pool, progress)
-        writes += _reserve_ids(target, dump)
         for wave in reversed(levels_for_writing(dump, plan.to_soft_delete)):  # referrers first
             list(pool.map(lambda v: target.delete_version(v.subject, v.version), wave))
             writes += len(wave)
@@ -147,31 +148,6 @@ def _write_versions(target: RestRegistry, dump: Dump, plan: Plan, pool: ThreadPo
     return len(plan.to_write)
 
 
-def _reserve_ids(target: RestRegistry, dump: Dump) -> int:
-    """Move each context's id counter past the source's `maxId` when ids above every dumped
-    one were issued (and hard-deleted) there, so the target never hands them out again."""
-    writes = 0
-    for context, source_max in sorted(dump.max_ids.items()):
-        dumped = [i for c, i in dump.schemas if c == context]
-        if not dumped or source_max <= max(dumped):
-            continue
-        body = target.schema_by_id(max(dumped), context, max_id=True) or {}
-        if isinstance(body.get("maxId"), int) and body["maxId"] >= source_max:
-            continue
-        if target.schema_by_id(source_max, context) is not None:
-            continue
-        name = RESERVE_PREFIX + secrets.token_hex(6)
-        subject = name if context == DEFAULT_CONTEXT else f"{context_scope(context)}{name}"
-        target.put_mode(subject, "IMPORT", force=True)
-        placeholder = json.dumps({"type": "record", "name": name, "fields": []})
-        target.register(subject, {"schema": placeholder, "schemaType": "AVRO", "id": source_max, "version": 1})
-        target.delete_version(subject, 1)
-        target.delete_version(subject, 1, permanent=True)
-        target.delete_mode(subject)
-        writes += 5
-    return writes
-
-
 def _apply_configs(target: RestRegistry, dump: Dump, options: ImportOptions, pool: ThreadPoolExecutor) -> int:
     def apply(setting: SettingRecord) -> int:
         scope = _scope(setting)
@@ -220,36 +196,3 @@ def _apply_modes(target: RestRegistry, dump: Dump, state: ImportState, options: 
     scopes = [item for item in wanted.items() if item[0] is None or not split_subject(item[0])[1]]
     subjects = [item for item in wanted.items() if item not in scopes]
     return sum(map(apply, sorted(scopes, key=lambda i: i[0] or ""))) + sum(pool.map(apply, sorted(subjects)))
-
-
-class ImportState:
-    """The subjects' modes before this import touched them, kept beside the dump so that a
-    re-run after a crash restores them (and not the IMPORT mode the crash left behind)."""
-
-    def __init__(self, path: Path, target_url: str, modes: dict[str, str | None]) -> None:
-        self.path, self.target_url, self.modes = path, target_url, modes
-
-    @classmethod
-    def load(cls, path: Path, target_url: str) -> ImportState:
-        if not path.exists():
-            return cls(path, target_url, {})
-        try:
-            data: dict[str, Any] = json.loads(path.read_text("utf-8"))
-            modes = {str(k): (None if v is None else str(v)) for k, v in data["modes"].items()}
-        except (OSError, ValueError, KeyError, AttributeError) as exc:
-            raise TransferError(f"cannot read the import state {path}: {exc}") from None
-        if data.get("target") != target_url:
-            raise TransferError(f"the import state {path} belongs to an import into {data.get('target')}, "
-                                f"not {target_url}; finish that import or remove the file")
-        return cls(path, target_url, modes)
-
-    def save(self) -> None:
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        try:
-            temporary.write_text(json.dumps({"target": self.target_url, "modes": self.modes}, indent=1), "utf-8")
-            temporary.replace(self.path)
-        except OSError as exc:
-            raise TransferError(f"cannot write the import state {self.path}: {exc.strerror or exc}") from None
-
-    def remove(self) -> None:
-        self.path.unlink(missing_ok=True)

@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import urllib3
 
-from app.client.errors import RegistryClientError, RegistryRequestError
+from app.client.errors import RegistryClientError, RegistryRequestError, RegistryServerError
 from app.client.transport import RetryPolicy, Transport, basic_auth_header
 from app.transfer.errors import TransferError
 
@@ -108,7 +108,9 @@ class RestRegistry(Transport):
             if exc.error_code in missing or exc.http_status in missing:
                 return None
             raise TransferError(f"{method} {self.where.url}{path}: {exc}") from None
-        except RegistryClientError as exc:
+        except RegistryServerError as exc:
+            raise TransferError(f"{method} {self.where.url}{path}: {exc} (after {self.policy.retries} retries)") from None
+        except RegistryClientError as exc:  # unreachable: the message names the request already
             raise TransferError(f"{self.where.url}: {exc}") from None
 
     # ------------------------------------------------------------------ reads

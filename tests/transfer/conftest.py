@@ -80,21 +80,33 @@ def _start_tls(database_url: str, log: Path, tls: Tls) -> LiveServer:
             time.sleep(0.1)
     server.stop()
     raise RuntimeError(f"the TLS server did not answer:\n{server.log_tail()}")
+@pytest.fixture
+def empty_pg(pg_cluster) -> Iterator[str]:
+    """The URL of a new PostgreSQL database at the migration head, with no server on it."""
+    name = pg_cluster.create_database("transfer-db")
+    url = pg_cluster.url(name)
+    upgrade_url(url)
+    yield url
+    pg_cluster.drop_database(name)
+
+
 Registry = Callable[..., str]
 
 
 @pytest.fixture
 def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registry]:
-    """`registry("sqlite"|"postgres", shape=None|"7x", pause_at=None, pause_dir=None, tls=None,
-    authorization=None)`: the URL
+    """`registry("sqlite"|"postgres", shape=None|"7x"|"no-max-id", pause_at=None, pause_dir=None,
+    tls=None, authorization=None, write_log=None, env=None)`: the URL
     of a new, empty registry, stopped (and its database dropped) after the test;
-    `database_url` serves an existing database instead."""
+    `database_url` serves an existing database instead; `env` adds `TRANSFER_TEST_*` variables
+    for wrapped_wsgi's other middlewares."""
     servers: list[LiveServer] = []
     drops: list[Callable[[], None]] = []
 
     def start(kind: str, shape: str | None = None, pause_at: int | None = None,
               pause_dir: Path | None = None, database_url: str | None = None, tls: Tls | None = None,
-              authorization: list[str] | None = None) -> str:
+              authorization: list[str] | None = None, write_log: Path | None = None,
+              env: dict[str, str] | None = None) -> str:
         index = len(servers)
         if database_url is not None:
             url = database_url
@@ -108,22 +120,25 @@ def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registr
         log = tmp_path / f"server-{index}.log"
         if tls is not None:
             server = _start_tls(url, log, tls)
-        elif shape is None and pause_at is None and authorization is None:
+        elif shape is None and pause_at is None and authorization is None and write_log is None and not env:
             server = start_server(url, log, workers=1)
         else:
             upgrade_url(url)
             port = free_port()
-            env = {"REGISTRY_DATABASE_URL": url, "REGISTRY_METRICS": "false", "REGISTRY_LOG_LEVEL": "warning"}
+            variables = {"REGISTRY_DATABASE_URL": url, "REGISTRY_METRICS": "false", "REGISTRY_LOG_LEVEL": "warning",
+                         **(env or {})}
             if shape:
-                env["TRANSFER_TEST_SHAPE"] = shape
+                variables["TRANSFER_TEST_SHAPE"] = shape
             if authorization:
-                env["TRANSFER_TEST_AUTHORIZATION"] = "|".join(authorization)
+                variables["TRANSFER_TEST_AUTHORIZATION"] = "|".join(authorization)
+            if write_log is not None:
+                variables["TRANSFER_TEST_WRITE_LOG"] = str(write_log)
             if pause_at is not None:
-                env["TRANSFER_TEST_PAUSE_AT"] = str(pause_at)
-                env["TRANSFER_TEST_PAUSE_DIR"] = str(pause_dir)
+                variables["TRANSFER_TEST_PAUSE_AT"] = str(pause_at)
+                variables["TRANSFER_TEST_PAUSE_DIR"] = str(pause_dir)
             command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
                        "--threads", "4", "--chdir", str(HERE), "--pythonpath", str(REPO_ROOT), "wrapped_wsgi:app"]
-            server = launch(command, port, log, env)
+            server = launch(command, port, log, variables)
         servers.append(server)
         start.databases[server.url] = url  # type: ignore[attr-defined]
         return server.url

@@ -81,3 +81,17 @@ def test_dry_run_lists_what_it_would_write_and_writes_nothing(registry, source_d
     assert done.stdout.strip().endswith("dry run: 3 to write, 0 already present")
     assert snapshot(target.url) == before
     assert json.loads(source_dump.read_text().splitlines()[0])["type"] == "header"
+
+
+def test_mirror_dry_run_lists_what_it_would_write_and_writes_nothing(registry) -> None:
+    source, target = Rest(registry("sqlite")), Rest(registry("sqlite"))
+    source.register("orders-value", record("Order", ("id", "string")))
+    target.register("kept", record("Kept", ("k", "int")))
+    target.call("DELETE", "/subjects/kept")
+    target.call("DELETE", "/subjects/kept", permanent="true")  # id 1 is free, the counter is past it
+    before = snapshot(target.url)
+    done = run_cli("mirror", "--from", source.url, "--to", target.url, "--dry-run", "--verify")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["would write: subject=orders-value version=1 id=1",
+                                        "dry run: 1 to write, 0 already present"]
+    assert snapshot(target.url) == before

@@ -9,21 +9,11 @@ import pytest
 
 from transfer_helpers import Rest, build_history, record, run_cli, snapshot
 
-from app.storage.migrate import upgrade_url
 from app.transfer.dump import Dump, SchemaRecord, VersionRecord, header, read_dump, write_dump
 
 
 def _records(path: Path) -> list[dict]:
     return [r for r in map(json.loads, path.read_text("utf-8").splitlines()) if r["type"] not in ("header", "end")]
-
-
-@pytest.fixture
-def empty_pg(pg_cluster) -> str:
-    name = pg_cluster.create_database("transfer-db")
-    url = pg_cluster.url(name)
-    upgrade_url(url)
-    yield url
-    pg_cluster.drop_database(name)
 
 
 @pytest.mark.postgres
