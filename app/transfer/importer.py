@@ -1,7 +1,8 @@
 """Import over REST through IMPORT mode, so the same steps work into Confluent and its peers.
 
 Order of work, each step safe to repeat: preflight (reads only; any conflict stops here with
-nothing written, no mode changed); reserve the source's highest id (reservation.py); save each
+nothing written and no mode changed, save that a re-run puts back the modes an interrupted
+run of the same import had changed); reserve the source's highest id (reservation.py); save each
 touched subject's previous mode in the state file; put those subjects in IMPORT mode (force,
 so the target keeps its own soft-deleted versions); register versions with explicit id and
 version, referenced versions first; soft-delete; configs; modes last. A run killed anywhere
@@ -50,6 +51,8 @@ def report_conflicts(plan: Plan) -> None:
 def import_dump(target: RestRegistry, dump: Dump, options: ImportOptions, progress: Progress) -> int:
     plan = preflight(target, dump, options.workers, progress)
     if plan.conflicts:
+        if not options.dry_run:
+            _put_back_saved_modes(target, options)
         report_conflicts(plan)
     state = ImportState.load(options.state_file, target.where.url)  # a dry run only reads it
     reservations = ids_to_reserve(target, dump, plan, state)
@@ -88,6 +91,32 @@ def import_dump(target: RestRegistry, dump: Dump, options: ImportOptions, progre
                   f" ({writes} write requests)")
     print(f"{len(plan.to_write)} written, {len(plan.present)} already present")
     return 0
+
+
+def _put_back_saved_modes(target: RestRegistry, options: ImportOptions) -> None:
+    """A re-run that meets a conflict (another writer got in after an earlier run of this
+    import was interrupted) puts back the modes that run changed: they are this import's own
+    writes, and leaving them would keep those subjects in IMPORT mode until an operator notices.
+    The state file keeps only what a later run still needs (an unfinished reservation)."""
+    state = ImportState.load(options.state_file, target.where.url)
+    if not state.modes:
+        return
+    changed = 0
+    for subject, mode in sorted(state.modes.items()):
+        if target.mode(subject) == mode:
+            continue
+        if mode is None:
+            target.delete_mode(subject)
+        else:
+            target.put_mode(subject, mode, force=True)
+        changed += 1
+    state.modes = {}
+    if any(not r.done for r in state.reservations.values()):
+        state.save()
+    else:
+        state.remove()
+    print(f"import: put back the modes an interrupted run of this import had changed ({changed} subjects)",
+          file=sys.stderr)
 
 
 def _key(context: str, subject: str) -> tuple[str, str]:

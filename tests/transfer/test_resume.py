@@ -92,3 +92,37 @@ def test_a_killed_mirror_is_finished_by_running_it_again(registry, tmp_path: Pat
     assert again.returncode == 0, again.stdout + again.stderr
     assert again.stdout.strip().endswith("0 differences")
     _assert_finished(registry, source, target, facts["max_id"])
+
+
+def test_a_re_run_that_meets_a_conflict_puts_back_the_modes_the_killed_run_changed(registry, tmp_path: Path) -> None:
+    """Between the killed run and the re-run another writer took a version the dump still
+    has to write: the re-run reports the conflict (exit 3, no version written) and puts the
+    subjects the first run had set to IMPORT back in their earlier mode."""
+    source = registry("sqlite")
+    build_history(source)
+    dump = tmp_path / "history.dump"
+    assert run_cli("export", "--from", source, "--output", str(dump)).returncode == 0
+    control = tmp_path / "control"
+    control.mkdir()
+    target = registry("sqlite", pause_at=20, pause_dir=control)
+    _kill_at_the_held_write(["import", "--to", target, str(dump)], control)
+
+    rest = Rest(target)
+    lines = [json.loads(line) for line in dump.read_text("utf-8").splitlines()]
+    def unwritten_under_import_mode(v: dict) -> bool:
+        path = f"/subjects/{seg(v['subject'])}"
+        return ("error_code" in rest.call("GET", f"{path}/versions/{v['version']}", ok=(200, 404), deleted="true")
+                and rest.call("GET", f"/mode/{seg(v['subject'])}", ok=(200, 404)).get("mode") == "IMPORT")
+
+    taken = next(v for v in lines if v["type"] == "version" and v["context"] == "." and unwritten_under_import_mode(v))
+    intruder = record("Intruder", ("x", "string"))
+    rest.call("POST", f"/subjects/{seg(taken['subject'])}/versions",
+              body={"schema": intruder, "id": 9000, "version": taken["version"]})
+
+    again = run_cli("import", "--to", target, str(dump))
+    assert again.returncode == 3, again.stdout + again.stderr
+    assert f"VERSION_TAKEN subject={taken['subject']} version={taken['version']}" in again.stderr
+    assert "put back the modes" in again.stderr
+    with sqlite3.connect(registry.databases[target].removeprefix("sqlite:///")) as db:
+        assert db.execute("SELECT name FROM subjects WHERE mode = 'IMPORT'").fetchall() == []
+    assert not Path(str(dump) + ".import-state.json").exists()
