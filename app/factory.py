@@ -39,11 +39,11 @@ def create_app(
     app.register_blueprint(health.bp)
     app.register_blueprint(openapi.bp)
     register_web(app)
-    telemetry.instrument(app, count=settings.metrics)
     if authenticator is not None:
         from app.security import gate
 
-        gate.install(app, authenticator)
+        gate.install(app, authenticator)  # in front of the API's middleware, behind the telemetry's
+    telemetry.instrument(app, count=settings.metrics)
     return app
 
 

@@ -11,6 +11,7 @@ from ipaddress import ip_address
 
 from flask import current_app, request
 
+from app.api.authorization import rule_for
 from app.core.store import Origin
 
 
@@ -26,7 +27,7 @@ def request_origin() -> Origin:
         user_agent=request.headers.get("User-Agent") or None,
         method=request.method,
         path=_client_path(environ),
-        success_status=204 if request.endpoint and request.endpoint.endswith("contexts.delete_context") else 200,
+        success_status=rule_for(request.endpoint or "").success_status,
     )
 
 
