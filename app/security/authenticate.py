@@ -82,6 +82,11 @@ class Authenticator:
         methods = self.methods()
         header = environ.get("HTTP_AUTHORIZATION")
         if header is not None:
+            # The hot path: a credential seen before, spelled as every client spells it.
+            if methods.basic is not None and header[:6] == "Basic ":
+                principal = methods.basic.cache.cached(header[6:])
+                if principal is not None:
+                    return principal
             scheme, _, credentials = header.strip().partition(" ")
             scheme = scheme.lower()
             if scheme == "basic" and methods.basic is not None:

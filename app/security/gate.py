@@ -38,6 +38,8 @@ UNAUTHORIZED_BODY = b'{"error_code":401,"message":"Unauthorized"}'
 # scrapes and the API contract.
 OPEN_PREFIXES = ("/health/",)
 OPEN_PATHS = frozenset({"/metrics", "/openapi.json"})
+# What an open path starts with: the one test every other request pays for.
+_MAYBE_OPEN = ("/health/", "/metrics", "/openapi.json")
 
 
 def is_open(method: str, path: str) -> bool:
@@ -89,11 +91,12 @@ class AuthenticationGate:
         self._refusals = _RefusalLog()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        method, path = environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", "")
-        if not is_open(method, path):
+        path = environ.get("PATH_INFO", "")
+        if not ((path == "/" or path.startswith(_MAYBE_OPEN)) and is_open(environ.get("REQUEST_METHOD", ""), path)):
             try:
                 environ[PRINCIPAL_KEY] = self.authenticator.authenticate(environ)
             except Unauthenticated as exc:
+                method = environ.get("REQUEST_METHOD", "")
                 self._refusals.refused(method, path, environ.get("REMOTE_ADDR") or "-", exc.reason)
                 challenges = self.authenticator.methods().challenges(exc.token_presented)
                 return unauthorized(challenges)(environ, start_response)
