@@ -59,7 +59,8 @@ def _authenticator(settings: Settings, fallback: AuthFile | None) -> Authenticat
 
         on_reload_failure = metrics.AUTH_RELOAD_FAILURES.inc
     return Authenticator(
-        AuthFileWatcher(settings.auth_file, fallback=fallback, on_reload_failure=on_reload_failure)
+        AuthFileWatcher(settings.auth_file, fallback=fallback, on_reload_failure=on_reload_failure),
+        settings.trusted_proxy_networks,
     )
 
 

@@ -228,6 +228,45 @@ def test_past_the_failure_limit_an_address_is_refused_without_hashing(auth_app, 
     assert scrypt_calls.take() == 1
 
 
+def test_behind_a_trusted_proxy_failures_count_per_forwarded_client(auth_app, scrypt_calls):
+    app = auth_app(auth_section(max_failures_per_minute=2) + users_text(), trusted_proxies="10.0.0.0/8")
+    client = app.test_client()
+
+    def attempt(user: str, password: str, forwarded: str, peer: str = "10.0.0.5") -> int:
+        headers = {**basic(user, password), "X-Forwarded-For": forwarded}
+        return client.get("/subjects", headers=headers, environ_base={"REMOTE_ADDR": peer}).status_code
+
+    # The guesser's own X-Forwarded-For entry (left of the proxy's) does not move its count.
+    assert [attempt("bob", "guess", f"203.0.113.{i}, 198.51.100.7") for i in range(3)] == [401, 401, 401]
+    assert scrypt_calls.take() == 2  # the third was refused without hashing
+    assert attempt("bob", "bob-secret", "198.51.100.8") == 200  # another client behind the same balancer
+    # The guesser, through a second trusted proxy, even with a right (not yet cached) password.
+    assert attempt("alice", "alice-secret", "198.51.100.7, 10.0.0.9") == 401
+    assert scrypt_calls.take() == 1
+    # An untrusted peer's header is not believed: its failures count against the peer.
+    assert [attempt("bob", "guess", f"198.51.100.{i}", peer="192.0.2.1") for i in range(3)] == [401] * 3
+    assert attempt("alice", "alice-secret", "198.51.100.99", peer="192.0.2.1") == 401
+    assert scrypt_calls.take() == 2
+
+
+def test_the_client_address_is_the_rightmost_untrusted_forwarded_hop():
+    from ipaddress import ip_network
+
+    from app.security.proxies import client_address
+
+    proxies = (ip_network("10.0.0.0/8"),)
+    cases = [
+        ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "1.1.1.1, 2.2.2.2, 10.0.0.2"}, "2.2.2.2"),
+        ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "10.0.0.3, 10.0.0.2"}, "10.0.0.3"),
+        ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": " , "}, "10.0.0.1"),
+        ({"REMOTE_ADDR": "10.0.0.1"}, "10.0.0.1"),
+        ({"REMOTE_ADDR": "8.8.8.8", "HTTP_X_FORWARDED_FOR": "1.1.1.1"}, "8.8.8.8"),
+        ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "not-an-address"}, "not-an-address"),
+    ]
+    assert [client_address(environ, proxies) for environ, _ in cases] == [expected for _, expected in cases]
+    assert client_address({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "1.1.1.1"}, ()) == "10.0.0.1"
+
+
 def test_a_cached_credential_still_gets_in_from_a_blocked_address(auth_app, scrypt_calls):
     client = auth_app(auth_section(max_failures_per_minute=2) + users_text()).test_client()
     assert client.get("/subjects", headers=basic("bob", "bob-secret")).status_code == 200
