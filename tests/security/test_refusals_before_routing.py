@@ -6,8 +6,10 @@ row, after authentication; reads, lookups, the open paths and 401s get none. Als
 route table names the audit action of every API route a write method reaches."""
 from __future__ import annotations
 
+import http.client
 import json
-from collections.abc import Callable
+import urllib.request
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -163,3 +165,44 @@ def test_the_route_table_names_the_audit_action_of_every_route_a_write_method_re
     assert unaudited == []
     assert rule_for("api.contexts.delete_context").success_status == 204
     assert {rule_for(e).success_status for e in ("api.subjects.register", "api.config.put_config")} == {200}
+
+
+# ------------------------------------------------------------------ under gunicorn
+@pytest.fixture(scope="module")
+def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`sqlregistry serve` on SQLite, without an auth file, with a 4 KiB body limit."""
+    from support.live import start_server
+
+    workdir = tmp_path_factory.mktemp("refusals-live")
+    server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log", workers=1,
+                          env={"REGISTRY_MAX_REQUEST_BYTES": str(LIMIT)})
+    yield server.url
+    server.stop()
+
+
+def test_under_gunicorn_a_declared_or_chunked_oversized_body_and_a_colon_context_get_one_row_each(
+    live_url: str,
+) -> None:
+    host, port = live_url.removeprefix("http://").split(":")
+
+    def status(method: str, path: str, body: bytes | Iterator[bytes] | None = None, chunked: bool = False) -> int:
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        try:
+            connection.request(method, path, body=body, headers={"Content-Type": V1}, encode_chunked=chunked)
+            return connection.getresponse().status
+        finally:
+            connection.close()
+
+    too_big = b"x" * (LIMIT + 1)
+    assert status("POST", "/subjects/declared/versions", too_big) == 413
+    assert status("POST", "/subjects/chunked/versions", iter([too_big[:1000], too_big[1000:]]), chunked=True) == 413
+    assert status("DELETE", "/contexts/.a:b") == 400
+    assert status("PATCH", "/config") == 405
+    with urllib.request.urlopen(live_url + "/audit", timeout=30) as reply:
+        entries = json.loads(reply.read())
+    assert [(e["action"], e.get("subject"), e["path"], e["status"]) for e in reversed(entries)] == [
+        ("REGISTER", "declared", "/subjects/declared/versions", 413),
+        ("REGISTER", "chunked", "/subjects/chunked/versions", 413),
+        ("DELETE_CONTEXT", None, "/contexts/.a:b", 400),
+        ("UNKNOWN_OPERATION", None, "/config", 405),
+    ]
