@@ -92,7 +92,8 @@ class AuthenticationGate:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
-        if not ((path == "/" or path.startswith(_MAYBE_OPEN)) and is_open(environ.get("REQUEST_METHOD", ""), path)):
+        candidate = path == "/" or path.startswith(_MAYBE_OPEN)  # an API request stops at this test
+        if not (candidate and is_open(environ.get("REQUEST_METHOD", ""), path)):
             try:
                 environ[PRINCIPAL_KEY] = self.authenticator.authenticate(environ)
             except Unauthenticated as exc:
