@@ -39,11 +39,11 @@ def create_app(
     app.register_blueprint(health.bp)
     app.register_blueprint(openapi.bp)
     register_web(app)
-    telemetry.instrument(app, count=settings.metrics)
     if authenticator is not None:
         from app.security import gate
 
-        gate.install(app, authenticator)
+        gate.install(app, authenticator)  # in front of the API's middleware, behind the telemetry's
+    telemetry.instrument(app, count=settings.metrics)
     return app
 
 
@@ -59,7 +59,8 @@ def _authenticator(settings: Settings, fallback: AuthFile | None) -> Authenticat
 
         on_reload_failure = metrics.AUTH_RELOAD_FAILURES.inc
     return Authenticator(
-        AuthFileWatcher(settings.auth_file, fallback=fallback, on_reload_failure=on_reload_failure)
+        AuthFileWatcher(settings.auth_file, fallback=fallback, on_reload_failure=on_reload_failure),
+        settings.trusted_proxy_networks,
     )
 
 

@@ -9,8 +9,9 @@ identity provider is tests/support/idp.py on loopback.
 
 Two gunicorn servers (same flags, same SQLite file, one with REGISTRY_AUTH_FILE) stay up
 side by side and take turns under load, so machine noise hits both alike; the best round of
-each counts. Load comes from `wrk` (keep-alive connections, the Authorization header on
-every request) or, without it, a threaded http.client generator. Prints figures only.
+each counts, and so does the median of each round's ratio (steadier when the load drifts).
+Load comes from `wrk` (keep-alive connections, the Authorization header on every request)
+or, without it, a threaded http.client generator. Prints figures only.
 
     python bench/auth_reads.py [--duration 5] [--rounds 5] [--connections 8] [--workers 2]
 """
@@ -200,11 +201,16 @@ def main() -> None:
         for url, headers in variants.values():
             drive(url + path, headers, 3, args.connections, use_wrk)  # warm-up: caches, one scrypt per worker
         best: dict[str, Figures] = {}
+        paired: dict[str, list[float]] = {name: [] for name in variants}  # each round's req/s vs that round's off
         for _ in range(args.rounds):
+            rates: dict[str, float] = {}
             for name, (url, headers) in variants.items():
                 figures = drive(url + path, headers, args.duration, args.connections, use_wrk)
+                rates[name] = figures.rps
                 if name not in best or figures.rps > best[name].rps:
                     best[name] = figures
+            for name, rate in rates.items():
+                paired[name].append(rate / rates["auth off"])
     finally:
         for server in servers:
             server.stop()
@@ -215,10 +221,13 @@ def main() -> None:
     print(f"load: {generator}, {args.connections} keep-alive connections, best of {args.rounds} x "
           f"{args.duration:.0f}s; gunicorn gthread {args.workers} workers x {args.threads} threads; "
           f"{os.cpu_count()} CPUs")
-    print(f"{'GET ' + path:<28} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'vs off':>7}")
+    print(f"{'GET ' + path:<28} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'vs off':>7} {'paired':>7}")
     baseline = best["auth off"].rps
     for name, fig in best.items():
-        print(f"{name:<28} {fig.rps:>9.0f} {fig.p50_ms:>8.2f} {fig.p99_ms:>8.2f} {fig.rps / baseline:>7.2f}")
+        print(f"{name:<28} {fig.rps:>9.0f} {fig.p50_ms:>8.2f} {fig.p99_ms:>8.2f} {fig.rps / baseline:>7.2f} "
+              f"{statistics.median(paired[name]):>7.2f}")
+    print("vs off: best round against best round; paired: median over rounds of each round's ratio to the "
+          "auth-off run just before it (steadier when the machine's load drifts)")
     print(f"in process, CPU µs per request (best of {args.rounds} x {args.in_process_requests}): "
           + ", ".join(f"{name} {us:.0f}" for name, us in cpu.items())
           + f"; ratio Basic {cpu['auth off'] / cpu['valid Basic']:.2f}, bearer {cpu['auth off'] / cpu['bearer token']:.2f}")

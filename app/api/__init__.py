@@ -24,8 +24,8 @@ from app.api import (
     subjects,
     tags,
 )
-from app.api.authorization import authorize_request
-from app.api.errors import API_BLUEPRINT, json_error, unrouted_error
+from app.api.authorization import API_BLUEPRINT, authorize_request
+from app.api.errors import json_error, refusal_before_routing, unrouted_error
 from app.api.limits import RequestSizeLimit
 from app.api.negotiation import check_media_types
 from app.api.paths import RawPathMiddleware, SegmentConverter, SubjectConverter
@@ -57,11 +57,14 @@ def register_api(app: Flask) -> None:
     url_map.merge_slashes = False
     url_map.converters["segment"] = SegmentConverter
     url_map.converters["subject"] = SubjectConverter
-    app.wsgi_app = RawPathMiddleware(app.wsgi_app)  # type: ignore[method-assign]
-    # Outermost: an oversized body is refused before anything else looks at the request.
+    # An oversized body is refused before Flask looks at the request; the path is rewritten
+    # before that, so that the refusal's audit row knows the endpoint. (Authentication,
+    # installed later, goes in front of both.)
+    refuse = refusal_before_routing(app)
     app.wsgi_app = RequestSizeLimit(  # type: ignore[method-assign]
-        app.wsgi_app, app.config["REGISTRY_SETTINGS"].max_request_bytes
+        app.wsgi_app, app.config["REGISTRY_SETTINGS"].max_request_bytes, refuse
     )
+    app.wsgi_app = RawPathMiddleware(app.wsgi_app, refuse)  # type: ignore[method-assign]
 
     app.register_error_handler(Exception, unrouted_error)
     app.register_blueprint(api_blueprint())

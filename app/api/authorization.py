@@ -1,5 +1,11 @@
-"""What each API endpoint needs (issue 18, section 3), decided from the route and its query
-flags alone, before any lookup: a 403 never depends on whether the subject exists.
+"""The route table: per API endpoint, what the caller needs (issue 18, section 3), which
+audited change it attempts (section 4) and what it answers when that change commits. The
+facts about a route live here, once; authorization, the audit trail's refused attempts
+(attempts.py) and the origin a committed change records (app/security/origin.py) all read
+them by endpoint name.
+
+What a caller needs is decided from the route and its query flags alone, before any
+lookup: a 403 never depends on whether the subject exists.
 
 The table names, per endpoint, the core `Action` the caller needs and on what: the subject
 in the path (qualified by the `/contexts/{ctx}/...` rewrite before routing, so both forms
@@ -24,6 +30,9 @@ listings.
 
 The authorizer turns actions into roles (`app.security.authorizer`); an address without a
 subject name (the server's or a context's settings, a context) needs a global grant.
+
+A write method (POST, PUT, PATCH, DELETE) that matched no endpoint at all (a routing 404 or
+405) attempted no change the table knows: the trail records it as `UNKNOWN_OPERATION`.
 """
 from __future__ import annotations
 
@@ -33,12 +42,18 @@ from typing import Any
 
 from flask import request
 
-from app.api.errors import API_BLUEPRINT
 from app.api.paths import normalized_context
 from app.api.requests import flag
 from app.api.service import registry
+from app.core import audit
 from app.core.access import Action
 from app.security.caller import current_principal
+
+# The parent blueprint's name; its endpoints, and those of the blueprints nested in it,
+# are named `api.<area>.<view>`.
+API_BLUEPRINT = "api"
+# Methods that ask for a change; a POST may still be a read (a lookup, a compatibility check).
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 Target = Callable[[Mapping[str, Any]], str]
 
@@ -62,12 +77,18 @@ def _context(args: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Rule:
-    """`action` None: any caller who got past authentication. `admin_flag` names the query
-    flag that, when true, makes the call an administrator's (`force`, `permanent`)."""
+    """One endpoint's facts. `action` None: any caller who got past authentication.
+    `admin_flag` names the query flag that, when true, makes the call an administrator's
+    (`force`, `permanent`). `audited`: the audit action of the change the endpoint makes
+    (None for reads, lookups and checks, which the trail does not record).
+    `success_status`: what the endpoint answers when its change commits, which the change's
+    audit row records."""
 
     action: Action | None
     target: Target = _server
     admin_flag: str | None = None
+    audited: str | None = None
+    success_status: int = 200
 
     def needs(self, args: Mapping[str, Any]) -> tuple[Action, str] | None:
         if self.action is None:
@@ -105,26 +126,27 @@ RULES: dict[str, Rule] = {
     "subjects.referenced_by": READ,
     "compatibility.check_against_all": READ,
     "compatibility.check_against_one": READ,
-    "subjects.register": Rule(Action.WRITE, _subject, admin_flag="force"),
-    "tags.modify_tags": Rule(Action.WRITE, _subject),
-    "subjects.delete_subject": Rule(Action.DELETE, _subject, admin_flag="permanent"),
-    "subjects.delete_version": Rule(Action.DELETE, _subject, admin_flag="permanent"),
+    "subjects.register": Rule(Action.WRITE, _subject, admin_flag="force", audited=audit.REGISTER),
+    # The tags endpoint registers a version.
+    "tags.modify_tags": Rule(Action.WRITE, _subject, audited=audit.REGISTER),
+    "subjects.delete_subject": Rule(Action.DELETE, _subject, admin_flag="permanent", audited=audit.DELETE_SUBJECT),
+    "subjects.delete_version": Rule(Action.DELETE, _subject, admin_flag="permanent", audited=audit.DELETE_VERSION),
     "config.get_config": Rule(Action.READ_CONFIG, _settings),
-    "config.put_config": Rule(Action.WRITE_CONFIG, _settings),
-    "config.delete_config": Rule(Action.WRITE_CONFIG, _settings),
+    "config.put_config": Rule(Action.WRITE_CONFIG, _settings, audited=audit.SET_CONFIG),
+    "config.delete_config": Rule(Action.WRITE_CONFIG, _settings, audited=audit.DELETE_CONFIG),
     "mode.get_mode": Rule(Action.READ_CONFIG, _settings),
-    "mode.put_mode": Rule(Action.WRITE_CONFIG, _settings),
-    "mode.delete_mode": Rule(Action.WRITE_CONFIG, _settings),
-    "contexts.delete_context": Rule(Action.DELETE, _context),
+    "mode.put_mode": Rule(Action.WRITE_CONFIG, _settings, audited=audit.SET_MODE),
+    "mode.delete_mode": Rule(Action.WRITE_CONFIG, _settings, audited=audit.DELETE_MODE),
+    "contexts.delete_context": Rule(Action.DELETE, _context, audited=audit.DELETE_CONTEXT, success_status=204),
     "audit.list_audit": Rule(Action.ADMIN, _server),
     # Schema policies (issue 21): read like config, written like config (admin on the subject,
     # or global admin for the global document and a context's selection).
     "policies.get_policies": AUTHENTICATED,
-    "policies.put_policies": Rule(Action.WRITE_CONFIG, _server),
-    "policies.delete_policies": Rule(Action.WRITE_CONFIG, _server),
+    "policies.put_policies": Rule(Action.WRITE_CONFIG, _server, audited=audit.SET_POLICY),
+    "policies.delete_policies": Rule(Action.WRITE_CONFIG, _server, audited=audit.DELETE_POLICY),
     "policies.get_selection": Rule(Action.READ_CONFIG, _settings),
-    "policies.put_selection": Rule(Action.WRITE_CONFIG, _settings),
-    "policies.delete_selection": Rule(Action.WRITE_CONFIG, _settings),
+    "policies.put_selection": Rule(Action.WRITE_CONFIG, _settings, audited=audit.SET_POLICY),
+    "policies.delete_selection": Rule(Action.WRITE_CONFIG, _settings, audited=audit.DELETE_POLICY),
     "policies.check": READ,
     "policies.policy_rules": AUTHENTICATED,
 }

@@ -17,13 +17,17 @@ routing 404, or a 405, whose request has no endpoint) and failures before routin
 app instead: `unrouted_error` answers those in JSON as well, except under a first path
 segment that a route outside the API lives in (`/ui/...`, `/metrics`): those are answered by
 the handler that part of the site registered (`answer_unrouted_errors`: the UI's HTML error
-page), else by Flask's own replies. (The one error
-found before Flask sees the request, a context name with a colon, is answered by the path
-middleware with the same body.)
+page), else by Flask's own replies.
+
+Two refusals are made by WSGI middleware before Flask sees the request (after
+authentication): a body over the size limit (limits.py) and a context name with a colon
+(paths.py). `refusal_before_routing` answers them with the same body and, for a request of
+the API's, records the refused write in the trail like any other.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask.typing import ResponseReturnValue
@@ -31,13 +35,10 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import RequestRedirect
 
 from app.api.attempts import record_refused_write
-from app.api.paths import API_ROOTS, first_segment
-from app.api.render import error_response
+from app.api.authorization import API_BLUEPRINT
+from app.api.paths import API_ROOTS, Refuse, first_segment
+from app.api.render import error_response, standalone_error
 from app.core.errors import RegistryError
-
-# The parent blueprint's name; its endpoints, and those of the blueprints nested in it,
-# are named `api.<area>.<view>`.
-API_BLUEPRINT = "api"
 
 
 def json_error(exc: Exception) -> Response | HTTPException:
@@ -109,3 +110,20 @@ def _belongs_to_api(path: str) -> bool:
         not rule.endpoint.startswith(API_BLUEPRINT + ".") and first_segment(rule.rule) == first
         for rule in current_app.url_map.iter_rules()
     )
+
+
+def refusal_before_routing(app: Flask) -> Refuse:
+    """How the API's middleware refuses a request: the error body, and (for a request of the
+    API's) its row in the audit trail. Only refused requests pay for the request context
+    pushed here, which routes the path so the row knows the endpoint that was meant."""
+
+    def refuse(
+        environ: dict[str, Any], start_response: Callable[..., Any], error: RegistryError, *, scoped: bool = True
+    ) -> Iterable[bytes]:
+        response = standalone_error(environ, error)
+        with app.request_context(environ):
+            if request.endpoint is not None or _belongs_to_api(request.path):
+                record_refused_write(response, scoped=scoped)
+        return response(environ, start_response)
+
+    return refuse

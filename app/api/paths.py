@@ -13,7 +13,8 @@ The same middleware performs Confluent's context URL prefix rewrite (spec §1.5)
 `subject`/`subjectPrefix` query parameters, or the bare `config`/`mode` target qualified
 with `:.{ctx}:`. Doing it before routing keeps every blueprint unaware of it. A context
 name with a colon is refused right there with 400, before routing, as Confluent's
-pre-matching context filter does.
+pre-matching context filter does; the path is still rewritten (name and all) for the
+refusal, so that its audit row knows which endpoint the request was meant for.
 
 Subject segments are decoded strictly: bytes that are not UTF-8 would otherwise become
 U+FFFD, so that `%FF` and `%EF%BF%BD` named one subject. They are kept as lone surrogates
@@ -22,13 +23,13 @@ and `requests.check_parameters` refuses them (42208) once the media types have b
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 
 from werkzeug.routing import BaseConverter
 
 from app.api.render import standalone_error
-from app.core.errors import BadRequest
+from app.core.errors import BadRequest, RegistryError
 
 # First path segments served by the API. Other paths (a browser UI, say) keep Werkzeug's
 # ordinary decoded PATH_INFO.
@@ -43,6 +44,23 @@ RAW_PATH_ROOTS = frozenset({"ui"})
 _PATH_SAFE = "/:@!$&'()*+,;=~"
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+class Refuse(Protocol):
+    """How the API's WSGI middleware answers a request it refuses (errors.refusal_before_routing
+    in the app; the bare error body by default). `scoped` False: the request's context name
+    is what was refused."""
+
+    def __call__(
+        self, environ: dict[str, Any], start_response: Callable[..., Any], error: RegistryError, *,
+        scoped: bool = True,
+    ) -> Iterable[bytes]: ...
+
+
+def error_only(
+    environ: dict[str, Any], start_response: Callable[..., Any], error: RegistryError, *, scoped: bool = True
+) -> Iterable[bytes]:
+    return standalone_error(environ, error)(environ, start_response)
 
 
 class SegmentConverter(BaseConverter):
@@ -69,14 +87,15 @@ def first_segment(path: str) -> str:
     return path.lstrip("/").split("/", 1)[0]
 
 
-def normalized_context(name: str) -> str:
+def normalized_context(name: str, *, strict: bool = True) -> str:
     """`ctx`, `.ctx` or `:.ctx:` -> `.ctx`; the default context is `.`.
 
-    Confluent refuses context names containing a colon (its ContextFilter answers 400).
+    Confluent refuses context names containing a colon (its ContextFilter answers 400);
+    `strict` False keeps them (only to route a request that is refused anyway).
     """
     name = name.removeprefix(":")
     name = name.removesuffix(":")
-    if ":" in name:
+    if strict and ":" in name:
         raise BadRequest("Context name cannot contain a colon")
     return name if name.startswith(".") else "." + name
 
@@ -129,11 +148,12 @@ def _reencoded(path_info: str) -> str:
     return quote(data, safe=_PATH_SAFE)
 
 
-def rewrite_context_url(path: str, query: str) -> tuple[str, str]:
+def rewrite_context_url(path: str, query: str, *, strict: bool = True) -> tuple[str, str]:
     """Apply the `/contexts/{ctx}/<rest>` rewrite to an encoded path and its query string.
 
     `/contexts/{ctx}` alone becomes `/contexts/:.ctx:` (the context delete endpoint);
-    `/contexts` and `/contexts/` are left alone. Raises BadRequest for a colon in the name.
+    `/contexts` and `/contexts/` are left alone. Raises BadRequest for a colon in the name,
+    unless `strict` is False.
     """
     parts = path[1:].split("/")
     while parts and parts[-1] == "":
@@ -142,7 +162,7 @@ def rewrite_context_url(path: str, query: str) -> tuple[str, str]:
         return path, query
     # Undecodable bytes in the name survive as surrogates and are encoded back as they came,
     # so the subject they end up qualifying is refused like any other (42208).
-    context = normalized_context(unquote(parts[1], errors="surrogateescape"))
+    context = normalized_context(unquote(parts[1], errors="surrogateescape"), strict=strict)
     prefix = context_prefix(context)
     encoded_prefix = quote(prefix, safe=":", errors="surrogateescape")
     rest = parts[2:]
@@ -192,8 +212,9 @@ def _rewrite_query(path: str, query: str, prefix: str) -> str:
 class RawPathMiddleware:
     """WSGI middleware: give the router the encoded path, after the context rewrite."""
 
-    def __init__(self, wsgi_app: WSGIApp) -> None:
+    def __init__(self, wsgi_app: WSGIApp, refuse: Refuse = error_only) -> None:
         self.wsgi_app = wsgi_app
+        self.refuse = refuse
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path_info: str = environ.get("PATH_INFO", "")
@@ -203,9 +224,11 @@ class RawPathMiddleware:
         elif first in API_ROOTS:
             path = _encoded_path(environ) or _reencoded(path_info)
             if path.startswith("/contexts/"):
+                query = environ.get("QUERY_STRING", "")
                 try:
-                    path, environ["QUERY_STRING"] = rewrite_context_url(path, environ.get("QUERY_STRING", ""))
+                    path, environ["QUERY_STRING"] = rewrite_context_url(path, query)
                 except BadRequest as exc:
-                    return standalone_error(environ, exc)(environ, start_response)
+                    environ["PATH_INFO"], environ["QUERY_STRING"] = rewrite_context_url(path, query, strict=False)
+                    return self.refuse(environ, start_response, exc, scoped=False)
             environ["PATH_INFO"] = path
         return self.wsgi_app(environ, start_response)

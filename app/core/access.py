@@ -13,8 +13,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Action(str, enum.Enum):
@@ -105,6 +104,23 @@ def no_events(event: WriteEvent) -> None:
     """The default sink."""
 
 
+class _once:  # noqa: N801 - used as a decorator, like the functools one it replaces
+    """`functools.cached_property` minus its lock (before Python 3.12 one lock, shared by
+    every instance and thread) and its checks: the value lands in the instance's dict under
+    the attribute's name, so later reads never reach this descriptor. Guards are made for
+    each call of a hot read, so the first read is the one that counts."""
+
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
+
+
 @dataclass(frozen=True)
 class Guard:
     """An authorizer bound to one caller: what the service's flows carry around."""
@@ -112,7 +128,7 @@ class Guard:
     authorizer: Authorizer
     principal: Principal
 
-    @cached_property
+    @_once
     def read_scope(self) -> Hashable | None:
         """The authorizer's answer, asked once per guard (a guard lives for one call)."""
         return self.authorizer.read_scope(self.principal)

@@ -10,7 +10,7 @@ of HTTP: the API layer describes the request in an `Origin`, and each write flow
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -29,9 +29,12 @@ DELETE_MODE = "DELETE_MODE"
 DELETE_CONTEXT = "DELETE_CONTEXT"
 SET_POLICY = "SET_POLICY"
 DELETE_POLICY = "DELETE_POLICY"
+# A refused request with a write method that matched no endpoint (a 404 or 405 from routing):
+# it changed nothing, but an authenticated caller probing the API is worth a row.
+UNKNOWN_OPERATION = "UNKNOWN_OPERATION"
 ACTIONS = frozenset({
     REGISTER, DELETE_VERSION, DELETE_SUBJECT, SET_CONFIG, DELETE_CONFIG, SET_MODE, DELETE_MODE, DELETE_CONTEXT,
-    SET_POLICY, DELETE_POLICY,
+    SET_POLICY, DELETE_POLICY, UNKNOWN_OPERATION,
 })
 
 # Outcomes.
@@ -96,17 +99,21 @@ class AuditTrail:
     def record_refusal(
         self, action: str, subject: str | None, *, status: int, error_code: int, principal: Principal = ANONYMOUS,
         origin: Origin = NO_ORIGIN, version: int | None = None, detail: dict[str, Any] | None = None,
+        scoped: bool = True,
     ) -> None:
         """A write attempt refused after authentication, in a transaction of its own: `denied`
         when the authorizer refused it (403), `rejected` for any other 4xx. `subject` as the
-        request named it (`:.ctx:` for a context; None for the global settings)."""
+        request named it (`:.ctx:` for a context; None for the global settings). `scoped`
+        False: the request named no usable context (an invalid one, or no route at all), so
+        the row has neither context nor subject."""
         if not self.enabled:
             return
-        scope = QualifiedSubject.parse(subject) if subject else None
-        self.log.append_audit(Audit(principal, origin).entry(
+        scope = QualifiedSubject.parse(subject) if subject and scoped else None
+        entry = Audit(principal, origin).entry(
             action, scope, version=version, outcome=DENIED if status == 403 else REJECTED, status=status,
             error_code=error_code, detail=detail,
-        ))
+        )
+        self.log.append_audit(entry if scoped else replace(entry, context=None))
 
 
 def scope_of(subject: str | None) -> QualifiedSubject:

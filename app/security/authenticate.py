@@ -19,6 +19,7 @@ from typing import Any
 from app.core.access import Principal
 from app.security.basic import BasicAuthenticator, FailureLimiter, user_principal
 from app.security.errors import AuthFileError, Unauthenticated
+from app.security.proxies import Networks, client_address
 from app.security.records import AuthenticationSettings, AuthFile
 from app.security.reload import AuthFileWatcher, describe
 
@@ -58,8 +59,11 @@ class Authenticator:
     """The request-facing side: `authenticate(environ)` returns the caller's principal or
     raises `Unauthenticated`."""
 
-    def __init__(self, watcher: AuthFileWatcher) -> None:
+    def __init__(self, watcher: AuthFileWatcher, trusted_proxies: Networks = ()) -> None:
+        """`trusted_proxies`: REGISTRY_TRUSTED_PROXIES; behind them, Basic failures are
+        counted against the client `X-Forwarded-For` names, not against the balancer."""
         self.watcher = watcher
+        self._trusted_proxies = trusted_proxies
         self._limiter = FailureLimiter()
         self._methods = self._build(watcher.current(), None)
         self._unusable: AuthFile | None = None
@@ -82,10 +86,15 @@ class Authenticator:
         methods = self.methods()
         header = environ.get("HTTP_AUTHORIZATION")
         if header is not None:
+            # The hot path: a credential seen before, spelled as every client spells it.
+            if methods.basic is not None and header[:6] == "Basic ":
+                principal = methods.basic.cache.cached(header[6:])
+                if principal is not None:
+                    return principal
             scheme, _, credentials = header.strip().partition(" ")
             scheme = scheme.lower()
             if scheme == "basic" and methods.basic is not None:
-                return methods.basic.authenticate(credentials, environ.get("REMOTE_ADDR") or "")
+                return methods.basic.authenticate(credentials, client_address(environ, self._trusted_proxies))
             if scheme == "bearer" and methods.bearer is not None:
                 return self._bearer(methods, credentials.strip())
             # The scheme itself is not logged: a client that sends a bare secret has no scheme.

@@ -3,9 +3,10 @@
 scrypt is deliberately expensive (tens of milliseconds and 16+ MiB per check), so two things
 keep it off the hot path and out of an attacker's hands:
 * a per-worker cache of verified credentials for `cache_seconds`, keyed by an HMAC of name
-  and password under a key that lives only in this process (so the cache holds no password
-  or anything a dump could brute-force offline faster than the file's own hashes); a steady
-  client costs one scrypt per worker per interval;
+  and password (the header's `base64(name:password)` as sent, so a hit decodes nothing)
+  under a key that lives only in this process: the cache holds no password; a steady client
+  costs one scrypt per worker per interval, and each of its requests one HMAC and one
+  dictionary lookup;
 * a per-address failure count: past `max_failures_per_minute`, failures are answered without
   hashing until the minute is over, so a password guesser cannot turn the registry's CPU
   against it. A cached (hence correct) credential still gets in.
@@ -75,21 +76,25 @@ class CredentialCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def digest(self, name: bytes, password: bytes) -> bytes:
-        # The name's length first, so that no (name, password) pair collides with another.
+    def digest(self, encoded: str) -> bytes:
+        """HMAC-SHA256 of the credentials as the header carried them (`base64(name:password)`);
+        UTF-8 with surrogates passed, so that no two strings share a key."""
         inner = self._inner.copy()
-        inner.update(len(name).to_bytes(4, "big") + name + password)
+        inner.update(encoded.encode("utf-8", "surrogatepass"))
         outer = self._outer.copy()
         outer.update(inner.digest())
         return outer.digest()
 
-    def get(self, digest: bytes) -> Principal | None:
-        entry = self._entries.get(digest)
-        if entry is None:
-            return None
-        if entry[0] <= self._clock():
-            self._entries.pop(digest, None)
-            return None
+    def cached(self, encoded: str) -> Principal | None:
+        """The principal verified for these credentials, unless expired: the hot path of
+        every Basic request, so `digest` is inlined."""
+        inner = self._inner.copy()
+        inner.update(encoded.encode("utf-8", "surrogatepass"))
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        entry = self._entries.get(outer.digest())
+        if entry is None or entry[0] <= self._clock():
+            return None  # an expired entry is replaced (or swept) by the verification that follows
         return entry[1]
 
     def put(self, digest: bytes, principal: Principal) -> None:
@@ -154,11 +159,11 @@ class BasicAuthenticator:
         self._flights_lock = threading.Lock()
 
     def authenticate(self, encoded: str, address: str) -> Principal:
-        name, password = decode_credentials(encoded)
-        digest = self.cache.digest(name, password)
-        principal = self.cache.get(digest)
+        principal = self.cache.cached(encoded)
         if principal is not None:
             return principal
+        name, password = decode_credentials(encoded)
+        digest = self.cache.digest(encoded)
         shown = name.decode("utf-8")[:100]
         if self._limiter.blocked(address, self._limit):
             raise Unauthenticated(f"Basic login for {shown!r} not checked: too many failures from {address}")

@@ -1,6 +1,11 @@
 """The front door on the Flask app: every request but the open ones is authenticated before
-anything else looks at it (media types, parameters, routing errors), so a caller without
-valid credentials learns nothing, not even which paths exist.
+anything else looks at it (body size, context names, routing, media types, parameters), so
+a caller without valid credentials learns nothing, not even which paths exist, and every
+refusal that comes later knows whom it refused (the audit trail records it).
+
+It is WSGI middleware, outside the API's own middleware and Flask: a request pays for one
+dictionary write, not for a Flask hook and its context-local proxies; the caller lands in
+the environ (app/security/caller.py).
 
 A refused caller gets exactly what Confluent's registry sends: 401 with the body
 `{"error_code":401,"message":"Unauthorized"}` in the registry media type, plus one
@@ -13,13 +18,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask
+from werkzeug.wrappers import Response
 
 from app.api.negotiation import V1_JSON
 from app.security.authenticate import Authenticator
+from app.security.caller import PRINCIPAL_KEY
 from app.security.errors import Unauthenticated
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +38,8 @@ UNAUTHORIZED_BODY = b'{"error_code":401,"message":"Unauthorized"}'
 # scrapes and the API contract.
 OPEN_PREFIXES = ("/health/",)
 OPEN_PATHS = frozenset({"/metrics", "/openapi.json"})
+# What an open path starts with: the one test every other request pays for.
+_MAYBE_OPEN = ("/health/", "/metrics", "/openapi.json")
 
 
 def is_open(method: str, path: str) -> bool:
@@ -64,28 +76,37 @@ class _RefusalLog:
 
 
 def unauthorized(challenges: list[str]) -> Response:
-    response = current_app.response_class(UNAUTHORIZED_BODY, status=401, content_type=V1_JSON)
+    response = Response(UNAUTHORIZED_BODY, status=401, content_type=V1_JSON)
     for challenge in challenges:
         response.headers.add("WWW-Authenticate", challenge)
     return response
 
 
+class AuthenticationGate:
+    """WSGI middleware: authenticate every request that is not open, or answer 401."""
+
+    def __init__(self, wsgi_app: WSGIApp, authenticator: Authenticator) -> None:
+        self.wsgi_app = wsgi_app
+        self.authenticator = authenticator
+        self._refusals = _RefusalLog()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "")
+        candidate = path == "/" or path.startswith(_MAYBE_OPEN)  # an API request stops at this test
+        if not (candidate and is_open(environ.get("REQUEST_METHOD", ""), path)):
+            try:
+                environ[PRINCIPAL_KEY] = self.authenticator.authenticate(environ)
+            except Unauthenticated as exc:
+                method = environ.get("REQUEST_METHOD", "")
+                self._refusals.refused(method, path, environ.get("REMOTE_ADDR") or "-", exc.reason)
+                challenges = self.authenticator.methods().challenges(exc.token_presented)
+                return unauthorized(challenges)(environ, start_response)
+        return self.wsgi_app(environ, start_response)
+
+
 def install(app: Flask, authenticator: Authenticator) -> None:
-    """Authenticate every request of `app` that is not open; the caller lands on `g.principal`."""
-    refusals = _RefusalLog()
+    """Authenticate every request of `app` that is not open. Call it after the API's own
+    middleware is in place (so the gate is in front of it) and before the telemetry's (so
+    401s are timed and logged like any other reply)."""
     app.extensions["authenticator"] = authenticator
-
-    def authenticate_request() -> Response | None:
-        environ: dict[str, Any] = request.environ
-        method, path = environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", "")
-        if is_open(method, path):
-            return None
-        try:
-            g.principal = authenticator.authenticate(environ)
-        except Unauthenticated as exc:
-            refusals.refused(method, path, environ.get("REMOTE_ADDR") or "-", exc.reason)
-            return unauthorized(authenticator.methods().challenges(exc.token_presented))
-        return None
-
-    # First among the app's hooks: before media types and parameters are looked at.
-    app.before_request_funcs.setdefault(None, []).insert(0, authenticate_request)
+    app.wsgi_app = AuthenticationGate(app.wsgi_app, authenticator)  # type: ignore[method-assign]

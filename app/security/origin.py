@@ -7,11 +7,11 @@ else's address next to their change.
 """
 from __future__ import annotations
 
-from ipaddress import ip_address
-
 from flask import current_app, request
 
+from app.api.authorization import rule_for
 from app.core.store import Origin
+from app.security.proxies import is_trusted
 
 
 def request_origin() -> Origin:
@@ -26,19 +26,12 @@ def request_origin() -> Origin:
         user_agent=request.headers.get("User-Agent") or None,
         method=request.method,
         path=_client_path(environ),
-        success_status=204 if request.endpoint and request.endpoint.endswith("contexts.delete_context") else 200,
+        success_status=rule_for(request.endpoint or "").success_status,
     )
 
 
 def _trusted(peer: str) -> bool:
-    networks = current_app.config["REGISTRY_SETTINGS"].trusted_proxy_networks
-    if not networks:
-        return False
-    try:
-        address = ip_address(peer)
-    except ValueError:  # a Unix socket's peer, or a test client's name
-        return False
-    return any(address in network for network in networks)
+    return is_trusted(peer, current_app.config["REGISTRY_SETTINGS"].trusted_proxy_networks)
 
 
 def _client_path(environ: dict[str, object]) -> str:

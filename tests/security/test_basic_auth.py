@@ -228,6 +228,45 @@ def test_past_the_failure_limit_an_address_is_refused_without_hashing(auth_app, 
     assert scrypt_calls.take() == 1
 
 
+def test_behind_a_trusted_proxy_failures_count_per_forwarded_client(auth_app, scrypt_calls):
+    app = auth_app(auth_section(max_failures_per_minute=2) + users_text(), trusted_proxies="10.0.0.0/8")
+    client = app.test_client()
+
+    def attempt(user: str, password: str, forwarded: str, peer: str = "10.0.0.5") -> int:
+        headers = {**basic(user, password), "X-Forwarded-For": forwarded}
+        return client.get("/subjects", headers=headers, environ_base={"REMOTE_ADDR": peer}).status_code
+
+    # The guesser's own X-Forwarded-For entry (left of the proxy's) does not move its count.
+    assert [attempt("bob", "guess", f"203.0.113.{i}, 198.51.100.7") for i in range(3)] == [401, 401, 401]
+    assert scrypt_calls.take() == 2  # the third was refused without hashing
+    assert attempt("bob", "bob-secret", "198.51.100.8") == 200  # another client behind the same balancer
+    # The guesser, through a second trusted proxy, even with a right (not yet cached) password.
+    assert attempt("alice", "alice-secret", "198.51.100.7, 10.0.0.9") == 401
+    assert scrypt_calls.take() == 1
+    # An untrusted peer's header is not believed: its failures count against the peer.
+    assert [attempt("bob", "guess", f"198.51.100.{i}", peer="192.0.2.1") for i in range(3)] == [401] * 3
+    assert attempt("alice", "alice-secret", "198.51.100.99", peer="192.0.2.1") == 401
+    assert scrypt_calls.take() == 2
+
+
+def test_the_client_address_is_the_rightmost_untrusted_forwarded_hop():
+    from ipaddress import ip_network
+
+    from app.security.proxies import client_address
+
+    proxies = (ip_network("10.0.0.0/8"),)
+    cases = [
+        ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "1.1.1.1, 2.2.2.2, 10.0.0.2"}, "2.2.2.2"),
+        ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "10.0.0.3, 10.0.0.2"}, "10.0.0.3"),
+        ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": " , "}, "10.0.0.1"),
+        ({"REMOTE_ADDR": "10.0.0.1"}, "10.0.0.1"),
+        ({"REMOTE_ADDR": "8.8.8.8", "HTTP_X_FORWARDED_FOR": "1.1.1.1"}, "8.8.8.8"),
+        ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "not-an-address"}, "not-an-address"),
+    ]
+    assert [client_address(environ, proxies) for environ, _ in cases] == [expected for _, expected in cases]
+    assert client_address({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "1.1.1.1"}, ()) == "10.0.0.1"
+
+
 def test_a_cached_credential_still_gets_in_from_a_blocked_address(auth_app, scrypt_calls):
     client = auth_app(auth_section(max_failures_per_minute=2) + users_text()).test_client()
     assert client.get("/subjects", headers=basic("bob", "bob-secret")).status_code == 200
@@ -261,44 +300,57 @@ def test_the_failure_window_ends_after_a_minute():
     assert not limiter.blocked("10.0.0.1", 2)
 
 
+def credentials(name: str, password: str) -> str:
+    """What a Basic header carries after the scheme."""
+    return base64.b64encode(f"{name}:{password}".encode()).decode()
+
+
 def test_cached_credentials_expire_after_cache_seconds():
     clock = Clock()
     cache = CredentialCache(300, clock)
     principal = Principal("user:a", frozenset(), "basic")
-    digest = cache.digest(b"a", b"pw")
-    cache.put(digest, principal)
-    assert cache.get(digest) is principal
-    assert cache.get(cache.digest(b"a", b"pw2")) is None
-    assert cache.digest(b"a:", b"pw") != cache.digest(b"a", b":pw")
+    cache.put(cache.digest(credentials("a", "pw")), principal)
+    assert cache.cached(credentials("a", "pw")) is principal
+    assert cache.cached(credentials("a", "pw2")) is None
     clock.now += 299.9
-    assert cache.get(digest) is principal
+    assert cache.cached(credentials("a", "pw")) is principal
     clock.now += 0.2
-    assert cache.get(digest) is None
+    assert cache.cached(credentials("a", "pw")) is None
 
 
 def test_the_credential_cache_holds_at_most_ten_thousand_entries():
     clock = Clock()
     cache = CredentialCache(300, clock)
     principal = Principal("user:a", frozenset(), "basic")
-    first = cache.digest(b"a", b"0")
     for i in range(CACHE_CAPACITY + 50):
-        cache.put(cache.digest(b"a", str(i).encode()), principal)
+        cache.put(cache.digest(credentials("a", str(i))), principal)
     assert len(cache) == CACHE_CAPACITY
-    assert cache.get(first) is None  # the oldest went first
-    assert cache.get(cache.digest(b"a", str(CACHE_CAPACITY + 49).encode())) is principal
+    assert cache.cached(credentials("a", "0")) is None  # the oldest went first
+    assert cache.cached(credentials("a", str(CACHE_CAPACITY + 49))) is principal
 
 
-def test_the_cache_key_is_hmac_sha256_of_the_name_length_name_and_password():
+def test_the_cache_key_is_hmac_sha256_of_the_credentials_as_sent():
     key = bytes(range(32))
-    expected = hmac.digest(key, (5).to_bytes(4, "big") + b"alice" + b"pw:1", "sha256")
-    assert CredentialCache(300, key=key).digest(b"alice", b"pw:1") == expected
+    sent = credentials("alice", "pw:1")
+    assert CredentialCache(300, key=key).digest(sent) == hmac.digest(key, sent.encode(), "sha256")
+    # Strings that are not latin-1 (no WSGI server sends them) still get keys of their own.
+    cache = CredentialCache(300, key=key)
+    assert len({cache.digest(text) for text in ("a\udcff", "a\udcfe", "a\u0100", "a?")}) == 4
 
 
 def test_the_cache_key_is_per_process():
-    assert CredentialCache(300).digest(b"a", b"pw") != CredentialCache(300).digest(b"a", b"pw")
+    assert CredentialCache(300).digest(credentials("a", "pw")) != CredentialCache(300).digest(credentials("a", "pw"))
 
 
-# ------------------------------------------------------------------ logging
+def test_the_cache_holds_no_password_only_keyed_digests(client):
+    client.get("/test/whoami", headers=basic("alice", "alice-secret"))
+    cache = client.application.extensions["authenticator"].methods().basic.cache
+    assert len(cache) == 1
+    (key, (_, principal)), = cache._entries.items()
+    assert len(key) == 32 and b"alice-secret" not in key and credentials("alice", "alice-secret").encode() not in key
+    assert principal.name == "user:alice"
+
+
 def test_refusal_reasons_go_to_the_log_without_secrets(client, caplog: pytest.LogCaptureFixture):
     wrong = basic("alice", "hunter2-wrong")
     with caplog.at_level(logging.INFO):

@@ -1,8 +1,8 @@
 """For the authorization tests: an app whose service authorizes with the auth file's grants
 (`GrantAuthorizer`), and a test client that names its caller.
 
-Authentication is not what these tests are about: a test-only `before_request` puts the
-principal named by the `X-Test-Caller` header on `flask.g`, exactly where authentication
+Authentication is not what these tests are about: a test-only WSGI middleware puts the
+principal named by the `X-Test-Caller` header in the environ, exactly where authentication
 leaves it, so the authorization table, the handlers and the core are the real ones."""
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, g, request
+from flask import Flask
 
 from app.core.access import Principal
 from app.core.registry import RegistryService
 from app.factory import create_app
 from app.security.authorizer import GrantAuthorizer
+from app.security.caller import set_principal
 from app.security.records import AuthFile
 from app.settings import Settings
 from app.wiring import build_registry
@@ -92,10 +93,13 @@ def guarded_app(settings: Settings, current: Callable[[], AuthFile | None]) -> F
     """`current` returns the file in force, as authentication's watcher does."""
     app = create_app(settings, registry=build_registry(settings, authorizer=GrantAuthorizer(current)))
 
-    @app.before_request
-    def name_the_caller() -> None:  # what authentication does, minus the credentials
-        name = request.headers.get("X-Test-Caller")
-        if name is not None:
-            g.principal = CALLERS[name]
+    inner = app.wsgi_app
 
+    def name_the_caller(environ, start_response):  # what authentication does, minus the credentials
+        name = environ.get("HTTP_X_TEST_CALLER")
+        if name is not None:
+            set_principal(environ, CALLERS[name])
+        return inner(environ, start_response)
+
+    app.wsgi_app = name_the_caller  # in front of everything, as the authentication gate is
     return app
