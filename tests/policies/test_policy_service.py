@@ -3,7 +3,7 @@
 touches, writes the audit row as that caller and reports each committed write."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from policy_samples import NON_COMPLIANT
@@ -16,26 +16,10 @@ from app.core.types import SchemaRequest
 from app.settings import Settings
 from app.wiring import build_registry
 
+from support.authorizers import DenySecret
+
 ALICE = Principal("alice", method="basic")
 DOCUMENT = {"sets": {"docs": {"rules": [{"rule": "doc-required"}]}}, "default": []}
-
-
-class DenySecret:
-    """Every check is recorded; nobody may touch a scope whose name contains "secret"."""
-
-    def __init__(self) -> None:
-        self.checked: list[tuple[str, Action, str]] = []
-
-    def check(self, principal: Principal, action: Action, subject: str) -> None:
-        self.checked.append((principal.name, action, subject))
-        if "secret" in subject:
-            raise Forbidden.for_subject(action.value.capitalize(), subject)
-
-    def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
-        return [s for s in subjects if "secret" not in s]
-
-    def read_scope(self, principal: Principal) -> Principal:
-        return principal
 
 
 @pytest.fixture
