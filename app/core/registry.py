@@ -37,6 +37,7 @@ from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
 from app.core.inspection import CandidateCheck, EffectiveSettings, Inspection, VersionDiff
 from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
+from app.core.lookup import Lookup
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
 from app.core.schema_reads import (
@@ -102,6 +103,7 @@ class RegistryService:
         self.checks = CompatibilityChecks(storage, self.resolver, settings)
         self.deleter = Deleter(storage)
         self.registrar = Registrar(storage, self.resolver, self.checks, settings)
+        self.lookups = Lookup(storage, self.resolver, self.checks)
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.policies = PolicyService(storage, self.resolver, catalogue or load_catalogue(), settings.compatibility_level)
         self.registrar.policies = self.policies  # the gate between mode and compatibility
@@ -283,7 +285,7 @@ class RegistryService:
         self, subject: str, request: SchemaRequest, normalize: bool = False, deleted: bool = False,
         fmt: str | None = None, *, principal: Principal = ANONYMOUS,
     ) -> SubjectVersion:
-        return self.registrar.lookup(subject, request, normalize, deleted, fmt, guard=self.guard(principal))
+        return self.lookups.lookup(subject, request, normalize, deleted, fmt, guard=self.guard(principal))
 
     def latest_with_metadata(
         self, subject: str, pairs: dict[str, str], deleted: bool = False, fmt: str | None = None,

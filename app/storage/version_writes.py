@@ -1,0 +1,266 @@
+"""Registration's writes: ids, content, the version row and its audit row (a mixin of `SqlStore`).
+
+On PostgreSQL a registration's writes go as one statement (`add_version`): a chain of
+data-modifying CTEs that stores the content (looking for content of the same identity first,
+when asked), its fingerprints, reference rows and search-index rows, the version, the
+subject's `latest_version` and the audit row. Every row lands in the caller's transaction as
+before, and a failure of any part (the audit insert included) fails the whole statement; what
+it saves is five to seven round trips, and the driver's and the server's work per statement.
+The statement is built once per shape (`_one_statement`), never per request. SQLite, which
+has no data-modifying CTEs and no network, takes the stepwise path (`add_version_stepwise`).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Connection, select, text, update
+
+from app.core.records import DEFAULT_CONTEXT
+from app.core.store import AddedVersion, NewSchema, NewVersion, SchemaKeyRow, add_version_stepwise
+from app.storage import statements as st
+from app.storage.audit import audit_params
+from app.storage.direct import DirectStatement, json_param
+from app.storage.models import IdCounter
+
+IDC = IdCounter.__table__
+_DEFAULT_NEXTVAL = text("SELECT nextval('schema_id_seq')")
+
+
+def sequence_name(context: str) -> str:
+    """A safe identifier per context: context names are user input, so they are hashed."""
+    if context == DEFAULT_CONTEXT:
+        return "schema_id_seq"
+    return "schema_id_seq_" + hashlib.md5(context.encode("utf-8")).hexdigest()[:16]
+
+
+def text_hash(text_: str) -> str:
+    """The `schemas.text_hash` of a schema text (migration 0002 computes the same)."""
+    return hashlib.md5(text_.encode("utf-8")).hexdigest()
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+# ------------------------------------------------------------------ PostgreSQL's one statement
+_SCHEMA_COLUMNS = "context, id, hash, schema_type, schema_text, text_hash, references_doc, metadata_doc, rule_set_doc"
+_AUDIT_COLUMNS = ("ts", "principal", "auth_method", "remote_addr", "forwarded_for", "user_agent", "method", "path",
+                  "action", "context", "subject", "outcome", "version", "schema_id", "status", "error_code", "detail")
+_AUDIT_TYPES = {"ts": "BIGINT", "version": "INTEGER", "status": "INTEGER", "error_code": "INTEGER", "detail": "JSON"}
+
+
+@functools.cache
+def _one_statement(new_content: bool, unless_held: bool, audited: bool) -> DirectStatement:
+    """The statement for one shape of registration. `k` is the content the version points at:
+    the row just inserted (`s`), or with `unless_held` the context's lowest id of the same
+    identity when there is one (`held`, and then nothing else is written), or the existing
+    content given as parameters. The result row is (pk, id, written)."""
+    parts: list[str] = []
+    if new_content:
+        if unless_held:
+            parts.append("held AS (SELECT pk, id FROM schemas WHERE hash = :hash AND context = :context "
+                         "ORDER BY id LIMIT 1)")
+        guard = " WHERE NOT EXISTS (SELECT 1 FROM held)" if unless_held else ""
+        parts += [
+            f"s AS (INSERT INTO schemas ({_SCHEMA_COLUMNS}) SELECT CAST(:context AS TEXT), "
+            # COALESCE evaluates nextval only when no id was given (default context only).
+            "COALESCE(CAST(:schema_id AS BIGINT), nextval('schema_id_seq')), CAST(:hash AS TEXT), "
+            "CAST(:schema_type AS TEXT), CAST(:schema_text AS TEXT), "
+            "CAST(:text_hash AS VARCHAR), CAST(:references_doc AS JSON), CAST(:metadata_doc AS JSON), "
+            f"CAST(:rule_set_doc AS JSON){guard} RETURNING pk, id)",
+            "r AS (INSERT INTO schema_references (schema_pk, position, name, ref_context, ref_subject, ref_version) "
+            "SELECT s.pk, x.position, x.name, x.ref_context, x.ref_subject, x.ref_version FROM s, "
+            "json_to_recordset(CAST(:reference_rows AS JSON)) AS x(position INT, name TEXT, ref_context TEXT, "
+            "ref_subject TEXT, ref_version INT))",
+            "f AS (INSERT INTO schema_fingerprints (schema_pk, algorithm, digest) SELECT s.pk, x.algorithm, x.digest "
+            "FROM s, json_to_recordset(CAST(:fingerprint_rows AS JSON)) AS x(algorithm TEXT, digest TEXT))",
+            "i AS (INSERT INTO schema_fields (schema_pk, position, kind, name_lower, name, path, type_label, doc) "
+            "SELECT s.pk, x.position, x.kind, x.name_lower, x.name, x.path, x.type_label, x.doc FROM s, "
+            "json_to_recordset(CAST(:field_rows AS JSON)) AS x(position INT, kind TEXT, name_lower TEXT, "
+            "name TEXT, path TEXT, type_label TEXT, doc TEXT))",
+        ]
+        source = "s"
+    else:
+        parts.append("s AS (SELECT CAST(:existing_pk AS INTEGER) AS pk, CAST(:existing_id AS BIGINT) AS id)")
+        source = "s"
+    parts += [
+        "v AS (INSERT INTO subject_versions (subject_id, version, schema_pk, deleted, created_at) "
+        f"SELECT CAST(:subject_id AS INTEGER), CAST(:version AS INTEGER), {source}.pk, false, "
+        f"CAST(:created_at AS BIGINT) FROM {source})",
+        # The newest live version: the new one, unless an imported lower number was added.
+        "l AS (UPDATE subjects SET latest_version = GREATEST(COALESCE(latest_version, 0), CAST(:version AS INTEGER)) "
+        f"WHERE id = :subject_id AND EXISTS (SELECT 1 FROM {source}))",
+    ]
+    if audited:
+        # Typed casts: an untyped NULL parameter in a SELECT list would be taken as text.
+        values = ", ".join(
+            f"COALESCE(CAST(:a_schema_id AS BIGINT), {source}.id)" if name == "schema_id"
+            else f"CAST(:a_{name} AS {_AUDIT_TYPES.get(name, 'TEXT')})" for name in _AUDIT_COLUMNS
+        )
+        parts.append(f"a AS (INSERT INTO audit_events ({', '.join(_AUDIT_COLUMNS)}) SELECT {values} FROM {source})")
+    result = f"SELECT pk, id, true FROM {source}"
+    if new_content and unless_held:
+        result += " UNION ALL SELECT pk, id, false FROM held"
+    return DirectStatement(text("WITH " + ",\n".join(parts) + "\n" + result))
+
+
+def _schema_params(schema: NewSchema) -> dict[str, Any]:
+    return {
+        "context": schema.context,
+        "schema_id": schema.id,
+        "hash": schema.hash,
+        "schema_type": schema.schema_type,
+        "schema_text": schema.text,
+        "text_hash": text_hash(schema.text),
+        "references_doc": json_param([r.reference.to_json() for r in schema.references] or None),
+        "metadata_doc": json_param(schema.metadata),
+        "rule_set_doc": json_param(schema.rule_set),
+    }
+
+
+class VersionWrites:
+    """Ids, content and versions; `conn`/`dialect` and `schemas_by_hash` come from `SqlStore`."""
+
+    conn: Connection
+    dialect: str
+    schemas_by_hash: Callable[[str, str | None], list[SchemaKeyRow]]
+
+    def add_version(self, new: NewVersion) -> AddedVersion:
+        """`app.core.store.NewVersion`: one statement on PostgreSQL (see the module), the
+        stepwise calls on SQLite."""
+        if self.dialect != "postgresql":
+            return add_version_stepwise(self, new)  # type: ignore[arg-type]
+        schema = new.schema
+        if new.existing is None and schema is not None and schema.id is None and schema.context != DEFAULT_CONTEXT:
+            # A named context's id comes from its own sequence, drawn only once the content
+            # is known to be new (an id drawn for nothing would be a gap clients can see).
+            if new.unless_held and (held := self.schemas_by_hash(schema.hash, schema.context)):
+                return AddedVersion(held[0], 0, False)
+            new = new._replace(schema=schema._replace(id=self.allocate_id(schema.context)), unless_held=False)
+            schema = new.schema
+        created_at = now_ms()
+        params: dict[str, Any] = {"subject_id": new.subject_id, "version": new.version, "created_at": created_at}
+        if new.existing is not None:
+            params.update(existing_pk=new.existing.pk, existing_id=new.existing.id)
+        elif schema is not None:
+            params.update(_schema_params(schema))
+            params["reference_rows"] = json.dumps([
+                {"position": i, "name": r.reference.name, "ref_context": r.context, "ref_subject": r.subject,
+                 "ref_version": r.reference.version}
+                for i, r in enumerate(schema.references)
+            ])
+            params["fingerprint_rows"] = json.dumps([
+                {"algorithm": algorithm, "digest": digest} for algorithm, digest in sorted((schema.fingerprints or {}).items())
+            ])
+            params["field_rows"] = json.dumps([
+                {"position": i, "kind": row.kind, "name_lower": row.match_key, "name": row.name, "path": row.path,
+                 "type_label": row.type_label, "doc": row.doc}
+                for i, row in enumerate(schema.index)
+            ])
+        else:
+            raise TypeError("add_version needs existing or new content")
+        if new.audit is not None:
+            params.update({f"a_{name}": value for name, value in audit_params(new.audit, created_at).items()})
+        statement = _one_statement(new.existing is None, new.unless_held, new.audit is not None)
+        ((pk, schema_id, written),) = statement.rows(self.conn, params)
+        context = schema.context if schema is not None else new.existing.context  # type: ignore[union-attr]
+        return AddedVersion(SchemaKeyRow(int(pk), context, int(schema_id)), created_at, bool(written))
+
+    def insert_version(self, subject_id: int, version: int, schema_pk: int) -> int:
+        ts = now_ms()
+        params = {"subject_id": subject_id, "version": version, "schema_pk": schema_pk, "created_at": ts}
+        st.INSERT_VERSION_DIRECT.rows(self.conn, params)
+        st.REFRESH_LATEST_DIRECT.rows(self.conn, {"subject_id": subject_id})
+        return ts
+
+    def lock_hash(self, digest: str) -> None:
+        """Serialize registrations of the same content across subjects (PostgreSQL), so two
+        concurrent first registrations of one schema cannot mint two ids."""
+        if self.dialect == "postgresql":
+            key = int.from_bytes(bytes.fromhex(digest[:16]), "big", signed=True)
+            st.ADVISORY_XACT_LOCK_DIRECT.rows(self.conn, {"k": key})
+
+    def allocate_id(self, context: str) -> int:
+        """The next id of a context. Each context counts its own ids, as in the reference;
+        on PostgreSQL each has its own sequence (the default context's is created by the
+        migration, a named context's on first use), so allocation never blocks."""
+        if self.dialect == "postgresql":
+            if context == DEFAULT_CONTEXT:
+                return int(self.conn.execute(_DEFAULT_NEXTVAL).scalar_one())
+            sequence = sequence_name(context)
+            self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
+            return int(self.conn.execute(text(f"SELECT nextval('{sequence}')")).scalar_one())
+        self._ensure_counter(context)
+        return int(self.conn.execute(st.NEXT_COUNTER, {"context": context}).scalar_one())
+
+    def move_id_allocation_past(self, context: str, schema_id: int) -> None:
+        """After IMPORT stored an explicit id, later allocations must stay above it."""
+        if self.dialect == "postgresql":
+            sequence = sequence_name(context)
+            if context != DEFAULT_CONTEXT:  # the default context's sequence comes with the migration
+                self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
+            self.conn.execute(
+                text(f"SELECT setval('{sequence}', GREATEST(:id, (SELECT last_value FROM {sequence})))"),
+                {"id": schema_id},
+            )
+            return
+        self._ensure_counter(context)
+        self.conn.execute(
+            update(IDC).where(IDC.c.name == context, IDC.c.value < schema_id).values(value=schema_id)
+        )
+
+    def issued_id(self, context: str) -> int:
+        """The highest id the context's allocator has handed out (0 when none)."""
+        if self.dialect == "postgresql":
+            sequence = sequence_name(context)
+            exists_ = self.conn.execute(text("SELECT to_regclass(:name) IS NOT NULL"), {"name": sequence}).scalar()
+            if not exists_:
+                return 0
+            row = self.conn.execute(text(f"SELECT last_value, is_called FROM {sequence}")).one()
+            return int(row[0]) if row[1] else 0
+        value = self.conn.execute(select(IDC.c.value).where(IDC.c.name == context)).scalar()
+        return int(value or 0)
+
+    def _ensure_counter(self, context: str) -> None:
+        self.conn.execute(st.ENSURE_COUNTER["sqlite"], {"context": context})
+
+    def insert_schema(self, schema: NewSchema) -> SchemaKeyRow:
+        """Store new content and its reference rows (what `referencedby` queries). Without
+        an id, the default context's id is drawn from its sequence in the same statement."""
+        if schema.id is None and self.dialect == "postgresql" and schema.context == DEFAULT_CONTEXT:
+            statement, schema_id = st.INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT, None
+        else:
+            statement = st.INSERT_SCHEMA_DIRECT
+            schema_id = schema.id if schema.id is not None else self.allocate_id(schema.context)
+        params = _schema_params(schema)
+        params["schema_id"] = schema_id
+        ((pk, schema_id),) = statement.rows(self.conn, params)
+        if schema.references:
+            self.conn.execute(st.INSERT_REFERENCE, [
+                {
+                    "schema_pk": pk,
+                    "position": i,
+                    "name": r.reference.name,
+                    "ref_context": r.context,
+                    "ref_subject": r.subject,
+                    "ref_version": r.reference.version,
+                }
+                for i, r in enumerate(schema.references)
+            ])
+        if schema.fingerprints:
+            st.INSERT_FINGERPRINT_DIRECT.execute_many(self.conn, [
+                {"schema_pk": pk, "algorithm": algorithm, "digest": digest}
+                for algorithm, digest in sorted(schema.fingerprints.items())
+            ])
+        if schema.index:
+            st.INSERT_SCHEMA_FIELD_DIRECT.execute_many(self.conn, [
+                {"schema_pk": pk, "position": i, "kind": row.kind, "name_lower": row.match_key, "name": row.name,
+                 "path": row.path, "type_label": row.type_label, "doc": row.doc}
+                for i, row in enumerate(schema.index)
+            ])
+        return SchemaKeyRow(int(pk), schema.context, int(schema_id))
