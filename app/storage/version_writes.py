@@ -16,7 +16,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, select, text, update
 
@@ -51,60 +51,77 @@ def now_ms() -> int:
 _SCHEMA_COLUMNS = "context, id, hash, schema_type, schema_text, text_hash, references_doc, metadata_doc, rule_set_doc"
 _AUDIT_COLUMNS = ("ts", "principal", "auth_method", "remote_addr", "forwarded_for", "user_agent", "method", "path",
                   "action", "context", "subject", "outcome", "version", "schema_id", "status", "error_code", "detail")
+# The rows that come with new content: (table, its columns besides schema_pk with their types).
+_CONTENT_ROWS = (
+    ("schema_references", (("position", "INT"), ("name", "TEXT"), ("ref_context", "TEXT"), ("ref_subject", "TEXT"),
+                           ("ref_version", "INT"))),
+    ("schema_fingerprints", (("algorithm", "TEXT"), ("digest", "TEXT"))),
+    ("schema_fields", (("position", "INT"), ("kind", "TEXT"), ("name_lower", "TEXT"), ("name", "TEXT"),
+                       ("path", "TEXT"), ("type_label", "TEXT"), ("doc", "TEXT"))),
+)
 _AUDIT_TYPES = {"ts": "BIGINT", "version": "INTEGER", "status": "INTEGER", "error_code": "INTEGER", "detail": "JSON"}
 
 
+class _Shape(NamedTuple):
+    """What one registration's statement must write; each shape is built once. Rows a
+    registration does not have (no references, say) are left out rather than inserted from an
+    empty list: every insert into a table also fires its change-notify trigger (migration 0004)."""
+
+    new_content: bool
+    unless_held: bool
+    audited: bool
+    references: bool = False
+    fingerprints: bool = False
+    fields: bool = False
+
+
 @functools.cache
-def _one_statement(new_content: bool, unless_held: bool, audited: bool) -> DirectStatement:
-    """The statement for one shape of registration. `k` is the content the version points at:
-    the row just inserted (`s`), or with `unless_held` the context's lowest id of the same
-    identity when there is one (`held`, and then nothing else is written), or the existing
-    content given as parameters. The result row is (pk, id, written)."""
+def _one_statement(shape: _Shape) -> DirectStatement:
+    """The statement for one shape of registration. `s` is the content the version points at:
+    the row just inserted, or the existing content given as parameters; with `unless_held`,
+    when the context holds content of the same identity (`held`) nothing is written and the
+    result names that content instead. The result row is (pk, id, written)."""
     parts: list[str] = []
-    if new_content:
-        if unless_held:
+    if shape.new_content:
+        if shape.unless_held:
             parts.append("held AS (SELECT pk, id FROM schemas WHERE hash = :hash AND context = :context "
                          "ORDER BY id LIMIT 1)")
-        guard = " WHERE NOT EXISTS (SELECT 1 FROM held)" if unless_held else ""
-        parts += [
+        guard = " WHERE NOT EXISTS (SELECT 1 FROM held)" if shape.unless_held else ""
+        parts.append(
             f"s AS (INSERT INTO schemas ({_SCHEMA_COLUMNS}) SELECT CAST(:context AS TEXT), "
             # COALESCE evaluates nextval only when no id was given (default context only).
             "COALESCE(CAST(:schema_id AS BIGINT), nextval('schema_id_seq')), CAST(:hash AS TEXT), "
-            "CAST(:schema_type AS TEXT), CAST(:schema_text AS TEXT), "
-            "CAST(:text_hash AS VARCHAR), CAST(:references_doc AS JSON), CAST(:metadata_doc AS JSON), "
-            f"CAST(:rule_set_doc AS JSON){guard} RETURNING pk, id)",
-            "r AS (INSERT INTO schema_references (schema_pk, position, name, ref_context, ref_subject, ref_version) "
-            "SELECT s.pk, x.position, x.name, x.ref_context, x.ref_subject, x.ref_version FROM s, "
-            "json_to_recordset(CAST(:reference_rows AS JSON)) AS x(position INT, name TEXT, ref_context TEXT, "
-            "ref_subject TEXT, ref_version INT))",
-            "f AS (INSERT INTO schema_fingerprints (schema_pk, algorithm, digest) SELECT s.pk, x.algorithm, x.digest "
-            "FROM s, json_to_recordset(CAST(:fingerprint_rows AS JSON)) AS x(algorithm TEXT, digest TEXT))",
-            "i AS (INSERT INTO schema_fields (schema_pk, position, kind, name_lower, name, path, type_label, doc) "
-            "SELECT s.pk, x.position, x.kind, x.name_lower, x.name, x.path, x.type_label, x.doc FROM s, "
-            "json_to_recordset(CAST(:field_rows AS JSON)) AS x(position INT, kind TEXT, name_lower TEXT, "
-            "name TEXT, path TEXT, type_label TEXT, doc TEXT))",
-        ]
-        source = "s"
+            "CAST(:schema_type AS TEXT), CAST(:schema_text AS TEXT), CAST(:text_hash AS TEXT), "
+            "CAST(:references_doc AS JSON), CAST(:metadata_doc AS JSON), "
+            f"CAST(:rule_set_doc AS JSON){guard} RETURNING pk, id)"
+        )
+        for wanted, (table, columns) in zip((shape.references, shape.fingerprints, shape.fields), _CONTENT_ROWS):
+            if wanted:
+                names = ", ".join(name for name, _ in columns)
+                typed = ", ".join(f"{name} {type_}" for name, type_ in columns)
+                parts.append(
+                    f"{table} AS (INSERT INTO {table} (schema_pk, {names}) SELECT s.pk, {names} FROM s, "
+                    f"json_to_recordset(CAST(:{table} AS JSON)) AS x({typed}))"
+                )
     else:
         parts.append("s AS (SELECT CAST(:existing_pk AS INTEGER) AS pk, CAST(:existing_id AS BIGINT) AS id)")
-        source = "s"
     parts += [
         "v AS (INSERT INTO subject_versions (subject_id, version, schema_pk, deleted, created_at) "
-        f"SELECT CAST(:subject_id AS INTEGER), CAST(:version AS INTEGER), {source}.pk, false, "
-        f"CAST(:created_at AS BIGINT) FROM {source})",
+        "SELECT CAST(:subject_id AS INTEGER), CAST(:version AS INTEGER), s.pk, false, "
+        "CAST(:created_at AS BIGINT) FROM s)",
         # The newest live version: the new one, unless an imported lower number was added.
         "l AS (UPDATE subjects SET latest_version = GREATEST(COALESCE(latest_version, 0), CAST(:version AS INTEGER)) "
-        f"WHERE id = :subject_id AND EXISTS (SELECT 1 FROM {source}))",
+        "WHERE id = :subject_id AND EXISTS (SELECT 1 FROM s))",
     ]
-    if audited:
+    if shape.audited:
         # Typed casts: an untyped NULL parameter in a SELECT list would be taken as text.
         values = ", ".join(
-            f"COALESCE(CAST(:a_schema_id AS BIGINT), {source}.id)" if name == "schema_id"
+            "COALESCE(CAST(:a_schema_id AS BIGINT), s.id)" if name == "schema_id"
             else f"CAST(:a_{name} AS {_AUDIT_TYPES.get(name, 'TEXT')})" for name in _AUDIT_COLUMNS
         )
-        parts.append(f"a AS (INSERT INTO audit_events ({', '.join(_AUDIT_COLUMNS)}) SELECT {values} FROM {source})")
-    result = f"SELECT pk, id, true FROM {source}"
-    if new_content and unless_held:
+        parts.append(f"a AS (INSERT INTO audit_events ({', '.join(_AUDIT_COLUMNS)}) SELECT {values} FROM s)")
+    result = "SELECT pk, id, true FROM s"
+    if shape.unless_held:
         result += " UNION ALL SELECT pk, id, false FROM held"
     return DirectStatement(text("WITH " + ",\n".join(parts) + "\n" + result))
 
@@ -121,6 +138,29 @@ def _schema_params(schema: NewSchema) -> dict[str, Any]:
         "metadata_doc": json_param(schema.metadata),
         "rule_set_doc": json_param(schema.rule_set),
     }
+
+
+def _row_params(schema: NewSchema) -> dict[str, str]:
+    """The content's reference, fingerprint and search-index rows it has, each list as JSON
+    text under its table's name (`json_to_recordset` turns it into rows)."""
+    params = {}
+    if schema.references:
+        params["schema_references"] = json.dumps([
+            {"position": i, "name": r.reference.name, "ref_context": r.context, "ref_subject": r.subject,
+             "ref_version": r.reference.version}
+            for i, r in enumerate(schema.references)
+        ])
+    if schema.fingerprints:
+        params["schema_fingerprints"] = json.dumps([
+            {"algorithm": algorithm, "digest": digest} for algorithm, digest in sorted(schema.fingerprints.items())
+        ])
+    if schema.index:
+        params["schema_fields"] = json.dumps([
+            {"position": i, "kind": row.kind, "name_lower": row.match_key, "name": row.name, "path": row.path,
+             "type_label": row.type_label, "doc": row.doc}
+            for i, row in enumerate(schema.index)
+        ])
+    return params
 
 
 class VersionWrites:
@@ -147,26 +187,17 @@ class VersionWrites:
         params: dict[str, Any] = {"subject_id": new.subject_id, "version": new.version, "created_at": created_at}
         if new.existing is not None:
             params.update(existing_pk=new.existing.pk, existing_id=new.existing.id)
+            shape = _Shape(False, False, new.audit is not None)
         elif schema is not None:
             params.update(_schema_params(schema))
-            params["reference_rows"] = json.dumps([
-                {"position": i, "name": r.reference.name, "ref_context": r.context, "ref_subject": r.subject,
-                 "ref_version": r.reference.version}
-                for i, r in enumerate(schema.references)
-            ])
-            params["fingerprint_rows"] = json.dumps([
-                {"algorithm": algorithm, "digest": digest} for algorithm, digest in sorted((schema.fingerprints or {}).items())
-            ])
-            params["field_rows"] = json.dumps([
-                {"position": i, "kind": row.kind, "name_lower": row.match_key, "name": row.name, "path": row.path,
-                 "type_label": row.type_label, "doc": row.doc}
-                for i, row in enumerate(schema.index)
-            ])
+            params.update(_row_params(schema))
+            shape = _Shape(True, new.unless_held, new.audit is not None, bool(schema.references),
+                           bool(schema.fingerprints), bool(schema.index))
         else:
             raise TypeError("add_version needs existing or new content")
         if new.audit is not None:
             params.update({f"a_{name}": value for name, value in audit_params(new.audit, created_at).items()})
-        statement = _one_statement(new.existing is None, new.unless_held, new.audit is not None)
+        statement = _one_statement(shape)
         ((pk, schema_id, written),) = statement.rows(self.conn, params)
         context = schema.context if schema is not None else new.existing.context  # type: ignore[union-attr]
         return AddedVersion(SchemaKeyRow(int(pk), context, int(schema_id)), created_at, bool(written))
