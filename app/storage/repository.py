@@ -179,14 +179,14 @@ class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries):
 
     def subject_head(self, subject_id: int) -> SubjectHead:
         """Two indexed look-ups in one statement, whatever the subject's length."""
-        last, *latest = self.conn.execute(st.SUBJECT_HEAD, {"subject_id": subject_id}).one()
+        ((last, *latest),) = st.SUBJECT_HEAD_DIRECT.rows(self.conn, {"subject_id": subject_id})
         return SubjectHead(int(last or 0), _version_row(latest) if latest[0] is not None else None)
 
     def versions_with_text(self, subject_id: int, text: str) -> list[VersionRow]:
         """Versions whose schema has exactly this text, oldest first: the only ones a
         registration or lookup can match (equal identity implies equal text)."""
         params = {"subject_id": subject_id, "text": text, "text_hash": text_hash(text)}
-        return [_version_row(r) for r in self.conn.execute(st.VERSIONS_WITH_TEXT, params)]
+        return [_version_row(r) for r in st.VERSIONS_WITH_TEXT_DIRECT.rows(self.conn, params)]
 
     def versions_of_schema(self, subject_id: int, schema_pk: int) -> list[VersionRow]:
         params = {"subject_id": subject_id, "schema_pk": schema_pk}

@@ -111,9 +111,11 @@ _LAST_NUMBER = select(func.max(V.c.version).label("last")).where(V.c.subject_id 
 _LATEST_LIVE = LATEST_LIVE_OF_SUBJECT.subquery()
 # The highest version number and the newest live version in one round trip.
 SUBJECT_HEAD = select(_LAST_NUMBER.c.last, *_LATEST_LIVE.c).select_from(_LAST_NUMBER.outerjoin(_LATEST_LIVE, true()))
-VERSIONS_WITH_TEXT = SELECT_VERSIONS.where(
+SUBJECT_HEAD_DIRECT = DirectStatement(SUBJECT_HEAD)
+# Registration reads these under the subject's lock (and in its pre-check) on every new version.
+VERSIONS_WITH_TEXT_DIRECT = DirectStatement(SELECT_VERSIONS.where(
     SC.c.text_hash == bindparam("text_hash"), SC.c.schema_text == bindparam("text")
-)
+))
 VERSIONS_OF_SCHEMA = SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
 HAS_VERSION = select(exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version")))
 # `subjects.latest_version` after any change to a subject's versions (the browser's lists and
