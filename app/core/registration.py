@@ -37,16 +37,7 @@ from app.core.outline_index import index_rows
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver
 from app.core.store import (
-    AuditEntry,
-    LockedSubject,
-    NewSchema,
-    NewVersion,
-    SchemaKeyRow,
-    Storage,
-    Store,
-    SubjectHead,
-    SubjectRow,
-    VersionRow,
+    AuditEntry, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, Storage, Store, SubjectHead, SubjectRow, VersionRow,
 )
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
@@ -126,12 +117,14 @@ class Registered(NamedTuple):
 class PreRead(NamedTuple):
     """What the lock-free pre-check found: the subject it resolved to (after its alias), the
     settings rows for it (the subject's own among them, if it exists), whether the subject
-    as named has a row, and the version holding the schema when the subject has one."""
+    as named has a row, the version holding the schema when the subject has one, and for a
+    subject that does not exist yet, the identity the request would get in it."""
 
     qs: QualifiedSubject
     rows: SettingsRows
     named_exists: bool
     found: Registered | None
+    identity: str | None
 
 
 class Registrar:
@@ -216,11 +209,25 @@ class Registrar:
                 rows = store.settings_rows(rows_needed(qs.context, qs.name))
                 row = rows.get((qs.context, qs.name))
             if row is None:
-                return PreRead(qs, rows, named is not None, None)
+                return PreRead(qs, rows, named is not None, None, self._new_subject_identity(
+                    store, qs, request, normalize, force, guard, early, rows) if named is None else None)
             guard.check(_write_action(force), qs.qualified())
             reg = self._prepare(store, qs, LockedSubject(row, False), request, normalize, force, guard, early, rows)
             found = self._existing(store, reg)
-        return PreRead(qs, rows, True, None if found is None else Registered(qs, found, None))
+        return PreRead(qs, rows, True, None if found is None else Registered(qs, found, None), None)
+
+    def _new_subject_identity(
+        self, store: Store, qs: QualifiedSubject, request: SchemaRequest, normalize: bool, force: bool,
+        guard: Guard, early: ParsedSchema | None, rows: SettingsRows,
+    ) -> str | None:
+        """The identity this request gets in a subject created for it (no versions, no config
+        of its own), which the write path can then lock with the subject's new row, in one
+        statement. Not for references, which are resolved again under the lock."""
+        if request.references:
+            return None
+        guard.check(_write_action(force), qs.qualified())  # the write path's order: refused before invalid
+        blank = LockedSubject(SubjectRow(0, qs.context, qs.name, None, None), True)
+        return self._prepare(store, qs, blank, request, normalize, force, guard, early, rows).digest
 
     def _reply(self, done: Registered, fmt: str | None) -> SubjectVersion:
         """The registered subject-version; the content is in the cache by now (just stored,
@@ -237,8 +244,10 @@ class Registrar:
         """The subject after its alias, with its row locked (and created if new). The named
         subject's row is locked first, which is also how its alias is read: one statement
         for the usual subject without one (the pre-check tells storage whether to expect
-        the row, which saves the other of its two ways to a lock)."""
-        locked = store.lock_subject(qs.context, qs.name, expected=pre is not None and pre.named_exists)
+        the row, which saves the other of its two ways to a lock, and for a new subject the
+        identity to lock with it, which saves step 5's lock statement)."""
+        locked = store.lock_subject(qs.context, qs.name, expected=pre is not None and pre.named_exists,
+                                    identity=pre.identity if pre is not None else None)
         target = alias_of(qs, locked.row)
         if target is not None:
             qs, locked = target, store.lock_subject(target.context, target.name)

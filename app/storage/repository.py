@@ -58,7 +58,7 @@ from app.storage.listings import (
 )
 from app.storage.models import SchemaReferenceRow
 from app.storage.policies import PolicyQueries
-from app.storage.version_writes import VersionWrites, now_ms, text_hash
+from app.storage.version_writes import VersionWrites, hash_lock_key, now_ms, text_hash
 
 R = SchemaReferenceRow.__table__
 
@@ -100,6 +100,7 @@ class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries):
     def __init__(self, conn: Connection):
         self.conn = conn
         self.dialect = conn.dialect.name
+        self.locked_identities: set[str] = set()  # `lock_hash` digests held by this transaction
 
     # ------------------------------------------------------------ subjects and settings
     def subject(self, context: str, name: str) -> SubjectRow | None:
@@ -119,9 +120,13 @@ class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries):
         rows = st.settings_rows_direct(len(wanted)).rows(self.conn, params)
         return {(r[1], r[2]): _direct_subject_row(r) for r in rows}
 
-    def lock_subject(self, context: str, name: str, *, expected: bool = False) -> LockedSubject:
+    def lock_subject(
+        self, context: str, name: str, *, expected: bool = False, identity: str | None = None
+    ) -> LockedSubject:
         """Create the subject row if needed and lock it until the transaction ends; with
-        `expected` (the caller just saw the row) the lock is tried first, one statement.
+        `expected` (the caller just saw the row) the lock is tried first, one statement. With
+        `identity`, a row this creates comes with that identity's `lock_hash` (PostgreSQL: in
+        the same statement), which a new subject's registration takes next anyway.
 
         Under PostgreSQL's read committed, the row the insert saw may be deleted by another
         transaction (a permanent delete, an unused row dropped) while the select waits for its
@@ -133,9 +138,15 @@ class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries):
             if locked:
                 return LockedSubject(_direct_subject_row(locked[0]), False)
         for _ in range(_LOCK_ATTEMPTS):
-            created = st.CREATE_SUBJECT_DIRECT.rows(self.conn, params)
-            if created:
-                return LockedSubject(_direct_subject_row(created[0]), True)
+            if identity is not None and self.dialect == "postgresql":
+                created = st.CREATE_SUBJECT_LOCKING_IDENTITY_DIRECT.rows(self.conn, {**params, "k": hash_lock_key(identity)})
+                if created:
+                    self.locked_identities.add(identity)
+                    return LockedSubject(_direct_subject_row(created[0][:-1]), True)
+            else:
+                created = st.CREATE_SUBJECT_DIRECT.rows(self.conn, params)
+                if created:
+                    return LockedSubject(_direct_subject_row(created[0]), True)
             locked = st.SELECT_SUBJECT_FOR_UPDATE_DIRECT.rows(self.conn, params)
             if locked:
                 return LockedSubject(_direct_subject_row(locked[0]), False)

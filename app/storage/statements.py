@@ -57,6 +57,13 @@ CREATE_SUBJECT = PerDialect(lambda ins: ins(S).values(
     context=bindparam("context"), name=bindparam("name"),
 ).on_conflict_do_nothing(index_elements=["context", "name"]).returning(*SUBJECT_COLUMNS))
 CREATE_SUBJECT_DIRECT = DirectStatement(lambda dialect: CREATE_SUBJECT[dialect])
+# PostgreSQL: the same, and when it creates the row, the lock of a content identity (`k`) in
+# the same round trip, taken after the subject's as registration always takes them.
+CREATE_SUBJECT_LOCKING_IDENTITY_DIRECT = DirectStatement(text(
+    "WITH created AS (INSERT INTO subjects (context, name) VALUES (:context, :name) "
+    "ON CONFLICT (context, name) DO NOTHING RETURNING id, context, name, config, mode) "
+    "SELECT id, context, name, config, mode, CAST(pg_advisory_xact_lock(:k) AS TEXT) FROM created"
+))
 
 
 @functools.cache

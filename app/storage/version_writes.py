@@ -43,6 +43,11 @@ def text_hash(text_: str) -> str:
     return hashlib.md5(text_.encode("utf-8")).hexdigest()
 
 
+def hash_lock_key(digest: str) -> int:
+    """The advisory lock key of a content identity (its first 64 bits)."""
+    return int.from_bytes(bytes.fromhex(digest[:16]), "big", signed=True)
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -168,6 +173,7 @@ class VersionWrites:
 
     conn: Connection
     dialect: str
+    locked_identities: set[str]
     schemas_by_hash: Callable[[str, str | None], list[SchemaKeyRow]]
 
     def add_version(self, new: NewVersion) -> AddedVersion:
@@ -211,10 +217,11 @@ class VersionWrites:
 
     def lock_hash(self, digest: str) -> None:
         """Serialize registrations of the same content across subjects (PostgreSQL), so two
-        concurrent first registrations of one schema cannot mint two ids."""
-        if self.dialect == "postgresql":
-            key = int.from_bytes(bytes.fromhex(digest[:16]), "big", signed=True)
-            st.ADVISORY_XACT_LOCK_DIRECT.rows(self.conn, {"k": key})
+        concurrent first registrations of one schema cannot mint two ids. A lock this
+        transaction holds already (taken with a new subject's row) costs nothing."""
+        if self.dialect == "postgresql" and digest not in self.locked_identities:
+            st.ADVISORY_XACT_LOCK_DIRECT.rows(self.conn, {"k": hash_lock_key(digest)})
+            self.locked_identities.add(digest)
 
     def allocate_id(self, context: str) -> int:
         """The next id of a context. Each context counts its own ids, as in the reference;

@@ -31,6 +31,13 @@ from support.statements import counted
 COLD_REGISTRATION_BUDGET = {"postgresql": 10, "sqlite": 18}
 
 
+# A first version in a new subject, warm caches: the pre-check (the subject with its settings
+# rows), the subject's row created with the lock on the content's identity, the policy
+# documents, and the writes (one statement on PostgreSQL; BEGIN, the identity looked up and a
+# statement per row on SQLite). The registration benchmark's distinct-subject case.
+NEW_SUBJECT_BUDGET = {"postgresql": 4, "sqlite": 13}
+
+
 def schema_with_fields(count: int) -> str:
     """Version `count` of a record that gains one defaulted field per version, so every
     version can read data written with any earlier one (BACKWARD and transitive alike)."""
@@ -85,6 +92,14 @@ def test_cold_registration_costs_a_constant_number_of_statements(
         costs[existing] = len(statements)
     assert costs[100] <= COLD_REGISTRATION_BUDGET[service.storage.engine.dialect.name], costs
     assert costs[10] == costs[100], f"registration cost grows with the number of versions: {costs}"
+
+
+def test_a_first_version_in_a_new_subject_costs_a_fixed_number_of_statements(service: RegistryService) -> None:
+    service.register("warm", SchemaRequest(schema=schema_with_fields(1)))
+    with counted(service.storage.engine) as statements:  # type: ignore[attr-defined]
+        registered = service.register("brand-new", SchemaRequest(schema=schema_with_fields(2)))
+    assert registered.version == 1
+    assert len(statements) <= NEW_SUBJECT_BUDGET[service.storage.engine.dialect.name], statements  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("path", [

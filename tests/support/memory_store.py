@@ -77,7 +77,9 @@ class MemoryStore:
         rows = {key: self.subject(*key) for key in set(keys)}
         return {key: row for key, row in rows.items() if row is not None}
 
-    def lock_subject(self, context: str, name: str, *, expected: bool = False) -> LockedSubject:
+    def lock_subject(
+        self, context: str, name: str, *, expected: bool = False, identity: str | None = None
+    ) -> LockedSubject:
         found = self._find(context, name)
         if found is not None:
             return LockedSubject(self._row(found), False)
