@@ -184,8 +184,7 @@ class AddedVersion(NamedTuple):
 
 def add_version_stepwise(store: Store, new: NewVersion) -> AddedVersion:
     """`Store.add_version` through the store's single-purpose calls, one statement each: what
-    a store does when it cannot send the writes as one statement (SQLite, new content with
-    references in a named context)."""
+    a store does when it cannot send the writes as one statement (SQLite)."""
     key = new.existing
     if key is None:
         schema = new.schema

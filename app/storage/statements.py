@@ -176,10 +176,6 @@ _SCHEMA_VALUES = dict(
 INSERT_SCHEMA_DIRECT = DirectStatement(
     insert(SC).values(id=bindparam("schema_id"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
 )
-# PostgreSQL, default context: the id from the sequence the migration created, in the same round trip.
-INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT = DirectStatement(
-    insert(SC).values(id=func.nextval("schema_id_seq"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
-)
 INSERT_REFERENCE = insert(R)
 INSERT_FINGERPRINT_DIRECT = DirectStatement(insert(FP).values(
     schema_pk=bindparam("schema_pk"), algorithm=bindparam("algorithm"), digest=bindparam("digest"),

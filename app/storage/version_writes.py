@@ -268,16 +268,12 @@ class VersionWrites:
         self.conn.execute(st.ENSURE_COUNTER["sqlite"], {"context": context})
 
     def insert_schema(self, schema: NewSchema) -> SchemaKeyRow:
-        """Store new content and its reference rows (what `referencedby` queries). Without
-        an id, the default context's id is drawn from its sequence in the same statement."""
-        if schema.id is None and self.dialect == "postgresql" and schema.context == DEFAULT_CONTEXT:
-            statement, schema_id = st.INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT, None
-        else:
-            statement = st.INSERT_SCHEMA_DIRECT
-            schema_id = schema.id if schema.id is not None else self.allocate_id(schema.context)
+        """Store new content with its reference, fingerprint and search-index rows, one
+        statement each (the stepwise `add_version`); without an id, the context's next one."""
         params = _schema_params(schema)
-        params["schema_id"] = schema_id
-        ((pk, schema_id),) = statement.rows(self.conn, params)
+        if schema.id is None:
+            params["schema_id"] = self.allocate_id(schema.context)
+        ((pk, schema_id),) = st.INSERT_SCHEMA_DIRECT.rows(self.conn, params)
         if schema.references:
             self.conn.execute(st.INSERT_REFERENCE, [
                 {
