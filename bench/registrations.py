@@ -149,9 +149,9 @@ def postmaster_pid(database_url: str) -> int | None:
     from sqlalchemy.engine import make_url
 
     url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(url, autocommit=True) as conn:
+    with psycopg.connect(url, autocommit=True) as conn:  # the backend exists while connected
         backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]  # type: ignore[index]
-    stat = Path(f"/proc/{backend}/stat").read_text()
+        stat = Path(f"/proc/{backend}/stat").read_text()
     return int(stat[stat.rindex(")") + 2:].split()[1])
 
 
