@@ -4,7 +4,9 @@ Each worker builds the app after the fork. Under the deploy config the master ha
 the auth file before forking, and a worker that finds it invalid on disk starts on that
 copy. Otherwise an invalid auth file ends the worker with gunicorn's "failed to boot"
 status (3), which stops the master instead of respawning the worker forever, after one
-line naming the file, the entry and the problem.
+line naming the file, the entry and the problem. Under the deploy config (whose master has
+checked the database) the storage is built after the worker's first answer
+(app/storage/deferred.py); a bare `gunicorn wsgi:app` migrates and builds it at boot.
 """
 import sys
 
@@ -15,7 +17,7 @@ from app.settings import Settings
 
 _settings = Settings.from_env()
 try:
-    app = create_app(_settings, auth_fallback=master_auth_file())
+    app = create_app(_settings, auth_fallback=master_auth_file(), defer_storage=True)
 except AuthFileError as exc:
     from app.security.reload import describe
 

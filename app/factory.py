@@ -21,15 +21,17 @@ if TYPE_CHECKING:
 
 
 def create_app(
-    settings: Settings | None = None, registry: RegistryService | None = None, *, auth_fallback: AuthFile | None = None
+    settings: Settings | None = None, registry: RegistryService | None = None, *, auth_fallback: AuthFile | None = None,
+    defer_storage: bool = False,
 ) -> Flask:
     """`registry` lets a caller (a test, a benchmark) serve a service it built itself; its
     events, caches and pool are then not counted (requests still are). An invalid auth file
     raises `AuthFileError`, unless `auth_fallback` (the file a gunicorn master loaded
-    before forking) is given to start on instead."""
+    before forking) is given to start on instead. `defer_storage`: see `build_registry`
+    (gunicorn workers, which call `app.wiring.warm_up` once serving)."""
     settings = settings or Settings.from_env()
     authenticator = _authenticator(settings, auth_fallback)
-    service = registry or _build(settings, _authorizer(authenticator))
+    service = registry or _build(settings, _authorizer(authenticator), defer_storage)
 
     # No static folder: Flask's `/static/<path>` route would be one the registry does not serve.
     app = Flask(__name__, static_folder=None)
@@ -73,12 +75,12 @@ def _authorizer(authenticator: Authenticator | None) -> Authorizer | None:
     return GrantAuthorizer(authenticator.watcher.current)
 
 
-def _build(settings: Settings, authorizer: Authorizer | None) -> RegistryService:
+def _build(settings: Settings, authorizer: Authorizer | None, defer_storage: bool) -> RegistryService:
     if not settings.metrics:
-        return build_registry(settings, authorizer=authorizer)
+        return build_registry(settings, authorizer=authorizer, defer_storage=defer_storage)
     from app import metrics
 
     return build_registry(
         settings, authorizer=authorizer, events=metrics.record_event, cache_stats=metrics.cache_stats,
-        pool_observer=metrics.PoolMetrics(),
+        pool_observer=metrics.PoolMetrics(), defer_storage=defer_storage,
     )

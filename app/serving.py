@@ -76,6 +76,7 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "control_socket_disable": True,
         **({"logger_class": JSON_ACCESS_LOGGER} if settings.access_log_format == "json" else {}),
         **tls_options(settings),
+        "post_worker_init": worker_started,
         "child_exit": worker_exited,
         "on_exit": server_exited,
     }
@@ -138,6 +139,16 @@ def prepare_metrics_dir() -> None:
     os.environ[METRICS_DIR_ENV] = _created_metrics_dir
 
 
+def worker_started(worker: Any) -> None:
+    """gunicorn's post_worker_init hook (in a worker, its app loaded, about to serve): the
+    storage the app deferred (app/storage/deferred.py) is built in the background now."""
+    registry = getattr(worker.wsgi, "extensions", {}).get("registry")
+    if registry is not None:
+        from app.wiring import warm_up
+
+        warm_up(registry)
+
+
 def worker_exited(server: Any, worker: Any) -> None:
     """gunicorn's child_exit hook (in the master): a dead worker's gauges (connections in
     use) must stop counting; its counters and histograms stay, so totals never go down."""
@@ -195,8 +206,14 @@ def prepare_database(settings: Settings) -> None:
     """The master's step before forking: migrate to head, or at least prove the database answers.
 
     Either way a bad URL, a missing driver or an unreachable server fails here, once, with one
-    message, instead of in every worker as it boots.
+    message, instead of in every worker as it boots. A database at head is recognized through
+    its driver alone (app/storage/head_check.py), so a restart loads neither SQLAlchemy nor
+    Alembic in the master, and workers load SQLAlchemy after their first answer.
     """
+    from app.storage.head_check import at_head
+
+    if at_head(settings.database_url):
+        return
     from sqlalchemy import text
 
     from app.storage.engine import make_engine
@@ -229,4 +246,4 @@ class RegistryServer(BaseApplication):
     def load(self) -> Callable[..., Any]:
         from app.factory import create_app
 
-        return create_app(self.settings, auth_fallback=master_auth_file())
+        return create_app(self.settings, auth_fallback=master_auth_file(), defer_storage=True)

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 from app.core.access import Authorizer, EventSink, no_events
 from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.registry import RegistryService
+from app.core.store import Storage
 from app.formats import FORMATS
 from app.settings import Settings
+from app.storage.deferred import DeferredStorage
 
 if TYPE_CHECKING:
     from app.storage.pool_events import PoolObserver
@@ -22,18 +24,34 @@ def build_registry(
     events: EventSink = no_events,
     cache_stats: CacheStatsFactory = no_cache_stats,
     pool_observer: PoolObserver | None = None,
+    defer_storage: bool = False,
 ) -> RegistryService:
-    """`events`, `cache_stats` and `pool_observer` are where metrics (app/metrics.py) listen."""
-    from app.storage.migrate import upgrade_to_head  # alembic only when this process migrates
-    from app.storage.repository import Repository
+    """`events`, `cache_stats` and `pool_observer` are where metrics (app/metrics.py) listen.
+    `defer_storage` (gunicorn workers, whose master has checked the database): the storage
+    is built on first use or by `warm_up`, not here (app/storage/deferred.py); never when
+    this process is to migrate."""
 
-    repository = Repository.from_url(settings.database_url)
-    if pool_observer is not None:
-        from app.storage.pool_events import watch_pool
+    def repository() -> Storage:
+        from app.storage.repository import Repository
 
-        watch_pool(repository.engine, pool_observer)
-    if settings.auto_migrate:
-        upgrade_to_head(repository.engine)
+        built = Repository.from_url(settings.database_url)
+        if pool_observer is not None:
+            from app.storage.pool_events import watch_pool
+
+            watch_pool(built.engine, pool_observer)
+        if settings.auto_migrate:
+            from app.storage.migrate import upgrade_to_head  # alembic only when this process migrates
+
+            upgrade_to_head(built.engine)
+        return built
+
+    storage = DeferredStorage(repository) if defer_storage and not settings.auto_migrate else repository()
     return RegistryService(
-        repository, FORMATS, settings, authorizer=authorizer, events=events, cache_stats=cache_stats
+        storage, FORMATS, settings, authorizer=authorizer, events=events, cache_stats=cache_stats
     )
+
+
+def warm_up(service: RegistryService) -> None:
+    """Start building deferred storage in the background (a gunicorn worker that has loaded its app)."""
+    if isinstance(service.storage, DeferredStorage):
+        service.storage.warm()

@@ -63,10 +63,21 @@ class Audit:
         self, store: Store, action: str, scope: QualifiedSubject | None, *,
         version: int | None = None, schema_id: int | None = None, detail: dict[str, Any] | None = None,
     ) -> None:
-        if self.enabled:
-            store.insert_audit(self.entry(
-                action, scope, version=version, schema_id=schema_id, status=self.origin.success_status, detail=detail,
-            ))
+        entry = self.pending(action, scope, version=version, schema_id=schema_id, detail=detail)
+        if entry is not None:
+            store.insert_audit(entry)
+
+    def pending(
+        self, action: str, scope: QualifiedSubject | None, *,
+        version: int | None = None, schema_id: int | None = None, detail: dict[str, Any] | None = None,
+    ) -> AuditEntry | None:
+        """The entry `record` would add, for a store call that writes it together with the
+        change (registration's `Store.add_version`); None with the trail off."""
+        if not self.enabled:
+            return None
+        return self.entry(
+            action, scope, version=version, schema_id=schema_id, status=self.origin.success_status, detail=detail,
+        )
 
     def entry(
         self, action: str, scope: QualifiedSubject | None, *, version: int | None = None,

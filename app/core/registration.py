@@ -1,4 +1,4 @@
-"""Registration, lookup and compatibility checks: the flows that take a schema from a request.
+"""Registration: the flow that stores a schema from a request (lookup is app/core/lookup.py).
 
 Registration follows the reference's order of steps (spec §5.2) inside one transaction that
 holds the subject's row lock, so version numbers and ids are race-free across a fleet. The
@@ -29,9 +29,7 @@ from app.core.errors import (
     IncompatibleSchema,
     InvalidSchema,
     OperationNotPermitted,
-    SchemaNotFound,
     StoreError,
-    SubjectNotFound,
     WriteConflict,
 )
 from app.core.identity import identity_hash
@@ -39,7 +37,10 @@ from app.core.outline_index import index_rows
 from app.core.policies import policy_keys
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver
-from app.core.store import LockedSubject, NewSchema, SchemaKeyRow, Storage, Store, SubjectHead, SubjectRow, VersionRow
+from app.core.store import (
+    AuditEntry, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, SettingsRead, Storage, Store, SubjectHead, SubjectRow,
+    VersionRow,
+)
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import Fingerprints, ParsedSchema
@@ -105,6 +106,8 @@ class Registration:
         return self.request.version is not None and self.request.version > 0
 
 
+
+
 class Registered(NamedTuple):
     """What a registration's transaction produced: the subject-version to answer, and the
     content it stored (None when the schema already existed), to seed the caches after commit."""
@@ -112,6 +115,19 @@ class Registered(NamedTuple):
     qs: QualifiedSubject
     version: VersionRow
     fresh: tuple[StoredSchema, ParsedSchema] | None
+
+
+class PreRead(NamedTuple):
+    """What the lock-free pre-check found: the subject it resolved to (after its alias), the
+    settings rows for it (the subject's own among them, if it exists), whether the subject
+    as named has a row, the version holding the schema when the subject has one, and for a
+    subject that does not exist yet, the identity the request would get in it."""
+
+    qs: QualifiedSubject
+    settings: SettingsRead
+    named_exists: bool
+    found: Registered | None
+    identity: str | None
 
 
 class Registrar:
@@ -147,20 +163,24 @@ class Registrar:
         )
         # An explicit id is an import (or refused): the lock-free pre-check would only find
         # the version the write path's own step 2 finds, so imports skip a read transaction.
+        pre = None
         if prepare is None and request is not None and request.id is None:
-            already = self._registered_already(qs, request, normalize, force, guard, early)
-            if already is not None:
-                return self._reply(already, fmt)
+            pre = self._registered_already(qs, request, normalize, force, guard, early)
+            if pre.found is not None:
+                return self._reply(pre.found, fmt)
         for attempt in range(_WRITE_ATTEMPTS):
             try:
                 with self.storage.write() as store:
-                    target, row = self._locked(store, qs, guard, _write_action(force))
+                    target, row = self._locked(store, qs, guard, _write_action(force), pre)
                     if prepare is not None:
                         request = prepare(store, target, store.versions(row.row.id))
                         validate_subject(qs, subject, registering=True)
                     if request is None:
                         raise TypeError("register() needs a request or a prepare callback")
-                    done = self._register(store, target, row, request, normalize, force, guard, early, audit)
+                    settings = pre.settings if pre is not None and pre.qs == target else None
+                    done = self._register(
+                        store, target, row, request, normalize, force, guard, early, audit, settings
+                    )
                 if done.fresh is not None:
                     self.resolver.remember(*done.fresh)
                 return self._reply(done, fmt)
@@ -172,27 +192,45 @@ class Registrar:
     def _registered_already(
         self, qs: QualifiedSubject, request: SchemaRequest, normalize: bool, force: bool, guard: Guard,
         early: ParsedSchema | None,
-    ) -> Registered | None:
+    ) -> PreRead:
         """A schema the subject already holds, found without a write transaction: the
         answer registration's step 2 gives "whatever the mode", read the same way (alias,
         authorization, settings, candidate, match) but without locking the subject, taking
         SQLite's write lock or telling every cache on the host that something was committed.
         Serializers re-register their schema on every start, so this is a hot path.
 
-        None (a new subject or a new schema) sends the caller down the write path. Errors
-        are the write path's own, in its order: the same checks run on the same rows before
-        anything is written (a database failure surfaces here, once, not twice)."""
+        No match (a new subject or a new schema) sends the caller down the write path, with
+        the settings rows read here (the subject's row comes with them, one statement).
+        Errors are the write path's own, in its order: the same checks run on the same rows
+        before anything is written (a database failure surfaces here, once, not twice)."""
         with self.storage.read() as store:
-            row = store.subject(qs.context, qs.name)
+            read = store.settings_and_policies(rows_needed(qs.context, qs.name), policy_keys(qs.context, qs.name))
+            row = named = read.rows.get((qs.context, qs.name))
             target = alias_of(qs, row) if row is not None else None
             if target is not None:
-                qs, row = target, store.subject(target.context, target.name)
+                qs = target
+                read = store.settings_and_policies(rows_needed(qs.context, qs.name), policy_keys(qs.context, qs.name))
+                row = read.rows.get((qs.context, qs.name))
             if row is None:
-                return None
+                return PreRead(qs, read, named is not None, None, self._new_subject_identity(
+                    store, qs, request, normalize, force, guard, early, read) if named is None else None)
             guard.check(_write_action(force), qs.qualified())
-            reg = self._prepare(store, qs, LockedSubject(row, False), request, normalize, force, guard, early)
+            reg = self._prepare(store, qs, LockedSubject(row, False), request, normalize, force, guard, early, read)
             found = self._existing(store, reg)
-        return None if found is None else Registered(qs, found, None)
+        return PreRead(qs, read, True, None if found is None else Registered(qs, found, None), None)
+
+    def _new_subject_identity(
+        self, store: Store, qs: QualifiedSubject, request: SchemaRequest, normalize: bool, force: bool,
+        guard: Guard, early: ParsedSchema | None, settings: SettingsRead,
+    ) -> str | None:
+        """The identity this request gets in a subject created for it (no versions, no config
+        of its own), which the write path can then lock with the subject's new row, in one
+        statement. Not for references, which are resolved again under the lock."""
+        if request.references:
+            return None
+        guard.check(_write_action(force), qs.qualified())  # the write path's order: refused before invalid
+        blank = LockedSubject(SubjectRow(0, qs.context, qs.name, None, None), True)
+        return self._prepare(store, qs, blank, request, normalize, force, guard, early, settings).digest
 
     def _reply(self, done: Registered, fmt: str | None) -> SubjectVersion:
         """The registered subject-version; the content is in the cache by now (just stored,
@@ -204,12 +242,15 @@ class Registrar:
 
     @staticmethod
     def _locked(
-        store: Store, qs: QualifiedSubject, guard: Guard, action: Action
+        store: Store, qs: QualifiedSubject, guard: Guard, action: Action, pre: PreRead | None
     ) -> tuple[QualifiedSubject, LockedSubject]:
         """The subject after its alias, with its row locked (and created if new). The named
         subject's row is locked first, which is also how its alias is read: one statement
-        (two for an existing subject) for the usual subject without one."""
-        locked = store.lock_subject(qs.context, qs.name)
+        for the usual subject without one (the pre-check tells storage whether to expect
+        the row, which saves the other of its two ways to a lock, and for a new subject the
+        identity to lock with it, which saves step 5's lock statement)."""
+        locked = store.lock_subject(qs.context, qs.name, expected=pre is not None and pre.named_exists,
+                                    identity=pre.identity if pre is not None else None)
         target = alias_of(qs, locked.row)
         if target is not None:
             qs, locked = target, store.lock_subject(target.context, target.name)
@@ -219,8 +260,9 @@ class Registrar:
     def _register(
         self, store: Store, qs: QualifiedSubject, row: LockedSubject, request: SchemaRequest,
         normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None, audit: Audit,
+        settings: SettingsRead | None,
     ) -> Registered:
-        reg = self._prepare(store, qs, row, request, normalize, force, guard, early)
+        reg = self._prepare(store, qs, row, request, normalize, force, guard, early, settings)
         found = self._existing(store, reg)
         if found is not None:
             return Registered(qs, found, None)
@@ -228,19 +270,25 @@ class Registrar:
         self._check_policies(store, reg)
         self._check_compatibility(store, reg)
         self._allocate(store, reg)
-        done = self._store(store, reg)
-        audit.record(store, REGISTER, qs, version=reg.version, schema_id=reg.schema_id, detail=_register_detail(reg))
-        return done
+        return self._store(store, reg, audit)
 
     def _prepare(
         self, store: Store, qs: QualifiedSubject, locked: LockedSubject, request: SchemaRequest,
-        normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None,
+        normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None, settings: SettingsRead | None,
     ) -> Registration:
         """Step 1: the settings in force, the candidate parsed (references resolved), the
-        documents merged, the identity computed. An empty schema re-registers the latest."""
+        documents merged, the identity computed. An empty schema re-registers the latest.
+
+        `settings` are the rows and policy documents the pre-check read: the global and context
+        rows and the documents are used as read (under READ COMMITTED nothing locks them, so a
+        read a moment earlier in the transaction would be no fresher), the subject's own row is
+        the one just locked."""
         metadata, rule_set, refs = request_documents(request)
-        read = store.settings_and_policies(rows_needed(qs.context, qs.name), policy_keys(qs.context, qs.name))
-        rows = read.rows
+        if settings is None:
+            settings = store.settings_and_policies(rows_needed(qs.context, qs.name), policy_keys(qs.context, qs.name))
+            rows = settings.rows
+        else:
+            rows = {**settings.rows, (qs.context, qs.name): locked.row}
         config = effective_config(qs.context, qs.name, rows, self.settings.compatibility_level)
         mode = effective_mode(qs.context, qs.name, rows)
         importing = mode is Mode.IMPORT
@@ -267,7 +315,7 @@ class Registrar:
         return Registration(
             qs=qs, subject=row, head=head, request=request, force=force, config=config, mode=mode,
             latest=latest, candidate=candidate, metadata=md, rule_set=rs, sent_metadata=metadata, digest=digest,
-            policy_documents=read.policies,
+            policy_documents=settings.policies,
         )
 
     def _existing(self, store: Store, reg: Registration) -> VersionRow | None:
@@ -342,8 +390,10 @@ class Registrar:
             )
 
     def _allocate(self, store: Store, reg: Registration) -> None:
-        """Step 5: the version number, and the id: the context's existing id for this
-        content or the imported one (a fresh one is drawn as step 6 stores the content)."""
+        """Step 5: the version number, under the lock of the identity (so two first
+        registrations of one schema cannot mint two ids); for an imported id, the content it
+        names. Otherwise the id is settled as step 6 stores: the context's existing id for
+        this content, or a fresh one from the context's sequence."""
         qs, request = reg.qs, reg.request
         next_version = reg.head.last_version + 1
         reg.version = next_version
@@ -358,41 +408,39 @@ class Registrar:
                 raise OperationNotPermitted(f"Version {reg.version} of subject {qs.qualified()} already exists")
 
         store.lock_hash(reg.digest)
-        same = store.schemas_by_hash(reg.digest, qs.context)
-        reuse: SchemaKeyRow | None = next((s for s in same if not reg.explicit_id or s.id == request.id), None)
-        if reg.explicit_id:
-            holder = store.schema_pk_for_id(qs.context, int(request.id))  # type: ignore[arg-type]
-            if holder is not None and (reuse is None or holder != reuse.pk):
-                raise OperationNotPermitted(
-                    f"Overwrite new schema with id {request.id} in context {qs.context_qualifier} is not permitted."
-                )
+        if not reg.explicit_id:
+            return
+        imported = int(request.id)  # type: ignore[arg-type]
+        reuse = next((s for s in store.schemas_by_hash(reg.digest, qs.context) if s.id == imported), None)
+        holder = store.schema_pk_for_id(qs.context, imported)
+        if holder is not None and (reuse is None or holder != reuse.pk):
+            raise OperationNotPermitted(
+                f"Overwrite new schema with id {request.id} in context {qs.context_qualifier} is not permitted."
+            )
+        reg.schema_id = imported
         if reuse is not None:
-            reg.schema_id, reg.schema_pk = reuse.id, reuse.pk
-        elif reg.explicit_id:
-            reg.schema_id = int(request.id)  # type: ignore[arg-type]
-        # Otherwise the id comes from the context's sequence as the content is stored.
+            reg.schema_pk = reuse.pk
 
-    def _store(self, store: Store, reg: Registration) -> Registered:
-        """Step 6: new content (if the id is new), the version row, the context."""
+    def _store(self, store: Store, reg: Registration, audit: Audit) -> Registered:
+        """Step 6: the version, of content the context holds or of new content, with the
+        change's audit row: one call to storage (one statement on PostgreSQL) unless the
+        content turns out to be held already, which reuses its id."""
         qs, candidate, fresh = reg.qs, reg.candidate, None
-        if reg.schema_pk:
-            # Older soft-deleted versions holding the same id go, unless referenced (§5.2 step 12).
-            stale = [
-                v.version for v in store.versions_of_schema(reg.subject.id, reg.schema_pk)
-                if v.deleted and not store.referrers(qs.context, qs.name, [v.version])
-            ]
-            if stale:
-                store.hard_delete(reg.subject.id, stale, [])
-                reg.purged = tuple(stale)
-        else:
+        added = None
+        if not reg.schema_pk:
             fmt = self.resolver.format(candidate.schema_type)
-            key = store.insert_schema(NewSchema(
-                qs.context, reg.schema_id if reg.explicit_id else None, reg.digest, candidate.schema_type,
-                candidate.text, candidate.references, reg.metadata, reg.rule_set,
-                fmt.fingerprints(candidate.parsed) if isinstance(fmt, Fingerprints) else None,
-                index_rows(fmt, candidate.parsed),
+            added = store.add_version(NewVersion(
+                reg.subject.id, reg.version, None,
+                NewSchema(
+                    qs.context, reg.schema_id if reg.explicit_id else None, reg.digest, candidate.schema_type,
+                    candidate.text, candidate.references, reg.metadata, reg.rule_set,
+                    fmt.fingerprints(candidate.parsed) if isinstance(fmt, Fingerprints) else None,
+                    index_rows(fmt, candidate.parsed),
+                ),
+                _audit_entry(audit, reg), unless_held=not reg.explicit_id,
             ))
-            reg.schema_pk, reg.schema_id = key.pk, key.id
+            reg.schema_pk, reg.schema_id = added.key.pk, added.key.id
+        if added is not None and added.written:
             if reg.schema_id > MAX_ID:
                 raise IdsExhausted.for_context(qs.context)  # rolls the insert back
             if reg.explicit_id:
@@ -403,86 +451,28 @@ class Registrar:
                 references=tuple(candidate.plain_references), metadata=reg.metadata, rule_set=reg.rule_set,
             )
             fresh = (stored, candidate.parsed)
-        ts = store.insert_version(reg.subject.id, reg.version, reg.schema_pk)
+        else:
+            # Older soft-deleted versions holding the same id go, unless referenced (§5.2 step 12).
+            stale = [
+                v.version for v in store.versions_of_schema(reg.subject.id, reg.schema_pk)
+                if v.deleted and not store.referrers(qs.context, qs.name, [v.version])
+            ]
+            if stale:
+                store.hard_delete(reg.subject.id, stale, [])
+                reg.purged = tuple(stale)
+            held = SchemaKeyRow(reg.schema_pk, qs.context, reg.schema_id)
+            added = store.add_version(NewVersion(reg.subject.id, reg.version, held, None, _audit_entry(audit, reg)))
         if qs.context != DEFAULT_CONTEXT:  # the default context is always listed
             store.ensure_context(qs.context)
-        return Registered(qs, VersionRow(reg.version, reg.schema_pk, reg.schema_id, reg.digest, False, ts), fresh)
+        version = VersionRow(reg.version, reg.schema_pk, reg.schema_id, reg.digest, False, added.created_at)
+        return Registered(qs, version, fresh)
 
-    # ------------------------------------------------------------------ lookup
-    def lookup(
-        self, subject: str, request: SchemaRequest, normalize: bool, deleted: bool, fmt: str | None,
-        guard: Guard = OPEN,
-    ) -> SubjectVersion:
-        """§5.12 matching under the subject; for a subject of the default context that has no
-        match, the same name in the other contexts (§5.11), in context order. An invalid
-        schema is reported first (42201); 40401 and 40403 are about the subject as named.
-        A missing or blank schema matches nothing, as in Confluent (40401 or 40403, no 42201)."""
-        if not (request.schema or "").strip():
-            with self.storage.read() as store:
-                qs, row, _ = self.checks.subject_config(store, subject, guard)
-                versions = store.versions(row.id) if row else []
-            if any(deleted or not v.deleted for v in versions):
-                raise SchemaNotFound.generic()
-            raise SubjectNotFound.for_subject(qs.qualified())
-        metadata, rule_set, refs = request_documents(request)
-        with self.storage.read() as store:
-            qs, row, config = self.checks.subject_config(store, subject, guard)
-            normalize = normalize or bool(config.get("normalize"))
-            candidate = self.resolver.candidate(
-                store, qs.context, request.schema_type, request.schema, refs,
-                normalize=normalize, strict=False, live_refs=False, guard=guard,
-            )
-            found, in_scope = self._match(store, row, config, candidate, metadata, rule_set, deleted)
-            if found is not None:
-                return subject_version(self.resolver, store, qs, found, fmt)
-            if qs.context == DEFAULT_CONTEXT:
-                for other in store.subjects_named(qs.name):
-                    other_qs = QualifiedSubject(other.context, other.name)
-                    if not guard.readable(other_qs.qualified()):
-                        continue
-                    try:
-                        other_candidate = candidate if not refs else self.resolver.candidate(
-                            store, other.context, request.schema_type, request.schema, refs,
-                            normalize=normalize, strict=False, live_refs=False, guard=guard,
-                        )
-                    except InvalidSchema:
-                        continue  # its references do not resolve in that context
-                    other_config = self.checks.config(store, other_qs)
-                    match, _ = self._match(store, other, other_config, other_candidate, metadata, rule_set, deleted)
-                    if match is not None:
-                        return subject_version(self.resolver, store, other_qs, match, fmt)
-            if not in_scope:
-                raise SubjectNotFound.for_subject(qs.qualified())
-            raise SchemaNotFound.generic()
 
-    def _match(
-        self,
-        store: Store,
-        row: SubjectRow | None,
-        config: dict[str, Any],
-        candidate: Candidate,
-        metadata: dict[str, Any] | None,
-        rule_set: dict[str, Any] | None,
-        deleted: bool,
-    ) -> tuple[VersionRow | None, bool]:
-        """The subject's version matching the request, and whether it had any version in
-        scope. A miss is retried with metadata and rule set merged as registration would.
-        Only the versions holding this text are read, however long the subject is."""
-        head = store.subject_head(row.id) if row else None
-        if head is None or not (head.latest_live or (deleted and head.last_version)):
-            return None, False
-        matching = [
-            v for v in store.versions_with_text(row.id, candidate.text)  # type: ignore[union-attr]
-            if deleted or not v.deleted
-        ]
-        digest = identity_hash(candidate.text, candidate.plain_references, metadata, rule_set)
-        found = self.resolver.find_match(store, matching, digest, candidate, [metadata], rule_set)
-        if found is None and head.latest_live is not None:
-            latest = self.resolver.content(store, head.latest_live.schema_pk)
-            md, rs = merged_documents(metadata, rule_set, latest, config, None, None)
-            digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
-            found = self.resolver.find_match(store, matching, digest, candidate, [md], rs)
-        return found, True
+def _audit_entry(audit: Audit, reg: Registration) -> AuditEntry | None:
+    """The registration's row in the trail; a new id (0 until stored) is the stored content's."""
+    return audit.pending(
+        REGISTER, reg.qs, version=reg.version, schema_id=reg.schema_id or None, detail=_register_detail(reg)
+    )
 
 
 def _register_detail(reg: Registration) -> dict[str, Any]:

@@ -8,7 +8,8 @@ and returns records from `app.core.records` or plain lists/dicts. Errors are `Re
 Reads run on one connection with as few queries as the answer needs (the subject-version
 read path is one query); schema content and parsed schemas come from in-process caches.
 Writes are one transaction each, which also writes the change's audit row (app/core/audit.py),
-and each committed write is reported to the `events` sink.
+and each committed write is reported to the `events` sink. What only the web UI asks for
+(diffs, the browser, search, outlines) is the `BrowsingViews` mixin (app/core/browsing.py).
 """
 from __future__ import annotations
 
@@ -33,10 +34,12 @@ from app.core.checking import CompatibilityChecks
 from app.core.deletes import Deleter
 from app.core.errors import IncompatibleSchema, SchemaNotFound, SubjectNotFound, VersionNotFound
 from app.core.limits import SchemaLimits
-from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
-from app.core.inspection import CandidateCheck, EffectiveSettings, Inspection, VersionDiff
+from app.core.browse import Browser
+from app.core.browsing import BrowsingViews
+from app.core.inspection import Inspection
 from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
+from app.core.lookup import Lookup
 from app.core.registration import Registrar
 from app.core.resolver import SchemaResolver
 from app.core.schema_reads import (
@@ -48,7 +51,7 @@ from app.core.schema_reads import (
     prefix_scope,
     readable_holders,
 )
-from app.core.store import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow, VersionRow
+from app.core.store import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow
 from app.core.subject_settings import SubjectSettings
 from app.core.subjects import (
     alias_of,
@@ -62,14 +65,14 @@ from app.core.policies import PolicyService
 from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats import LazyFormats
-from app.formats.base import Node, Outlines, SchemaFormat
+from app.formats.base import SchemaFormat
 from app.policies.catalogue import Catalogue
 from app.settings import Settings
 
 __all__ = ["ListedSchema", "RegistryService"]
 
 
-class RegistryService:
+class RegistryService(BrowsingViews):
     def __init__(
         self,
         storage: Storage,
@@ -102,6 +105,7 @@ class RegistryService:
         self.checks = CompatibilityChecks(storage, self.resolver, settings)
         self.deleter = Deleter(storage)
         self.registrar = Registrar(storage, self.resolver, self.checks, settings)
+        self.lookups = Lookup(storage, self.resolver, self.checks)
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
@@ -284,7 +288,7 @@ class RegistryService:
         self, subject: str, request: SchemaRequest, normalize: bool = False, deleted: bool = False,
         fmt: str | None = None, *, principal: Principal = ANONYMOUS,
     ) -> SubjectVersion:
-        return self.registrar.lookup(subject, request, normalize, deleted, fmt, guard=self.guard(principal))
+        return self.lookups.lookup(subject, request, normalize, deleted, fmt, guard=self.guard(principal))
 
     def latest_with_metadata(
         self, subject: str, pairs: dict[str, str], deleted: bool = False, fmt: str | None = None,
@@ -353,47 +357,6 @@ class RegistryService:
         if not report.is_compatible:
             self._emit(Action.READ, "check_compatibility", subject, principal, outcome=INCOMPATIBLE)
         return report
-
-    # ---------------------------------------------------------------- the browser (app.core.browse, .inspection)
-    def diff(
-        self, subject: str, from_version: str | None = None, to_version: str | None = None, normalize: bool = False,
-        *, principal: Principal = ANONYMOUS,
-    ) -> VersionDiff:
-        return self.inspection.diff(subject, from_version, to_version, normalize, self.guard(principal))
-
-    def check_candidate(
-        self, subject: str, request: SchemaRequest, version: str | None = None, normalize: bool = False,
-        *, principal: Principal = ANONYMOUS,
-    ) -> CandidateCheck:
-        return self.inspection.check_candidate(subject, request, version, normalize, self.guard(principal))
-
-    def effective_settings(self, subject: str, *, principal: Principal = ANONYMOUS) -> EffectiveSettings:
-        return self.inspection.effective_settings(subject, self.guard(principal))
-
-    def version_history(
-        self, subject: str, deleted: bool = True, *, principal: Principal = ANONYMOUS
-    ) -> list[VersionRow]:
-        return self.browser.history(subject, self.guard(principal), deleted)
-
-    def browse_subjects(self, *, principal: Principal = ANONYMOUS, **filters: Any) -> SubjectList:
-        """Filters as `Browser.list_subjects` names them (q, context, schema_type, level, own,
-        overriding, deleted, sort, page, per_page)."""
-        return self.browser.list_subjects(self.guard(principal), **filters)
-
-    def search(self, q: str, *, principal: Principal = ANONYMOUS, **options: Any) -> SearchResults:
-        """Options as `Browser.search` names them (all_versions, context, page, per_page)."""
-        return self.browser.search(self.guard(principal), q, **options)
-
-    def registry_summary(self, *, principal: Principal = ANONYMOUS) -> RegistrySummary:
-        return self.browser.summary(self.guard(principal))
-
-    def outline(self, schema: StoredSchema) -> Node | None:
-        """The field tree of a schema read through this service; None when its format has none."""
-        fmt = self.resolver.format(schema.schema_type)
-        if not isinstance(fmt, Outlines):
-            return None
-        with self.storage.read() as store:
-            return fmt.outline(self.resolver.parsed(store, schema))
 
     # Config documents use the PUT keys (`compatibility`, `normalize`, `alias`, ...).
     # `subject=None` addresses the global (default-context) config. Settings are not

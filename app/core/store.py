@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
 from app.core.records import StoredSchema, SchemaReference
@@ -163,6 +163,50 @@ class IndexedName(NamedTuple):
     def match_key(self) -> str:
         """What a search compares its term with (`search_key`)."""
         return search_key(self.name)
+
+
+class NewVersion(NamedTuple):
+    """A registration's writes, handed to storage in one call so that it can send them as
+    one statement: version `version` of subject `subject_id`, of stored content (`existing`)
+    or of new content (`schema`), with the change's audit entry (None with the trail off;
+    its `schema_id` None stands for the id the new content gets). `unless_held` (new content
+    without an imported id): if the context already holds content with this identity, write
+    nothing and answer that content, which the caller registers instead."""
+
+    subject_id: int
+    version: int
+    existing: SchemaKeyRow | None
+    schema: NewSchema | None
+    audit: AuditEntry | None
+    unless_held: bool = False
+
+
+class AddedVersion(NamedTuple):
+    """What `Store.add_version` did: the content's key and id, the version's time, and
+    whether anything was written (False: `key` is content the context already held)."""
+
+    key: SchemaKeyRow
+    created_at: int
+    written: bool
+
+
+def add_version_stepwise(store: Store, new: NewVersion) -> AddedVersion:
+    """`Store.add_version` through the store's single-purpose calls, one statement each: what
+    a store does when it cannot send the writes as one statement (SQLite)."""
+    key = new.existing
+    if key is None:
+        schema = new.schema
+        if schema is None:
+            raise TypeError("add_version needs existing or new content")
+        if new.unless_held:
+            held = store.schemas_by_hash(schema.hash, schema.context)
+            if held:
+                return AddedVersion(held[0], 0, False)
+        key = store.insert_schema(schema)
+    created_at = store.insert_version(new.subject_id, new.version, key.pk)
+    if new.audit is not None:
+        store.insert_audit(new.audit if new.audit.schema_id is not None else replace(new.audit, schema_id=key.id))
+    return AddedVersion(key, created_at, True)
 
 
 def search_key(text: str) -> str:
@@ -356,7 +400,9 @@ class Store(Protocol):
     # subjects and their settings rows
     def subject(self, context: str, name: str) -> SubjectRow | None: ...
     def settings_rows(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SubjectRow]: ...
-    def lock_subject(self, context: str, name: str) -> LockedSubject: ...
+    def lock_subject(
+        self, context: str, name: str, *, expected: bool = False, identity: str | None = None
+    ) -> LockedSubject: ...
     def set_subject_settings(self, context: str, name: str, **values: Any) -> None: ...
     def drop_subject_if_unused(self, subject_id: int) -> None: ...
     def clear_subject(self, subject_id: int) -> None: ...
@@ -393,6 +439,9 @@ class Store(Protocol):
     def lock_hash(self, digest: str) -> None: ...
     def move_id_allocation_past(self, context: str, schema_id: int) -> None: ...
     def insert_schema(self, schema: NewSchema) -> SchemaKeyRow: ...
+    def add_version(self, new: NewVersion) -> AddedVersion:
+        """A registration's writes (`NewVersion`); the stepwise calls above, or fewer statements."""
+        ...
     def referrers(self, context: str, subject: str, versions: Iterable[int]) -> list[ReferrerRow]: ...
 
     # the browser: a fixed number of statements per call, whatever the page size

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
+import functools
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from app.policies.builtin import shape_rules
 from app.policies.changes import ForbiddenChanges
 from app.policies.rule import PolicyRule
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 ENTRY_POINT_GROUP = "sqlregistry.policy_rules"
 BUILTIN = "builtin"
@@ -30,7 +32,14 @@ class Installed:
 
     rule: PolicyRule
     source: str
-    validator: Draft202012Validator
+
+    @functools.cached_property
+    def validator(self) -> Draft202012Validator:
+        """Built when a policy document is first checked: `jsonschema` is not imported on the
+        way to a worker's first answer."""
+        from jsonschema import Draft202012Validator
+
+        return Draft202012Validator(self.rule.params_schema)
 
     def listing(self) -> dict[str, Any]:
         return {"name": self.rule.name, "description": self.rule.description,
@@ -55,7 +64,7 @@ class Catalogue(Mapping[str, Installed]):
 
 
 def _installed(rule: PolicyRule, source: str) -> Installed:
-    return Installed(rule, source, Draft202012Validator(rule.params_schema))
+    return Installed(rule, source)
 
 
 def builtins() -> list[Installed]:

@@ -16,15 +16,12 @@ from sqlalchemy import Engine, inspect, text
 from sqlalchemy.engine import make_url
 
 from app.storage.engine import make_engine, transactional
+from app.storage.head_check import HEAD_REVISION
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-# The newest script in MIGRATIONS_DIR. Knowing it without Alembic lets a start against a
-# database already at head cost one query instead of loading Alembic and every script;
-# tests/storage/test_migrations.py fails when a new script lands without updating it.
-HEAD_REVISION = "0008"
 _MIGRATION_LOCK_KEY = 0x5351_4C52_4547  # "SQLREG": any constant shared by every instance
 
 

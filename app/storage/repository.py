@@ -10,8 +10,6 @@ different subjects proceed in parallel on PostgreSQL.
 """
 from __future__ import annotations
 
-import hashlib
-import time
 from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -23,20 +21,18 @@ from sqlalchemy import (
     delete,
     exists,
     select,
-    text,
     update,
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.core.errors import WriteConflict
-from app.core.records import DEFAULT_CONTEXT, SchemaReference, StoredSchema
+from app.core.records import SchemaReference, StoredSchema
 from app.core.store import (
     AuditEntry,
     HintedHolders,
     HolderRow,
     LockedSubject,
-    NewSchema,
     ReferrerRow,
     SchemaKeyRow,
     ScopedVersion,
@@ -49,7 +45,7 @@ from app.storage.audit import AuditStorage, insert_audit
 from app.storage.browse import BrowseQueries
 from app.storage.changes import ChangeSignal
 from app.storage import statements as st
-from app.storage.direct import json_param, json_value
+from app.storage.direct import json_value
 from app.storage.engine import database_failure, is_transient, make_engine, transactional
 from app.storage.listings import (
     SC,
@@ -60,12 +56,11 @@ from app.storage.listings import (
     storable,
     subject_row,
 )
-from app.storage.models import IdCounter, SchemaReferenceRow
+from app.storage.models import SchemaReferenceRow
 from app.storage.policies import PolicyQueries
+from app.storage.version_writes import VersionWrites, hash_lock_key, now_ms, text_hash
 
 R = SchemaReferenceRow.__table__
-_DEFAULT_NEXTVAL = text("SELECT nextval('schema_id_seq')")
-IDC = IdCounter.__table__
 
 
 def _stored_schema(row: Any) -> StoredSchema:
@@ -81,22 +76,6 @@ def _stored_schema(row: Any) -> StoredSchema:
         metadata=row.metadata_doc,
         rule_set=row.rule_set_doc,
     )
-
-
-def _sequence_name(context: str) -> str:
-    """A safe identifier per context: context names are user input, so they are hashed."""
-    if context == DEFAULT_CONTEXT:
-        return "schema_id_seq"
-    return "schema_id_seq_" + hashlib.md5(context.encode("utf-8")).hexdigest()[:16]
-
-
-def text_hash(text: str) -> str:
-    """The `schemas.text_hash` of a schema text (migration 0002 computes the same)."""
-    return hashlib.md5(text.encode("utf-8")).hexdigest()
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _version_row(row: Any) -> VersionRow:
@@ -115,12 +94,13 @@ def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
 _LOCK_ATTEMPTS = 3
 
 
-class SqlStore(ListingQueries, BrowseQueries, PolicyQueries):
+class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):
         self.conn = conn
         self.dialect = conn.dialect.name
+        self.locked_identities: set[str] = set()  # `lock_hash` digests held by this transaction
 
     # ------------------------------------------------------------ subjects and settings
     def subject(self, context: str, name: str) -> SubjectRow | None:
@@ -140,18 +120,33 @@ class SqlStore(ListingQueries, BrowseQueries, PolicyQueries):
         rows = st.settings_rows_direct(len(wanted)).rows(self.conn, params)
         return {(r[1], r[2]): _direct_subject_row(r) for r in rows}
 
-    def lock_subject(self, context: str, name: str) -> LockedSubject:
-        """Create the subject row if needed and lock it until the transaction ends.
+    def lock_subject(
+        self, context: str, name: str, *, expected: bool = False, identity: str | None = None
+    ) -> LockedSubject:
+        """Create the subject row if needed and lock it until the transaction ends; with
+        `expected` (the caller just saw the row) the lock is tried first, one statement. With
+        `identity`, a row this creates comes with that identity's `lock_hash` (PostgreSQL: in
+        the same statement), which a new subject's registration takes next anyway.
 
         Under PostgreSQL's read committed, the row the insert saw may be deleted by another
         transaction (a permanent delete, an unused row dropped) while the select waits for its
         lock; the select then finds nothing, and the insert, in a new snapshot, is tried again.
         """
         params = {"context": context, "name": name}
+        if expected:
+            locked = st.SELECT_SUBJECT_FOR_UPDATE_DIRECT.rows(self.conn, params)
+            if locked:
+                return LockedSubject(_direct_subject_row(locked[0]), False)
         for _ in range(_LOCK_ATTEMPTS):
-            created = st.CREATE_SUBJECT_DIRECT.rows(self.conn, params)
-            if created:
-                return LockedSubject(_direct_subject_row(created[0]), True)
+            if identity is not None and self.dialect == "postgresql":
+                created = st.CREATE_SUBJECT_LOCKING_IDENTITY_DIRECT.rows(self.conn, {**params, "k": hash_lock_key(identity)})
+                if created:
+                    self.locked_identities.add(identity)
+                    return LockedSubject(_direct_subject_row(created[0][:-1]), True)
+            else:
+                created = st.CREATE_SUBJECT_DIRECT.rows(self.conn, params)
+                if created:
+                    return LockedSubject(_direct_subject_row(created[0]), True)
             locked = st.SELECT_SUBJECT_FOR_UPDATE_DIRECT.rows(self.conn, params)
             if locked:
                 return LockedSubject(_direct_subject_row(locked[0]), False)
@@ -195,14 +190,14 @@ class SqlStore(ListingQueries, BrowseQueries, PolicyQueries):
 
     def subject_head(self, subject_id: int) -> SubjectHead:
         """Two indexed look-ups in one statement, whatever the subject's length."""
-        last, *latest = self.conn.execute(st.SUBJECT_HEAD, {"subject_id": subject_id}).one()
+        ((last, *latest),) = st.SUBJECT_HEAD_DIRECT.rows(self.conn, {"subject_id": subject_id})
         return SubjectHead(int(last or 0), _version_row(latest) if latest[0] is not None else None)
 
     def versions_with_text(self, subject_id: int, text: str) -> list[VersionRow]:
         """Versions whose schema has exactly this text, oldest first: the only ones a
         registration or lookup can match (equal identity implies equal text)."""
         params = {"subject_id": subject_id, "text": text, "text_hash": text_hash(text)}
-        return [_version_row(r) for r in self.conn.execute(st.VERSIONS_WITH_TEXT, params)]
+        return [_version_row(r) for r in st.VERSIONS_WITH_TEXT_DIRECT.rows(self.conn, params)]
 
     def versions_of_schema(self, subject_id: int, schema_pk: int) -> list[VersionRow]:
         params = {"subject_id": subject_id, "schema_pk": schema_pk}
@@ -226,13 +221,6 @@ class SqlStore(ListingQueries, BrowseQueries, PolicyQueries):
         if number is None:
             return SubjectVersionRow(subject, None)
         return SubjectVersionRow(subject, VersionRow(number, schema_pk, schema_id, digest, bool(deleted), created_at))
-
-    def insert_version(self, subject_id: int, version: int, schema_pk: int) -> int:
-        ts = now_ms()
-        params = {"subject_id": subject_id, "version": version, "schema_pk": schema_pk, "created_at": ts}
-        st.INSERT_VERSION_DIRECT.rows(self.conn, params)
-        st.REFRESH_LATEST_DIRECT.rows(self.conn, {"subject_id": subject_id})
-        return ts
 
     def soft_delete(self, subject_id: int, versions: list[int]) -> None:
         self.conn.execute(
@@ -303,21 +291,10 @@ class SqlStore(ListingQueries, BrowseQueries, PolicyQueries):
         id counter, whichever is higher, so an id whose schema was hard-deleted still counts
         (a migration tool reserves it on the target, and consumers may still hold it)."""
         stored = self.conn.execute(st.MAX_ID, {"context": context}).scalar()
-        issued = self._issued_id(context)
+        issued = self.issued_id(context)
         if stored is None and not issued:
             return None
         return max(stored or 0, issued)
-
-    def _issued_id(self, context: str) -> int:
-        if self.dialect == "postgresql":
-            sequence = _sequence_name(context)
-            exists_ = self.conn.execute(text("SELECT to_regclass(:name) IS NOT NULL"), {"name": sequence}).scalar()
-            if not exists_:
-                return 0
-            row = self.conn.execute(text(f"SELECT last_value, is_called FROM {sequence}")).one()
-            return int(row[0]) if row[1] else 0
-        value = self.conn.execute(select(IDC.c.value).where(IDC.c.name == context)).scalar()
-        return int(value or 0)
 
     def load_schemas(self, pks: Iterable[int]) -> dict[int, StoredSchema]:
         """Several schemas' content in one query (cold caches must not cost a query each)."""
@@ -326,89 +303,6 @@ class SqlStore(ListingQueries, BrowseQueries, PolicyQueries):
             return {}
         rows = self.conn.execute(st.SELECT_SCHEMAS, {"pks": wanted}).all()
         return {row.pk: _stored_schema(row) for row in rows}
-
-    def lock_hash(self, digest: str) -> None:
-        """Serialize registrations of the same content across subjects (PostgreSQL), so two
-        concurrent first registrations of one schema cannot mint two ids."""
-        if self.dialect == "postgresql":
-            key = int.from_bytes(bytes.fromhex(digest[:16]), "big", signed=True)
-            st.ADVISORY_XACT_LOCK_DIRECT.rows(self.conn, {"k": key})
-
-    def allocate_id(self, context: str) -> int:
-        """The next id of a context. Each context counts its own ids, as in the reference;
-        on PostgreSQL each has its own sequence (the default context's is created by the
-        migration, a named context's on first use), so allocation never blocks."""
-        if self.dialect == "postgresql":
-            if context == DEFAULT_CONTEXT:
-                return int(self.conn.execute(_DEFAULT_NEXTVAL).scalar_one())
-            sequence = _sequence_name(context)
-            self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
-            return int(self.conn.execute(text(f"SELECT nextval('{sequence}')")).scalar_one())
-        self._ensure_counter(context)
-        return int(self.conn.execute(st.NEXT_COUNTER, {"context": context}).scalar_one())
-
-    def move_id_allocation_past(self, context: str, schema_id: int) -> None:
-        """After IMPORT stored an explicit id, later allocations must stay above it."""
-        if self.dialect == "postgresql":
-            sequence = _sequence_name(context)
-            if context != DEFAULT_CONTEXT:  # the default context's sequence comes with the migration
-                self.conn.execute(text(f"CREATE SEQUENCE IF NOT EXISTS {sequence}"))
-            self.conn.execute(
-                text(f"SELECT setval('{sequence}', GREATEST(:id, (SELECT last_value FROM {sequence})))"),
-                {"id": schema_id},
-            )
-            return
-        self._ensure_counter(context)
-        self.conn.execute(
-            update(IDC).where(IDC.c.name == context, IDC.c.value < schema_id).values(value=schema_id)
-        )
-
-    def _ensure_counter(self, context: str) -> None:
-        self.conn.execute(st.ENSURE_COUNTER["sqlite"], {"context": context})
-
-    def insert_schema(self, schema: NewSchema) -> SchemaKeyRow:
-        """Store new content and its reference rows (what `referencedby` queries). Without
-        an id, the default context's id is drawn from its sequence in the same statement."""
-        if schema.id is None and self.dialect == "postgresql" and schema.context == DEFAULT_CONTEXT:
-            statement, schema_id = st.INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT, None
-        else:
-            statement = st.INSERT_SCHEMA_DIRECT
-            schema_id = schema.id if schema.id is not None else self.allocate_id(schema.context)
-        ((pk, schema_id),) = statement.rows(self.conn, {
-            "context": schema.context,
-            "schema_id": schema_id,
-            "hash": schema.hash,
-            "schema_type": schema.schema_type,
-            "schema_text": schema.text,
-            "text_hash": text_hash(schema.text),
-            "references_doc": json_param([r.reference.to_json() for r in schema.references] or None),
-            "metadata_doc": json_param(schema.metadata),
-            "rule_set_doc": json_param(schema.rule_set),
-        })
-        if schema.references:
-            self.conn.execute(st.INSERT_REFERENCE, [
-                {
-                    "schema_pk": pk,
-                    "position": i,
-                    "name": r.reference.name,
-                    "ref_context": r.context,
-                    "ref_subject": r.subject,
-                    "ref_version": r.reference.version,
-                }
-                for i, r in enumerate(schema.references)
-            ])
-        if schema.fingerprints:
-            st.INSERT_FINGERPRINT_DIRECT.execute_many(self.conn, [
-                {"schema_pk": pk, "algorithm": algorithm, "digest": digest}
-                for algorithm, digest in sorted(schema.fingerprints.items())
-            ])
-        if schema.index:
-            st.INSERT_SCHEMA_FIELD_DIRECT.execute_many(self.conn, [
-                {"schema_pk": pk, "position": i, "kind": row.kind, "name_lower": row.match_key, "name": row.name,
-                 "path": row.path, "type_label": row.type_label, "doc": row.doc}
-                for i, row in enumerate(schema.index)
-            ])
-        return SchemaKeyRow(int(pk), schema.context, int(schema_id))
 
     def ensure_context(self, context: str) -> None:
         self.conn.execute(st.ENSURE_CONTEXT[self.dialect], {"context": context})

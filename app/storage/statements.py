@@ -57,6 +57,13 @@ CREATE_SUBJECT = PerDialect(lambda ins: ins(S).values(
     context=bindparam("context"), name=bindparam("name"),
 ).on_conflict_do_nothing(index_elements=["context", "name"]).returning(*SUBJECT_COLUMNS))
 CREATE_SUBJECT_DIRECT = DirectStatement(lambda dialect: CREATE_SUBJECT[dialect])
+# PostgreSQL: the same, and when it creates the row, the lock of a content identity (`k`) in
+# the same round trip, taken after the subject's as registration always takes them.
+CREATE_SUBJECT_LOCKING_IDENTITY_DIRECT = DirectStatement(text(
+    "WITH created AS (INSERT INTO subjects (context, name) VALUES (:context, :name) "
+    "ON CONFLICT (context, name) DO NOTHING RETURNING id, context, name, config, mode) "
+    "SELECT id, context, name, config, mode, CAST(pg_advisory_xact_lock(:k) AS TEXT) FROM created"
+))
 
 
 @functools.cache
@@ -111,9 +118,11 @@ _LAST_NUMBER = select(func.max(V.c.version).label("last")).where(V.c.subject_id 
 _LATEST_LIVE = LATEST_LIVE_OF_SUBJECT.subquery()
 # The highest version number and the newest live version in one round trip.
 SUBJECT_HEAD = select(_LAST_NUMBER.c.last, *_LATEST_LIVE.c).select_from(_LAST_NUMBER.outerjoin(_LATEST_LIVE, true()))
-VERSIONS_WITH_TEXT = SELECT_VERSIONS.where(
+SUBJECT_HEAD_DIRECT = DirectStatement(SUBJECT_HEAD)
+# Registration reads these under the subject's lock (and in its pre-check) on every new version.
+VERSIONS_WITH_TEXT_DIRECT = DirectStatement(SELECT_VERSIONS.where(
     SC.c.text_hash == bindparam("text_hash"), SC.c.schema_text == bindparam("text")
-)
+))
 VERSIONS_OF_SCHEMA = SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
 HAS_VERSION = select(exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version")))
 # `subjects.latest_version` after any change to a subject's versions (the browser's lists and
@@ -166,10 +175,6 @@ _SCHEMA_VALUES = dict(
 # The *_doc parameters are JSON text (or None for SQL NULL): raw-cursor statements.
 INSERT_SCHEMA_DIRECT = DirectStatement(
     insert(SC).values(id=bindparam("schema_id"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
-)
-# PostgreSQL, default context: the id from the sequence the migration created, in the same round trip.
-INSERT_SCHEMA_NEXT_DEFAULT_ID_DIRECT = DirectStatement(
-    insert(SC).values(id=func.nextval("schema_id_seq"), **_SCHEMA_VALUES).returning(SC.c.pk, SC.c.id)
 )
 INSERT_REFERENCE = insert(R)
 INSERT_FINGERPRINT_DIRECT = DirectStatement(insert(FP).values(

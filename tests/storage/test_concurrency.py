@@ -46,6 +46,16 @@ def test_concurrent_first_registrations_of_one_schema_share_one_id(service):
     assert sorted(service.subjects_for_id(results[0].id)) == sorted(f"s{i}" for i in range(WRITERS))
 
 
+def test_concurrent_first_registrations_of_one_schema_into_one_new_subject_make_one_version(service):
+    """Each writer's pre-check finds no subject, so each locks the schema's identity with the
+    row it tries to create (app/storage/statements.py); one creates it, the others wait for it
+    and then find the version it stored."""
+    text = _record("once")
+    results = _run_all([lambda: service.register("fresh", SchemaRequest(schema=text)) for _ in range(WRITERS)])
+    assert {(r.id, r.version) for r in results} == {(results[0].id, 1)}
+    assert service.list_versions("fresh") == [1]
+
+
 def test_ids_are_never_reused_after_a_hard_delete(service):
     first = service.register("gone", SchemaRequest(schema=_record("a")))
     service.delete_subject("gone")

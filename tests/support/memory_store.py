@@ -19,6 +19,7 @@ from typing import Any
 
 from app.core.records import DEFAULT_CONTEXT, StoredSchema
 from app.core.store import (
+    AddedVersion,
     AuditEntry,
     AuditQuery,
     AuditRow,
@@ -26,6 +27,7 @@ from app.core.store import (
     HolderRow,
     LockedSubject,
     NewSchema,
+    NewVersion,
     ReferrerRow,
     SchemaKeyRow,
     ScopedVersion,
@@ -35,6 +37,7 @@ from app.core.store import (
     SubjectSummary,
     SubjectVersionRow,
     VersionRow,
+    add_version_stepwise,
 )
 
 
@@ -75,7 +78,9 @@ class MemoryStore:
         rows = {key: self.subject(*key) for key in set(keys)}
         return {key: row for key, row in rows.items() if row is not None}
 
-    def lock_subject(self, context: str, name: str) -> LockedSubject:
+    def lock_subject(
+        self, context: str, name: str, *, expected: bool = False, identity: str | None = None
+    ) -> LockedSubject:
         found = self._find(context, name)
         if found is not None:
             return LockedSubject(self._row(found), False)
@@ -242,6 +247,9 @@ class MemoryStore:
         )
         self.s.references += [(pk, r.context, r.subject, r.reference.version) for r in schema.references]
         return SchemaKeyRow(pk, schema.context, schema_id)
+
+    def add_version(self, new: NewVersion) -> AddedVersion:
+        return add_version_stepwise(self, new)
 
     def referrers(self, context: str, subject: str, versions: Iterable[int]) -> list[ReferrerRow]:
         wanted = set(versions)

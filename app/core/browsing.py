@@ -1,0 +1,68 @@
+"""What the web UI asks of the registry beyond the REST API: diffs, candidate checks, the
+settings in force, version tables, the subject browser, search and field outlines.
+
+A mixin of `RegistryService` (app/core/registry.py), which builds the `inspection` and
+`browser` it delegates to; each call is the caller's guard around one of theirs.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.core.access import ANONYMOUS, Guard, Principal
+from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
+from app.core.inspection import CandidateCheck, EffectiveSettings, Inspection, VersionDiff
+from app.core.records import StoredSchema
+from app.core.resolver import SchemaResolver
+from app.core.store import Storage, VersionRow
+from app.core.types import SchemaRequest
+from app.formats.base import Node, Outlines
+
+
+class BrowsingViews:
+    storage: Storage
+    resolver: SchemaResolver
+    inspection: Inspection
+    browser: Browser
+
+    guard: Callable[[Principal], Guard]  # RegistryService's
+
+    def diff(
+        self, subject: str, from_version: str | None = None, to_version: str | None = None, normalize: bool = False,
+        *, principal: Principal = ANONYMOUS,
+    ) -> VersionDiff:
+        return self.inspection.diff(subject, from_version, to_version, normalize, self.guard(principal))
+
+    def check_candidate(
+        self, subject: str, request: SchemaRequest, version: str | None = None, normalize: bool = False,
+        *, principal: Principal = ANONYMOUS,
+    ) -> CandidateCheck:
+        return self.inspection.check_candidate(subject, request, version, normalize, self.guard(principal))
+
+    def effective_settings(self, subject: str, *, principal: Principal = ANONYMOUS) -> EffectiveSettings:
+        return self.inspection.effective_settings(subject, self.guard(principal))
+
+    def version_history(
+        self, subject: str, deleted: bool = True, *, principal: Principal = ANONYMOUS
+    ) -> list[VersionRow]:
+        return self.browser.history(subject, self.guard(principal), deleted)
+
+    def browse_subjects(self, *, principal: Principal = ANONYMOUS, **filters: Any) -> SubjectList:
+        """Filters as `Browser.list_subjects` names them (q, context, schema_type, level, own,
+        overriding, deleted, sort, page, per_page)."""
+        return self.browser.list_subjects(self.guard(principal), **filters)
+
+    def search(self, q: str, *, principal: Principal = ANONYMOUS, **options: Any) -> SearchResults:
+        """Options as `Browser.search` names them (all_versions, context, page, per_page)."""
+        return self.browser.search(self.guard(principal), q, **options)
+
+    def registry_summary(self, *, principal: Principal = ANONYMOUS) -> RegistrySummary:
+        return self.browser.summary(self.guard(principal))
+
+    def outline(self, schema: StoredSchema) -> Node | None:
+        """The field tree of a schema read through this service; None when its format has none."""
+        fmt = self.resolver.format(schema.schema_type)
+        if not isinstance(fmt, Outlines):
+            return None
+        with self.storage.read() as store:
+            return fmt.outline(self.resolver.parsed(store, schema))

@@ -1,0 +1,102 @@
+"""Lookup (`POST /subjects/{s}`): which version of a subject holds a schema, if any (§5.12).
+
+Matching reads only the versions holding the candidate's exact text (equal identity implies
+equal text), so a lookup costs the same in a subject of 2 versions or 2,000. Registration's
+pre-check answers the same question its own way, under its own rules (app/core/registration.py).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.access import OPEN, Guard
+from app.core.checking import CompatibilityChecks
+from app.core.documents import merged_documents, request_documents
+from app.core.errors import InvalidSchema, SchemaNotFound, SubjectNotFound
+from app.core.identity import identity_hash
+from app.core.records import SubjectVersion
+from app.core.resolver import Candidate, SchemaResolver
+from app.core.store import Storage, Store, SubjectRow, VersionRow
+from app.core.subjects import subject_version
+from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
+
+
+class Lookup:
+    def __init__(self, storage: Storage, resolver: SchemaResolver, checks: CompatibilityChecks):
+        self.storage = storage
+        self.resolver = resolver
+        self.checks = checks
+
+    def lookup(
+        self, subject: str, request: SchemaRequest, normalize: bool, deleted: bool, fmt: str | None,
+        guard: Guard = OPEN,
+    ) -> SubjectVersion:
+        """§5.12 matching under the subject; for a subject of the default context that has no
+        match, the same name in the other contexts (§5.11), in context order. An invalid
+        schema is reported first (42201); 40401 and 40403 are about the subject as named.
+        A missing or blank schema matches nothing, as in Confluent (40401 or 40403, no 42201)."""
+        if not (request.schema or "").strip():
+            with self.storage.read() as store:
+                qs, row, _ = self.checks.subject_config(store, subject, guard)
+                versions = store.versions(row.id) if row else []
+            if any(deleted or not v.deleted for v in versions):
+                raise SchemaNotFound.generic()
+            raise SubjectNotFound.for_subject(qs.qualified())
+        metadata, rule_set, refs = request_documents(request)
+        with self.storage.read() as store:
+            qs, row, config = self.checks.subject_config(store, subject, guard)
+            normalize = normalize or bool(config.get("normalize"))
+            candidate = self.resolver.candidate(
+                store, qs.context, request.schema_type, request.schema, refs,
+                normalize=normalize, strict=False, live_refs=False, guard=guard,
+            )
+            found, in_scope = self._match(store, row, config, candidate, metadata, rule_set, deleted)
+            if found is not None:
+                return subject_version(self.resolver, store, qs, found, fmt)
+            if qs.context == DEFAULT_CONTEXT:
+                for other in store.subjects_named(qs.name):
+                    other_qs = QualifiedSubject(other.context, other.name)
+                    if not guard.readable(other_qs.qualified()):
+                        continue
+                    try:
+                        other_candidate = candidate if not refs else self.resolver.candidate(
+                            store, other.context, request.schema_type, request.schema, refs,
+                            normalize=normalize, strict=False, live_refs=False, guard=guard,
+                        )
+                    except InvalidSchema:
+                        continue  # its references do not resolve in that context
+                    other_config = self.checks.config(store, other_qs)
+                    match, _ = self._match(store, other, other_config, other_candidate, metadata, rule_set, deleted)
+                    if match is not None:
+                        return subject_version(self.resolver, store, other_qs, match, fmt)
+            if not in_scope:
+                raise SubjectNotFound.for_subject(qs.qualified())
+            raise SchemaNotFound.generic()
+
+    def _match(
+        self,
+        store: Store,
+        row: SubjectRow | None,
+        config: dict[str, Any],
+        candidate: Candidate,
+        metadata: dict[str, Any] | None,
+        rule_set: dict[str, Any] | None,
+        deleted: bool,
+    ) -> tuple[VersionRow | None, bool]:
+        """The subject's version matching the request, and whether it had any version in
+        scope. A miss is retried with metadata and rule set merged as registration would.
+        Only the versions holding this text are read, however long the subject is."""
+        head = store.subject_head(row.id) if row else None
+        if head is None or not (head.latest_live or (deleted and head.last_version)):
+            return None, False
+        matching = [
+            v for v in store.versions_with_text(row.id, candidate.text)  # type: ignore[union-attr]
+            if deleted or not v.deleted
+        ]
+        digest = identity_hash(candidate.text, candidate.plain_references, metadata, rule_set)
+        found = self.resolver.find_match(store, matching, digest, candidate, [metadata], rule_set)
+        if found is None and head.latest_live is not None:
+            latest = self.resolver.content(store, head.latest_live.schema_pk)
+            md, rs = merged_documents(metadata, rule_set, latest, config, None, None)
+            digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
+            found = self.resolver.find_match(store, matching, digest, candidate, [md], rs)
+        return found, True

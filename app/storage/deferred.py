@@ -1,0 +1,71 @@
+"""Storage built on first use, so that a gunicorn worker answers before SQLAlchemy is loaded.
+
+A worker started by `sqlregistry serve` or the deploy config runs against a database its
+master has already checked (and migrated) before forking, so building the engine at boot
+would prove nothing: it would only put SQLAlchemy's import, about as long as the rest of a
+worker's start, in front of the worker's first answer. `DeferredStorage` stands in for the
+repository until something uses it; `warm()` (gunicorn's `post_worker_init`) builds it on a
+background thread as the worker starts serving, so usually the first request that needs the
+database finds it built, and otherwise waits for it. This module imports nothing heavy.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Hashable
+from contextlib import AbstractContextManager
+
+from app.core.store import AuditEntry, AuditQuery, AuditRow, Storage, Store
+
+log = logging.getLogger(__name__)
+
+
+class DeferredStorage:
+    """`app.core.store.Storage` over the one `build()` makes on first use (thread-safe)."""
+
+    def __init__(self, build: Callable[[], Storage]):
+        self._build = build
+        self._built: Storage | None = None
+        self._lock = threading.Lock()
+
+    def built(self) -> Storage:
+        storage = self._built
+        if storage is None:
+            with self._lock:
+                if self._built is None:
+                    self._built = self._build()
+                storage = self._built
+        return storage
+
+    def warm(self) -> None:
+        """Build now, on a daemon thread; a failure is logged and left for the first use to raise."""
+        threading.Thread(target=self._warm, name="sqlregistry-storage", daemon=True).start()
+
+    def _warm(self) -> None:
+        try:
+            self.built()
+        except Exception:  # noqa: BLE001 - the first request that needs storage reports it
+            log.exception("building the storage in the background failed")
+
+    def read(self) -> AbstractContextManager[Store]:
+        return self.built().read()
+
+    def write(self) -> AbstractContextManager[Store]:
+        return self.built().write()
+
+    def change_token(self) -> Hashable | None:
+        return self.built().change_token()
+
+    def append_audit(self, entry: AuditEntry) -> None:
+        self.built().append_audit(entry)
+
+    def audit_events(self, query: AuditQuery) -> list[AuditRow]:
+        return self.built().audit_events(query)
+
+    def prune_audit(self, before_ms: int) -> int:
+        return self.built().prune_audit(before_ms)
+
+    def close(self) -> None:
+        """Close what was built; nothing to do when nothing was."""
+        if self._built is not None:
+            self._built.close()  # type: ignore[attr-defined]

@@ -1,0 +1,48 @@
+"""Start-up off the database's path: a gunicorn master recognizes a database at head through the
+driver alone, and a worker answers before it has loaded SQLAlchemy, building its storage on
+first use (app/storage/head_check.py, app/storage/deferred.py)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from app.storage.head_check import at_head
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_a_database_at_head_is_recognized_through_its_driver(database_url: str) -> None:
+    assert at_head(database_url)
+
+
+def test_anything_else_is_left_to_the_full_path(empty_database_url: str, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "registry.db"
+    assert not at_head(empty_database_url)
+    assert not at_head(f"sqlite:///{missing}")
+    assert not missing.parent.exists()  # asking created nothing
+    assert not at_head("mysql+pymysql://user@127.0.0.1/registry")
+    assert not at_head("postgresql+psycopg://nobody@127.0.0.1:1/registry")
+
+
+def test_a_worker_answers_before_loading_sqlalchemy_and_builds_storage_on_first_use(database_url: str) -> None:
+    """What `wsgi.py` does in a worker whose master checked the database."""
+    script = (
+        "import json, sys\n"
+        "import wsgi\n"
+        "client = wsgi.app.test_client()\n"
+        "root = client.get('/').status_code\n"
+        "loaded_first = 'sqlalchemy' in sys.modules\n"
+        "registered = client.post('/subjects/s/versions', json={'schema': '\"string\"'}).get_json()\n"
+        "print(json.dumps([root, loaded_first, registered, 'sqlalchemy' in sys.modules]))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "REGISTRY_DATABASE_URL": database_url,
+           "REGISTRY_AUTO_MIGRATE": "false"}
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    root, loaded_first, registered, loaded_after = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (root, loaded_first, loaded_after) == (200, False, True)
+    assert (registered["id"], registered["version"]) == (1, 1)
