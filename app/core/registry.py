@@ -15,7 +15,7 @@ built on first use.
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.access import (
     ANONYMOUS,
@@ -65,8 +65,10 @@ from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats import LazyFormats
 from app.formats.base import SchemaFormat
-from app.policies.catalogue import Catalogue
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from app.policies.catalogue import Catalogue
 
 __all__ = ["ListedSchema", "RegistryService"]
 
