@@ -3,6 +3,7 @@ registry, and the service over them. The web app, the CLI and the benchmarks all
 so none of them can wire the registry differently."""
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from app.core.access import Authorizer, EventSink, no_events
@@ -52,6 +53,9 @@ def build_registry(
 
 
 def warm_up(service: RegistryService) -> None:
-    """Start building deferred storage in the background (a gunicorn worker that has loaded its app)."""
+    """In a gunicorn worker that has loaded its app: start building, in the background, what
+    the worker put off until after its first answer: deferred storage, and the policy rule
+    catalogue (its plugins found through the installed distributions' entry points)."""
     if isinstance(service.storage, DeferredStorage):
         service.storage.warm()
+    threading.Thread(target=lambda: service.policies.catalogue, name="sqlregistry-policy-rules", daemon=True).start()

@@ -1,12 +1,29 @@
 """What is running, for `/v1/metadata/version`: the package version and the git commit."""
 from __future__ import annotations
 
+import functools
 import re
-from importlib import metadata
 from pathlib import Path
+from typing import NamedTuple
+
+
+class BuildInfo(NamedTuple):
+    """The running package's version and the commit of its checkout ("unknown" outside one)."""
+
+    version: str
+    commit_id: str
+
+
+@functools.cache
+def build_info() -> BuildInfo:
+    """Read once, when first asked: neither can change under a running process, and reading
+    the installed metadata at import was a few milliseconds of every worker's start (issue 12)."""
+    return BuildInfo(_package_version(), git_commit(Path(__file__).resolve().parents[2]))
 
 
 def _package_version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("sqlregistry")
     except metadata.PackageNotFoundError:  # running from a source tree that was never installed
@@ -38,8 +55,3 @@ def git_commit(tree: Path) -> str:
         return head if _COMMIT.fullmatch(head) else "unknown"
     except OSError:
         return "unknown"
-
-
-# Both are read once, at start-up: neither can change under a running process.
-VERSION = _package_version()
-COMMIT_ID = git_commit(Path(__file__).resolve().parents[2])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from app.api.build_info import COMMIT_ID, VERSION
+from app.api.build_info import build_info
 from app.api.render import cluster_id_entity, json_response, server_version_entity
 from app.api.requests import read_body
 from app.api.service import registry
@@ -31,7 +31,8 @@ def cluster_id() -> Response:
 @bp.get("/v1/metadata/version")
 def server_version() -> Response:
     """The package version and the git commit of the running tree ("unknown" outside a checkout)."""
-    return json_response(server_version_entity(VERSION, COMMIT_ID))
+    info = build_info()
+    return json_response(server_version_entity(info.version, info.commit_id))
 
 
 @bp.get("/v1/metadata/deployment")

@@ -1,31 +1,50 @@
 """What the web UI asks of the registry beyond the REST API: diffs, candidate checks, the
 settings in force, version tables, the subject browser, search and field outlines.
 
-A mixin of `RegistryService` (app/core/registry.py), which builds the `inspection` and
-`browser` it delegates to; each call is the caller's guard around one of theirs.
+A mixin of `RegistryService` (app/core/registry.py); each call is the caller's guard around
+one of the `inspection`'s or the `browser`'s. Both are built, and their modules imported, on
+first use: a server that nobody browses never needs them, and importing them was a few
+milliseconds of every worker's start (issue 12).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.access import ANONYMOUS, Guard, Principal
-from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
-from app.core.inspection import CandidateCheck, EffectiveSettings, Inspection, VersionDiff
 from app.core.records import StoredSchema
 from app.core.resolver import SchemaResolver
 from app.core.store import Storage, VersionRow
 from app.core.types import SchemaRequest
 from app.formats.base import Node, Outlines
 
+if TYPE_CHECKING:
+    from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
+    from app.core.checking import CompatibilityChecks
+    from app.core.inspection import CandidateCheck, EffectiveSettings, Inspection, VersionDiff
+    from app.settings import Settings
+
 
 class BrowsingViews:
     storage: Storage
     resolver: SchemaResolver
-    inspection: Inspection
-    browser: Browser
+    checks: CompatibilityChecks
+    settings: Settings
 
     guard: Callable[[Principal], Guard]  # RegistryService's
+
+    @functools.cached_property
+    def inspection(self) -> Inspection:
+        from app.core.inspection import Inspection  # the web UI's alone: imported on first use
+
+        return Inspection(self.storage, self.resolver, self.checks, self.settings)
+
+    @functools.cached_property
+    def browser(self) -> Browser:
+        from app.core.browse import Browser  # the web UI's alone: imported on first use
+
+        return Browser(self.storage, self.settings)
 
     def diff(
         self, subject: str, from_version: str | None = None, to_version: str | None = None, normalize: bool = False,

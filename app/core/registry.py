@@ -9,12 +9,13 @@ Reads run on one connection with as few queries as the answer needs (the subject
 read path is one query); schema content and parsed schemas come from in-process caches.
 Writes are one transaction each, which also writes the change's audit row (app/core/audit.py),
 and each committed write is reported to the `events` sink. What only the web UI asks for
-(diffs, the browser, search, outlines) is the `BrowsingViews` mixin (app/core/browsing.py).
+(diffs, the browser, search, outlines) is the `BrowsingViews` mixin (app/core/browsing.py),
+built on first use.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.access import (
     ANONYMOUS,
@@ -34,9 +35,7 @@ from app.core.checking import CompatibilityChecks
 from app.core.deletes import Deleter
 from app.core.errors import IncompatibleSchema, SchemaNotFound, SubjectNotFound, VersionNotFound
 from app.core.limits import SchemaLimits
-from app.core.browse import Browser
 from app.core.browsing import BrowsingViews
-from app.core.inspection import Inspection
 from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
 from app.core.lookup import Lookup
@@ -66,8 +65,10 @@ from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats import LazyFormats
 from app.formats.base import SchemaFormat
-from app.policies.catalogue import Catalogue
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from app.policies.catalogue import Catalogue
 
 __all__ = ["ListedSchema", "RegistryService"]
 
@@ -114,8 +115,6 @@ class RegistryService(BrowsingViews):
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
                                       events=events)
         self.registrar.policies = self.policies  # the gate between mode and compatibility
-        self.inspection = Inspection(storage, self.resolver, self.checks, settings)
-        self.browser = Browser(storage, settings)
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )

@@ -11,11 +11,13 @@ the registration path never meets a malformed policy, only, at worst, an uninsta
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.policies.catalogue import Catalogue
 from app.policies.engine import RuleUse
 from app.policies.rule import ERROR, SEVERITIES
+
+if TYPE_CHECKING:
+    from app.policies.catalogue import Catalogue
 
 EMPTY_GLOBAL: dict[str, Any] = {"sets": {}, "default": []}
 

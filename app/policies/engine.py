@@ -11,12 +11,14 @@ import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.formats.base import ParsedSchema
-from app.policies.catalogue import Catalogue
 from app.policies.rule import ERROR, RuleContext, Violation
 from app.policies.view import UnsupportedFormat
+
+if TYPE_CHECKING:
+    from app.policies.catalogue import Catalogue
 
 ENGINE = "policy-engine"
 log = logging.getLogger(__name__)

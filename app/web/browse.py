@@ -5,7 +5,6 @@ from flask import redirect, render_template, url_for
 from werkzeug.wrappers import Response
 
 from app.core.access import Action
-from app.core.inspection import pretty_text
 from app.web import params, reads
 from app.web.blueprint import bp
 from app.web.permissions import may, principal, registry
@@ -106,6 +105,8 @@ def schema(schema_id: int) -> str:
             except reads.NoSuchSchema:
                 continue
             elsewhere.append(other)
+    from app.core.inspection import pretty_text  # the UI's core modules load on first use (issue 12)
+
     return render_template(
         "schema.html", found=found, schema_id=schema_id, context=shown_context, deleted=deleted,
         holders=reads.schema_holders(schema_id, shown_context, deleted), elsewhere=elsewhere,

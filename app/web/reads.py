@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.errors import (
     Forbidden,
@@ -20,11 +20,13 @@ from app.core.errors import (
     SubjectNotFound,
     VersionNotFound,
 )
-from app.core.inspection import EffectiveSetting
 from app.core.records import SubjectVersion
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 from app.web.errors import BadParameter, NoSuchSchema, NoSuchSubject, NoSuchVersion
 from app.web.permissions import principal, registry
+
+if TYPE_CHECKING:
+    from app.core.inspection import EffectiveSetting
 
 
 def utc(ms: int | None) -> str:

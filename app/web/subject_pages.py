@@ -9,7 +9,6 @@ from flask import Response, render_template
 
 from app.core.access import Action
 from app.core.errors import VersionNotFound
-from app.core.inspection import pretty_text
 from app.web import params, reads, texts
 from app.web.blueprint import bp
 from app.web.errors import NoSuchVersion
@@ -34,6 +33,8 @@ def subject(subject: str) -> str:
     if latest is None and not deleted:
         raise reads.missing_subject(subject)
     level, mode = reads.effective_settings(subject)
+    from app.core.inspection import pretty_text  # the UI's core modules load on first use (issue 12)
+
     return render_template(
         "subject.html", subject=subject, versions=shown, all_versions=versions, latest=latest, deleted=deleted,
         level=level, mode=mode,
@@ -51,6 +52,8 @@ def version(subject: str, version: str) -> str:
     versions = reads.versions_of(subject)
     live = [v.version for v in versions if not v.deleted]
     older = [v.version for v in versions if v.version < found.version and not v.deleted]
+    from app.core.inspection import pretty_text  # the UI's core modules load on first use (issue 12)
+
     return render_template(
         "version.html", subject=found.subject, found=found, text=pretty_text(found.text),
         canonical=found.schema.schema, previous=older[-1] if older else None,

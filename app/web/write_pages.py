@@ -8,16 +8,20 @@ second (with `confirm=yes`) does it.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from flask import redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from app.core.access import Action
 from app.core.errors import InvalidSchema, RegistryError
-from app.core.inspection import CandidateCheck
 from app.web import params, reads
 from app.web.blueprint import bp
 from app.web.forms import SchemaForm, read_form
 from app.web.permissions import may, principal, registry, require
+
+if TYPE_CHECKING:
+    from app.core.inspection import CandidateCheck
 
 
 def _refused(error: RegistryError, back: str) -> tuple[str, int]:

@@ -11,14 +11,14 @@ from functools import cache
 
 from flask import Blueprint, Response
 
-from app.api.openapi.document import build_document
-
 bp = Blueprint("openapi", __name__)
 
 
 @cache
 def document_bytes() -> bytes:
     """The document never changes while the process runs: encode it once."""
+    from app.api.openapi.document import build_document  # the operation table: off a worker's start (issue 12)
+
     return json.dumps(build_document(), separators=(",", ":")).encode("utf-8")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.api.build_info import VERSION
+from app.api.build_info import build_info
 from app.api.negotiation import PLAIN_JSON, REGISTRY_JSON, V1_JSON
 from app.api.openapi.operations import OPERATIONS, Operation
 from app.api.openapi.schemas import BOOLEAN, COMPONENT_SCHEMAS, INT32, STRING, Schema, ref
@@ -157,7 +157,7 @@ def build_document() -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {
             "title": "sqlregistry",
-            "version": VERSION,
+            "version": build_info().version,
             "description": (
                 "A Confluent-compatible schema registry on SQL. Every Confluent path also exists under "
                 "`/contexts/{context}/...`, which addresses the same operation in that context. "
