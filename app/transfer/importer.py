@@ -101,15 +101,7 @@ def _put_back_saved_modes(target: RestRegistry, options: ImportOptions) -> None:
     state = ImportState.load(options.state_file, target.where.url)
     if not state.modes:
         return
-    changed = 0
-    for subject, mode in sorted(state.modes.items()):
-        if target.mode(subject) == mode:
-            continue
-        if mode is None:
-            target.delete_mode(subject)
-        else:
-            target.put_mode(subject, mode, force=True)
-        changed += 1
+    changed = sum(_set_mode(target, subject, mode) for subject, mode in sorted(state.modes.items()))
     state.modes = {}
     if any(not r.done for r in state.reservations.values()):
         state.save()
@@ -117,6 +109,18 @@ def _put_back_saved_modes(target: RestRegistry, options: ImportOptions) -> None:
         state.remove()
     print(f"import: put back the modes an interrupted run of this import had changed ({changed} subjects)",
           file=sys.stderr)
+
+
+def _set_mode(target: RestRegistry, scope: str | None, mode: str | None) -> int:
+    """`scope`'s mode made `mode` (None: its own mode removed); 1 when a write was sent, 0
+    when it already was, so that a repeated import writes nothing."""
+    if target.mode(scope) == mode:
+        return 0
+    if mode is None:
+        target.delete_mode(scope)  # type: ignore[arg-type]
+    else:
+        target.put_mode(scope, mode, force=True)
+    return 1
 
 
 def _key(context: str, subject: str) -> tuple[str, str]:
@@ -213,14 +217,7 @@ def _apply_modes(target: RestRegistry, dump: Dump, state: ImportState, options: 
         wanted[_scope(setting)] = setting.value
 
     def apply(item: tuple[str | None, str | None]) -> int:
-        scope, mode = item
-        if target.mode(scope) == mode:
-            return 0
-        if mode is None:
-            target.delete_mode(scope)  # type: ignore[arg-type]
-        else:
-            target.put_mode(scope, mode, force=True)
-        return 1
+        return _set_mode(target, *item)
 
     scopes = [item for item in wanted.items() if item[0] is None or not split_subject(item[0])[1]]
     subjects = [item for item in wanted.items() if item not in scopes]
