@@ -17,7 +17,7 @@ from app.core.records import StoredSchema
 from app.core.resolver import SchemaResolver
 from app.core.store import Storage, VersionRow
 from app.core.types import SchemaRequest
-from app.formats.base import Node, Outlines
+from app.formats.base import Node, Outlines, supports
 
 if TYPE_CHECKING:
     from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
@@ -81,7 +81,7 @@ class BrowsingViews:
     def outline(self, schema: StoredSchema) -> Node | None:
         """The field tree of a schema read through this service; None when its format has none."""
         fmt = self.resolver.format(schema.schema_type)
-        if not isinstance(fmt, Outlines):
+        if not supports(fmt, Outlines):
             return None
         with self.storage.read() as store:
             return fmt.outline(self.resolver.parsed(store, schema))

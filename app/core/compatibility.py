@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from app.core.resolver import format_refusals
 from app.core.types import CompatibilityLevel
-from app.formats.base import STRICT_POLICY, ParsedSchema, SchemaFormat, TopLevelFields
+from app.formats.base import STRICT_POLICY, ParsedSchema, SchemaFormat, TopLevelFields, supports
 
 T = TypeVar("T")
 
@@ -120,7 +120,7 @@ def reserved_field_violations(
         "in the old schema's metadata."
         for name in sorted(reserved_fields(previous_metadata) - reserved)
     ]
-    fields = fmt.field_names(candidate) if isinstance(fmt, TopLevelFields) else set()
+    fields = fmt.field_names(candidate) if supports(fmt, TopLevelFields) else set()
     messages += [
         f"The new schema has field that conflicts with the reserved field {name}."
         for name in sorted(reserved & fields)

@@ -8,7 +8,7 @@ migration 0006 fills them for content stored before the index existed, with this
 from __future__ import annotations
 
 from app.core.store import IndexedName
-from app.formats.base import FIELD_NODE, TYPE_NODE, Node, Outlines, ParsedSchema, SchemaFormat
+from app.formats.base import FIELD_NODE, TYPE_NODE, Node, Outlines, ParsedSchema, SchemaFormat, supports
 
 # Bounds on what one schema puts in the index: generated schemas can be huge, and a row is
 # only worth what a person searching would read of it.
@@ -19,7 +19,7 @@ SNIPPET = 200
 
 def index_rows(fmt: SchemaFormat, parsed: ParsedSchema) -> list[IndexedName]:
     """The rows for one schema; none for a format without outlines."""
-    if not isinstance(fmt, Outlines):
+    if not supports(fmt, Outlines):
         return []
     return outline_rows(fmt.outline(parsed))
 

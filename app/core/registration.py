@@ -43,7 +43,7 @@ from app.core.store import (
 )
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
-from app.formats.base import Fingerprints, ParsedSchema
+from app.formats.base import Fingerprints, ParsedSchema, supports
 from app.policies.engine import refusal_message
 from app.policies.rule import Violation
 from app.settings import Settings
@@ -434,7 +434,7 @@ class Registrar:
                 NewSchema(
                     qs.context, reg.schema_id if reg.explicit_id else None, reg.digest, candidate.schema_type,
                     candidate.text, candidate.references, reg.metadata, reg.rule_set,
-                    fmt.fingerprints(candidate.parsed) if isinstance(fmt, Fingerprints) else None,
+                    fmt.fingerprints(candidate.parsed) if supports(fmt, Fingerprints) else None,
                     index_rows(fmt, candidate.parsed),
                 ),
                 _audit_entry(audit, reg), unless_held=not reg.explicit_id,

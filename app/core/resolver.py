@@ -19,7 +19,7 @@ from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
 from app.core.store import ResolvedReference, Store, VersionRow
 from app.core.types import QualifiedSubject, SchemaReference
-from app.formats.base import Fingerprints, ParsedSchema, SchemaFormat, SchemaParseError
+from app.formats.base import Fingerprints, ParsedSchema, SchemaFormat, SchemaParseError, supports
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ class SchemaResolver:
         """Every fingerprint algorithm some format computes, with its digest's hex length."""
         digits: dict[str, int] = {}
         for fmt in self.formats.values():
-            if isinstance(fmt, Fingerprints):
+            if supports(fmt, Fingerprints):
                 digits.update(fmt.fingerprint_digits)
         return digits
 

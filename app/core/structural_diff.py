@@ -20,7 +20,7 @@ from typing import Any
 
 from app.core.compatibility import DIFFERENT_TYPES
 from app.core.resolver import format_refusals
-from app.formats.base import STRICT_POLICY, Incompatibility, Node, Outlines, ParsedSchema, SchemaFormat
+from app.formats.base import STRICT_POLICY, Incompatibility, Node, Outlines, ParsedSchema, SchemaFormat, supports
 
 ADDED = "added"
 REMOVED = "removed"
@@ -114,7 +114,7 @@ def structural_diff(
     with format_refusals():
         back_found = fmt.can_read(new, old, policy=policy)
         fwd_found = fmt.can_read(old, new, policy=policy)
-    if not isinstance(fmt, Outlines):
+    if not supports(fmt, Outlines):
         backward = Direction(BACKWARD, not back_found, _unplaced(fmt, BACKWARD, back_found))
         forward = Direction(FORWARD, not fwd_found, _unplaced(fmt, FORWARD, fwd_found))
         return StructuralDiff((), backward, forward, False, f"{new.schema_type} schemas have no outline to compare")

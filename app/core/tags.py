@@ -60,7 +60,7 @@ from app.core.subjects import (
     validate_subject,
 )
 from app.core.types import Mode, QualifiedSubject, SchemaRequest
-from app.formats.base import EntityTags, SchemaTagEditor
+from app.formats.base import EntityTags, SchemaTagEditor, supports
 from app.core.store import Store, VersionRow
 
 
@@ -138,7 +138,7 @@ class SchemaTagger:
         if not request.tags_to_add and not request.tags_to_remove:
             return base.schema
         fmt = self.resolver.format(base.schema_type)
-        if not isinstance(fmt, SchemaTagEditor):
+        if not supports(fmt, SchemaTagEditor):
             raise InvalidSchema(f"Schema tags cannot be edited in schemas of type {base.schema_type}")
         parsed = self.resolver.parsed(store, base)
         with format_refusals():

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 # Confluent's default: a request without `schemaType` means Avro, and 7.x replies left the
 # type out for it. The only place outside a format module that names one.
@@ -35,6 +35,22 @@ class SchemaParseError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+_SUPPORTED: dict[tuple[type, type], bool] = {}
+_Capability = TypeVar("_Capability")
+
+
+def supports(fmt: object, capability: type[_Capability]) -> TypeGuard[_Capability]:
+    """`isinstance(fmt, capability)` for the optional capability protocols below, decided once
+    per format class: a runtime-checkable Protocol's isinstance inspects every member on each
+    call (tens of µs), and one registration asks several. Formats are one instance per class,
+    so the class answers for its instances."""
+    key = (type(fmt), capability)
+    known = _SUPPORTED.get(key)
+    if known is None:
+        known = _SUPPORTED[key] = isinstance(fmt, capability)
+    return known
 
 
 @contextmanager

@@ -10,7 +10,7 @@ import weakref
 from collections.abc import Sequence
 
 from app.formats import FORMATS
-from app.formats.base import ParsedSchema, PolicyView, SchemaElement
+from app.formats.base import ParsedSchema, PolicyView, SchemaElement, supports
 
 _CACHE: weakref.WeakKeyDictionary[ParsedSchema, dict[bool, Sequence[SchemaElement]]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
@@ -27,7 +27,7 @@ def elements_of(schema: ParsedSchema, *, as_stored: bool = False) -> Sequence[Sc
     if cached is not None and as_stored in cached:
         return cached[as_stored]
     fmt = FORMATS[schema.schema_type]
-    if not isinstance(fmt, PolicyView):
+    if not supports(fmt, PolicyView):
         raise UnsupportedFormat(schema.schema_type)
     found = tuple(fmt.elements(schema, as_stored=as_stored))
     with _LOCK:

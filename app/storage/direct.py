@@ -41,7 +41,7 @@ class DirectStatement:
             # Listeners on the engine (statement counters, query logging) still see it.
             conn.dispatch.before_cursor_execute(conn, cursor, compiled.sql, args, None, False)
             cursor.execute(compiled.sql, args)
-            return cursor.fetchall() if cursor.description is not None else []
+            return cursor.fetchall() if _returned_rows(cursor) else []
         finally:
             cursor.close()
 
@@ -72,6 +72,20 @@ class DirectStatement:
         entry = _Compiled(str(compiled), compiled.positiontup, defaults)
         self._compiled[dialect.name] = entry
         return entry
+
+
+# libpq's PGRES_TUPLES_OK: the statement returned a result set (possibly empty).
+_PG_TUPLES_OK = 2
+
+
+def _returned_rows(cursor: Any) -> bool:
+    """Whether the last statement produced rows to fetch. psycopg's `description` builds a
+    column object per column on every call (several µs a statement); the result's status
+    says the same for free. sqlite3 keeps its description ready, so it is asked directly."""
+    result = getattr(cursor, "pgresult", cursor)
+    if result is cursor:
+        return cursor.description is not None
+    return result is not None and result.status == _PG_TUPLES_OK
 
 
 def json_param(document: Any) -> str | None:

@@ -10,7 +10,7 @@ different subjects proceed in parallel on PostgreSQL.
 """
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -63,18 +63,13 @@ from app.storage.version_writes import VersionWrites, hash_lock_key, now_ms, tex
 R = SchemaReferenceRow.__table__
 
 
-def _stored_schema(row: Any) -> StoredSchema:
-    refs = tuple(SchemaReference(r["name"], r["subject"], r["version"]) for r in row.references_doc or ())
+def _stored_schema(row: Sequence[Any]) -> StoredSchema:
+    """A row of `statements.STORED_SCHEMA_COLUMNS`, from SQLAlchemy or the raw cursor."""
+    pk, context, schema_id, digest, schema_type, text, references, metadata, rule_set = row
+    refs = tuple(SchemaReference(r["name"], r["subject"], r["version"]) for r in json_value(references) or ())
     return StoredSchema(
-        key=row.pk,
-        context=row.context,
-        id=row.id,
-        hash=row.hash,
-        schema_type=row.schema_type,
-        schema=row.schema_text,
-        references=refs,
-        metadata=row.metadata_doc,
-        rule_set=row.rule_set_doc,
+        key=pk, context=context, id=schema_id, hash=digest, schema_type=schema_type, schema=text,
+        references=refs, metadata=json_value(metadata), rule_set=json_value(rule_set),
     )
 
 
@@ -301,8 +296,11 @@ class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries):
         wanted = sorted(set(pks))
         if not wanted:
             return {}
-        rows = self.conn.execute(st.SELECT_SCHEMAS, {"pks": wanted}).all()
-        return {row.pk: _stored_schema(row) for row in rows}
+        if len(wanted) == 1:
+            rows: Sequence[Sequence[Any]] = st.SELECT_SCHEMA_DIRECT.rows(self.conn, {"pk": wanted[0]})
+        else:
+            rows = self.conn.execute(st.SELECT_SCHEMAS, {"pks": wanted}).all()
+        return {row[0]: _stored_schema(row) for row in rows}
 
     def ensure_context(self, context: str) -> None:
         self.conn.execute(st.ENSURE_CONTEXT[self.dialect], {"context": context})

@@ -153,7 +153,13 @@ HOLDERS_WITH_HINT_DIRECT = DirectStatement(
     select(*HOLDER_COLUMNS, HINT_CONFIG.label("hint_config")).select_from(HOLDER_JOIN)
     .where(SC.c.id == bindparam("schema_id")).order_by(S.c.context, S.c.name, V.c.version)
 )
-SELECT_SCHEMAS = select(SC).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
+# Rows of the content statements are STORED_SCHEMA_COLUMNS in this order (`_stored_schema`).
+STORED_SCHEMA_COLUMNS = (SC.c.pk, SC.c.context, SC.c.id, SC.c.hash, SC.c.schema_type, SC.c.schema_text,
+                         SC.c.references_doc, SC.c.metadata_doc, SC.c.rule_set_doc)
+SELECT_SCHEMAS = select(*STORED_SCHEMA_COLUMNS).where(SC.c.pk.in_(bindparam("pks", expanding=True)))
+# One content, the usual cold read (a subject's latest, in another worker than the one that
+# stored it): on the raw cursor, where the expanding IN above is compiled on every call.
+SELECT_SCHEMA_DIRECT = DirectStatement(select(*STORED_SCHEMA_COLUMNS).where(SC.c.pk == bindparam("pk")))
 SCHEMA_KEY_COLUMNS = (SC.c.pk, SC.c.context, SC.c.id)
 SCHEMAS_BY_HASH = select(*SCHEMA_KEY_COLUMNS).where(SC.c.hash == bindparam("digest")).order_by(SC.c.context, SC.c.id)
 # `id + 0`: ordered by the bare column, SQLite (no ANALYZE statistics) walks the unique

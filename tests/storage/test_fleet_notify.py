@@ -4,9 +4,12 @@ once a write commits, whether the write came through another instance or straigh
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -19,6 +22,8 @@ from app.storage import changes
 from app.wiring import build_registry
 
 pytestmark = pytest.mark.postgres
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def record(*fields: str) -> str:
@@ -79,3 +84,101 @@ def test_a_write_made_outside_the_registry_also_invalidates_cached_replies(two_h
         conn.execute(text("UPDATE subject_versions SET deleted = true WHERE version = 2"))
 
     assert eventually(lambda: reader.get_version("payments", "latest").version == 1)
+
+
+# ------------------------------------------------------------------ one listener per host
+HOLD_A_SIGNAL = """
+import sys, time
+from app.storage.changes import ChangeSignal
+signal = ChangeSignal(sys.argv[1], sys.argv[2])
+while signal.token() is None:
+    time.sleep(0.01)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def listeners(conninfo: str, database: str) -> int:
+    import psycopg
+
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND query LIKE 'LISTEN %%'",
+                           (database,)).fetchone()
+    return int(row[0])  # type: ignore[index]
+
+
+@pytest.fixture
+def fleet_database(pg_cluster: PostgresCluster, pg_template: str) -> Iterator[tuple[str, str]]:
+    """(database name, libpq conninfo) of a migrated database of its own."""
+    name = pg_cluster.create_database("lease", template=pg_template)
+    try:
+        yield name, pg_cluster.url(name, driver="postgresql")
+    finally:
+        pg_cluster.drop_database(name)
+
+
+def start_holders(count: int, key: str, conninfo: str) -> list[subprocess.Popen[str]]:
+    holders = [subprocess.Popen([sys.executable, "-c", HOLD_A_SIGNAL, key, conninfo], cwd=REPO,
+                                stdout=subprocess.PIPE, text=True) for _ in range(count)]
+    for holder in holders:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    return holders
+
+
+def test_one_process_per_host_listens_however_many_ask_for_tokens(fleet_database) -> None:
+    database, conninfo = fleet_database
+    holders = start_holders(4, f"lease-{database}", conninfo)
+    try:
+        assert eventually(lambda: listeners(conninfo, database) == 1)
+        time.sleep(0.3)  # a second listener would have connected by now
+        assert listeners(conninfo, database) == 1
+    finally:
+        for holder in holders:
+            holder.kill()
+            holder.wait()
+
+
+def test_when_the_listening_process_dies_another_takes_its_place(fleet_database) -> None:
+    database, conninfo = fleet_database
+    key = f"lease-{database}"
+    (holder,) = start_holders(1, key, conninfo)
+    signal = changes.ChangeSignal(key, conninfo)
+    try:
+        before = signal.token()
+        assert before is not None  # read from the holder's listener, without a listener of its own
+        with psycopg_connection(conninfo) as conn:
+            conn.execute(f"NOTIFY {changes.CHANNEL}")
+            assert eventually(lambda: signal.token() not in (None, before))
+            holder.kill()
+            holder.wait()
+            # The next token asks for the lease, gets it and listens itself.
+            assert eventually(lambda: signal.token() is not None)
+            assert listeners(conninfo, database) == 1
+            taken_over = signal.token()
+            conn.execute(f"NOTIFY {changes.CHANNEL}")
+            assert eventually(lambda: signal.token() not in (None, taken_over))
+    finally:
+        signal.close()
+        holder.kill()
+        holder.wait()
+
+
+def test_a_closed_listener_leaves_the_token_unknown_until_another_listens(fleet_database) -> None:
+    database, conninfo = fleet_database
+    key = f"lease-{database}"
+    first, second = changes.ChangeSignal(key, conninfo), changes.ChangeSignal(key, conninfo)
+    try:
+        assert eventually(lambda: first.token() is not None)
+        assert second.token() is not None and listeners(conninfo, database) == 1
+        first.close()
+        assert eventually(lambda: second.token() is not None)  # the second took the lease over
+        assert eventually(lambda: listeners(conninfo, database) == 1)
+    finally:
+        first.close()
+        second.close()
+
+
+def psycopg_connection(conninfo: str) -> Any:
+    import psycopg
+
+    return psycopg.connect(conninfo, autocommit=True)
