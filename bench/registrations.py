@@ -5,11 +5,14 @@ Two measurements, printed as figures only:
 1. In process (no HTTP): the CPU time of one registration into a subject that already has
    10, 250 and 2,000 versions (BACKWARD; every version is the same 11-field record with its
    own name for the optional 11th field), to show the cost does not grow with the length.
-2. Over HTTP against `sqlregistry serve` (gunicorn, the default workers): 8 writer threads
-   on keep-alive connections register (a) new schemas into distinct subjects and (b) new
-   versions into one subject, and (c) re-register one existing schema, for a fixed time;
-   registrations per second. (d) reads its version with the same load generator, so
-   that (c) can be quoted as a ratio to a read in the same run (issue 17: at least half).
+2. Over HTTP against `sqlregistry serve` (gunicorn, the default workers): 8 keep-alive
+   connections register (a) new schemas into distinct subjects and (b) new versions into
+   one subject, and (c) re-register one existing schema, for a fixed time; registrations
+   per second. (d) reads its version with the same load generator, so that (c) can be
+   quoted as a ratio to a read in the same run (issue 17: at least half). The load comes
+   from `wrk` (apt-get install wrk) with a Lua script that writes each request, so that on
+   a small machine the generator takes little of the CPU the server and PostgreSQL share;
+   without wrk (or with `--python-load`), from threads of http.client.
 3. With `--audit both`: the audit trail's cost (issue 18's target: at least 0.9x on
    PostgreSQL), twice. In process, two services side by side on two databases, one with the
    trail off (REGISTRY_AUDIT=false) and one with it on, registering alternate batches into
@@ -18,7 +21,7 @@ Two measurements, printed as figures only:
    alternating over `--rounds` fresh databases, best of each.
 
     python bench/registrations.py [--seconds 10] [--writers 8] [--no-postgres] [--no-sqlite] [--skip-length]
-                                  [--audit on|off|both] [--rounds 3]
+                                  [--audit on|off|both] [--rounds 3] [--python-load]
 """
 from __future__ import annotations
 
@@ -26,6 +29,9 @@ import argparse
 import http.client
 import json
 import os
+import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -82,14 +88,67 @@ def cost_by_length(label: str, database_url: str, samples: int = 20) -> None:
 
 # ------------------------------------------------------------------ 2. throughput over HTTP
 Request = tuple[str, str, "str | None"]  # method, path, JSON body
+KINDS = ("to distinct subjects", "into one subject", "again (existing schema)", "read of its version 1")
 
 
 def registering(subject: str, text: str) -> Request:
     return "POST", f"/subjects/{subject}/versions", json.dumps({"schema": text})
 
 
+def python_requests(kind: str, run: int) -> Callable[[int, int], Request]:
+    """`request_for(writer, n)` for the Python generator; the Lua script below writes the same."""
+    return {
+        "to distinct subjects": lambda w, n: registering(f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0)),
+        "into one subject": lambda w, n: registering(f"one-{run}", schema("One", 0, f"t{w}_{n}")),
+        # After the first request, each is a re-registration answered with the existing version.
+        "again (existing schema)": lambda w, n: registering(f"again-{run}", schema("Again", 0)),
+        "read of its version 1": lambda w, n: ("GET", f"/subjects/again-{run}/versions/1", None),
+    }[kind]
+
+
+# Each wrk thread numbers its requests; `tid` (set in setup) keeps threads' names apart.
+WRK_SCRIPT = """
+local kind, run, fields = %(kind)s, %(run)s, [==[%(fields)s]==]
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("tid", threads) end
+local n = 0
+local function registering(subject, name, extra)
+  local text = '{"type": "record", "name": "' .. name .. '", "fields": [' .. fields .. extra .. ']}'
+  return wrk.format("POST", "/subjects/" .. subject .. "/versions",
+    {["Content-Type"] = "%(content_type)s"}, '{"schema": "' .. text:gsub('"', '\\\\"') .. '"}')
+end
+function request()
+  n = n + 1
+  if kind == "to distinct subjects" then
+    return registering("d" .. run .. "-" .. tid .. "-" .. n, "R" .. tid .. "x" .. n, "")
+  elseif kind == "into one subject" then
+    return registering("one-" .. run, "One",
+      ', {"name": "t' .. tid .. '_' .. n .. '", "type": ["null", "long"], "default": null}')
+  elseif kind == "again (existing schema)" then
+    return registering("again-" .. run, "Again", "")
+  end
+  return wrk.format("GET", "/subjects/again-" .. run .. "/versions/1")
+end
+"""
+
+
+def wrk_throughput(base_url: str, connections: int, seconds: float, kind: str, run: int, workdir: Path) -> float:
+    fields = json.dumps([{"name": f"f{i}", "type": "string", "default": ""} for i in range(10)])[1:-1]
+    script = workdir / "registrations.lua"
+    script.write_text(WRK_SCRIPT % {"kind": json.dumps(kind), "run": json.dumps(str(run)), "fields": fields,
+                                    "content_type": CONTENT_TYPE})
+    out = subprocess.run(
+        ["wrk", f"-t{min(connections, 2)}", f"-c{connections}", f"-d{seconds:.0f}s", "-s", str(script), base_url],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    failed = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: .*", out)
+    if failed:
+        raise RuntimeError(f"requests failed ({kind}): {failed.group(0)}")
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+
 def throughput(base_url: str, writers: int, seconds: float, request_for: Callable[[int, int], Request]) -> float:
-    """`request_for(writer, n)` -> the request to send; returns requests per second."""
+    """The Python generator: `request_for(writer, n)` -> the request to send; returns requests per second."""
     host, _, port = base_url.removeprefix("http://").partition(":")
     counts = [0] * writers
     failures: list[str] = []
@@ -157,6 +216,7 @@ def postmaster_pid(database_url: str) -> int | None:
 
 def http_figures(
     label: str, database_url: str, workdir: Path, writers: int, seconds: float, workers: int, audit: bool = True,
+    python_load: bool = False,
 ) -> dict[str, float]:
     """Registrations/s by kind (and printed), against a server with the audit trail on or off."""
     from support.live import start_server
@@ -172,19 +232,17 @@ def http_figures(
     rates: dict[str, float] = {}
     try:
         run = time.time_ns()
-        for kind, request_for in (
-            ("to distinct subjects", lambda w, n: registering(f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0))),
-            ("into one subject", lambda w, n: registering(f"one-{run}", schema("One", 0, f"t{w}_{n}"))),
-            # After the first request, each is a re-registration answered with the existing version.
-            ("again (existing schema)", lambda w, n: registering(f"again-{run}", schema("Again", 0))),
-            ("read of its version 1", lambda w, n: ("GET", f"/subjects/again-{run}/versions/1", None)),
-        ):
+        for kind in KINDS:
             before = cpu_seconds(registry), cpu_seconds(database)
-            rate = rates[kind] = throughput(server.url, writers, seconds, request_for)
+            if python_load:
+                rate = throughput(server.url, writers, seconds, python_requests(kind, run))
+            else:
+                rate = wrk_throughput(server.url, writers, seconds, kind, run, workdir)
+            rates[kind] = rate
             requests = rate * seconds
             app_ms = (cpu_seconds(registry) - before[0]) / requests * 1000
             db_ms = (cpu_seconds(database) - before[1]) / requests * 1000
-            print(f"{label:<9} audit {'on ' if audit else 'off'} {writers} writers, {workers} workers: "
+            print(f"{label:<9} audit {'on ' if audit else 'off'} {writers} connections, {workers} workers: "
                   f"{rate:6.0f} requests/s {kind:<23} "
                   f"(CPU per request: registry {app_ms:.2f} ms, PostgreSQL {db_ms:.2f} ms)")
         print(f"{label:<9} re-registration / read of a version: "
@@ -225,6 +283,7 @@ def interleaved_audit_ratio(label: str, make_url: Callable[[str], str], batches:
 
 def audit_ratio(
     label: str, make_url: Callable[[str], str], workdir: Path, writers: int, seconds: float, workers: int, rounds: int,
+    python_load: bool,
 ) -> None:
     """The trail's cost: servers with it off and on, alternating on fresh databases (so load
     on a shared machine hits both alike), best rate of each kind, then on/off."""
@@ -232,7 +291,7 @@ def audit_ratio(
     for round_ in range(rounds):
         for audit in (False, True):
             rates = http_figures(label, make_url(f"audit{int(audit)}r{round_}"), workdir, writers, seconds, workers,
-                                 audit)
+                                 audit, python_load)
             for kind, rate in rates.items():
                 best[audit][kind] = max(best[audit].get(kind, 0.0), rate)
     for kind, off in best[False].items():
@@ -252,7 +311,10 @@ def main() -> None:
     parser.add_argument("--audit", choices=("on", "off", "both"), default="on",
                         help="the audit trail in the HTTP figures; both: off and on alternating, with the ratio")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of off/on with --audit both")
+    parser.add_argument("--python-load", action="store_true", help="use the Python generator even if wrk exists")
     args = parser.parse_args()
+    args.python_load = args.python_load or shutil.which("wrk") is None
+    print(f"load generator: {'python http.client' if args.python_load else 'wrk'}, {args.writers} connections")
     workdir = Path(tempfile.mkdtemp(prefix="sqlreg-bench-"))
     targets: list[tuple[str, Callable[[str], str]]] = [] if args.no_sqlite else [
         ("sqlite", lambda tag: f"sqlite:///{workdir / tag}.db")]
@@ -271,10 +333,11 @@ def main() -> None:
                 cost_by_length(label, make_url("length"))
             if args.audit == "both":
                 interleaved_audit_ratio(label, make_url)
-                audit_ratio(label, make_url, workdir, args.writers, args.seconds, args.workers, args.rounds)
+                audit_ratio(label, make_url, workdir, args.writers, args.seconds, args.workers, args.rounds,
+                            args.python_load)
             else:
                 http_figures(label, make_url("http"), workdir, args.writers, args.seconds, args.workers,
-                             args.audit == "on")
+                             args.audit == "on", args.python_load)
     finally:
         if cluster is not None:
             cluster.stop()
