@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from flask import Flask
 
 from app.api import health, openapi, register_api, telemetry
+from app.application import RegistryFlask
 from app.core.registry import RegistryService
 from app.settings import Settings
-from app.url_rules import LazyBuilderRule
 from app.web import register_web
 from app.wiring import build_registry
 
@@ -35,8 +35,7 @@ def create_app(
     service = registry or _build(settings, _authorizer(authenticator), defer_storage)
 
     # No static folder: Flask's `/static/<path>` route would be one the registry does not serve.
-    app = Flask(__name__, static_folder=None)
-    app.url_rule_class = LazyBuilderRule  # routes' URL builders made when url_for first needs them
+    app = RegistryFlask(__name__, static_folder=None)
     app.config["REGISTRY_SETTINGS"] = settings
     app.extensions["registry"] = service
     register_api(app)

@@ -1,15 +1,21 @@
-"""Whether a database is at the migration head, asked through its driver alone.
+"""Whether a database is at the migration head, asked through its client library alone.
 
 A gunicorn master checks this before forking (`app.serving.prepare_database`). Answering it
 with SQLAlchemy and Alembic would put their import, most of a registry's start-up, in front
-of every start against a database already at head (a restart, the usual case); the driver
-alone answers in a few milliseconds. Anything this cannot tell (another driver, an unusual
-URL, any failure at all) answers False, and the caller takes the full path, which migrates
-or reports the failure with its usual message.
+of every start against a database already at head (a restart, the usual case); the client
+library alone answers in a few milliseconds. For PostgreSQL that is libpq, called through
+ctypes: importing psycopg costs ~80 ms, which the master would spend before any worker
+exists (workers import it later, after their first answer). Anything this cannot tell
+(another driver, an unusual URL, no libpq to load, any failure at all) answers False, and
+the caller takes the full path, which migrates or reports the failure with its usual message.
 """
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import sqlite3
+from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 # The newest script in app/storage/migrations/versions. Knowing it without Alembic lets a
@@ -49,8 +55,49 @@ def _sqlite_at_head(rest: str) -> bool:
 
 def _postgres_at_head(conninfo: str) -> bool:
     """libpq reads the same URL SQLAlchemy does once its `+psycopg` is gone."""
-    import psycopg
+    if "connect_timeout=" not in conninfo:
+        conninfo += ("&" if "?" in conninfo else "?") + f"connect_timeout={_CONNECT_TIMEOUT_S}"
+    libpq = _load_libpq()
+    if libpq is None:
+        return False
+    conn = libpq.PQconnectdb(conninfo.encode())
+    try:
+        if not conn or libpq.PQstatus(conn) != _CONNECTION_OK:
+            return False
+        result = libpq.PQexec(conn, _QUERY.encode())
+        try:
+            answered = bool(result) and libpq.PQresultStatus(result) == _PGRES_TUPLES_OK
+            one_value = answered and libpq.PQntuples(result) == 1 and libpq.PQnfields(result) == 1
+            return one_value and libpq.PQgetvalue(result, 0, 0) == HEAD_REVISION.encode()
+        finally:
+            libpq.PQclear(result)
+    finally:
+        libpq.PQfinish(conn)
 
-    timeout = {} if "connect_timeout=" in conninfo else {"connect_timeout": _CONNECT_TIMEOUT_S}
-    with psycopg.connect(conninfo, autocommit=True, **timeout) as conn:
-        return conn.execute(_QUERY).fetchall() == [(HEAD_REVISION,)]
+
+_CONNECTION_OK, _PGRES_TUPLES_OK = 0, 2  # libpq's ConnStatusType and ExecStatusType values
+
+
+def _load_libpq() -> Any:
+    """The libpq psycopg's binary wheel bundles (found without importing it), else the
+    system's; None when neither loads."""
+    candidates: list[str] = []
+    spec = importlib.util.find_spec("psycopg_binary")
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        candidates += [str(p) for p in sorted(Path(location).parent.glob("psycopg_binary.libs/libpq-*.so*"))]
+    for candidate in [*candidates, "libpq.so.5"]:
+        try:
+            libpq = ctypes.CDLL(candidate)
+        except OSError:
+            continue
+        pointer, text, number = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
+        for name, restype, argtypes in (
+            ("PQconnectdb", pointer, [text]), ("PQstatus", number, [pointer]), ("PQexec", pointer, [pointer, text]),
+            ("PQresultStatus", number, [pointer]), ("PQntuples", number, [pointer]),
+            ("PQnfields", number, [pointer]), ("PQgetvalue", text, [pointer, number, number]),
+            ("PQclear", None, [pointer]), ("PQfinish", None, [pointer]),
+        ):
+            function = getattr(libpq, name)
+            function.restype, function.argtypes = restype, argtypes
+        return libpq
+    return None

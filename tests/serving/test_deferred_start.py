@@ -18,6 +18,23 @@ def test_a_database_at_head_is_recognized_through_its_driver(database_url: str) 
     assert at_head(database_url)
 
 
+def test_the_head_check_imports_no_database_driver_or_sqlalchemy(database_url: str) -> None:
+    code = ("import sys; from app.storage.head_check import at_head; "
+            f"print(at_head({database_url!r}), sorted(m for m in ('psycopg', 'sqlalchemy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "[]"]
+
+
+def test_a_database_at_another_revision_is_not_at_head(database_url: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(database_url)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '0007'"))
+    engine.dispose()
+    assert not at_head(database_url)
+
+
 def test_anything_else_is_left_to_the_full_path(empty_database_url: str, tmp_path: Path) -> None:
     missing = tmp_path / "nowhere" / "registry.db"
     assert not at_head(empty_database_url)
