@@ -26,6 +26,7 @@ from app.api import (
 )
 from app.api.authorization import API_BLUEPRINT, authorize_request
 from app.api.errors import json_error, refusal_before_routing, unrouted_error
+from app.api.hot_reads import HotReads
 from app.api.limits import RequestSizeLimit
 from app.api.negotiation import check_media_types
 from app.api.paths import RawPathMiddleware, SegmentConverter, SubjectConverter
@@ -59,8 +60,10 @@ def register_api(app: Flask) -> None:
     url_map.converters["subject"] = SubjectConverter
     # An oversized body is refused before Flask looks at the request; the path is rewritten
     # before that, so that the refusal's audit row knows the endpoint. (Authentication,
-    # installed later, goes in front of both.)
+    # installed later, goes in front of both.) Innermost, the plain hot reads are answered
+    # without Flask (hot_reads.py).
     refuse = refusal_before_routing(app)
+    app.wsgi_app = HotReads(app.wsgi_app, app)  # type: ignore[method-assign]
     app.wsgi_app = RequestSizeLimit(  # type: ignore[method-assign]
         app.wsgi_app, app.config["REGISTRY_SETTINGS"].max_request_bytes, refuse
     )

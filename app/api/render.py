@@ -37,13 +37,22 @@ def json_response(payload: Any, status: int = 200) -> Response:
 
 
 def rendered_response(record: SchemaById | SubjectVersion, build: Callable[[Any], dict[str, Any]]) -> Response:
-    """The reply for an immutable record, encoded once per record and shape: the hot reads
-    hand the same record to every request until something is committed."""
-    key = build.__name__
-    body = record.renditions.get(key)
+    """The reply for an immutable record (see `rendition`)."""
+    return current_app.response_class(rendition(record, build), status=200, mimetype=reply_media_type())
+
+
+def rendition(record: SchemaById | SubjectVersion, build: Callable[[Any], dict[str, Any]]) -> bytes:
+    """A record's reply body, encoded once per record and shape: the hot reads hand the same
+    record to every request until something is committed. Building one reads the app's
+    settings, so it needs an application context; `cached_rendition` does not."""
+    body = cached_rendition(record, build)
     if body is None:
-        body = record.renditions[key] = _encode(build(record)).encode("utf-8")
-    return current_app.response_class(body, status=200, mimetype=reply_media_type())
+        body = record.renditions[build.__name__] = _encode(build(record)).encode("utf-8")
+    return body
+
+
+def cached_rendition(record: SchemaById | SubjectVersion, build: Callable[[Any], dict[str, Any]]) -> bytes | None:
+    return record.renditions.get(build.__name__)
 
 
 def error_entity(error_code: int, message: str) -> dict[str, Any]:

@@ -66,10 +66,13 @@ class TimedRequests:
 
         body = self.wsgi_app(environ, record_status)
         request = environ.pop(_REQUEST_KEY, None)
-        rule = getattr(request, "url_rule", None)
-        route = environ[ROUTE_KEY] = rule.rule if rule is not None else None
-        if request is not None and request.view_args:
-            environ[SUBJECT_KEY] = request.view_args.get("subject")
+        if request is not None:
+            rule = request.url_rule
+            route = environ[ROUTE_KEY] = rule.rule if rule is not None else None
+            if request.view_args:
+                environ[SUBJECT_KEY] = request.view_args.get("subject")
+        else:  # answered without Flask (hot_reads.py names the route), or refused before it
+            route = environ.get(ROUTE_KEY)
         if self.timer is not None:
             self.timer.observe(
                 environ.get("REQUEST_METHOD", ""), route or UNMATCHED, int(status[:3] or 0),
