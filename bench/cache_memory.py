@@ -69,9 +69,9 @@ def resident(schemas: int, cache_mb: int) -> None:
         for first in range(0, schemas, batch):
             with service.storage.write() as store:
                 for n in range(first, min(first + batch, schemas)):
-                    row = store.lock_subject(".", f"subject-{n}")
+                    locked = store.lock_subject(".", f"subject-{n}")
                     key = store.insert_schema(NewSchema(".", None, f"{n:032x}", "AVRO", record(f"R{n}", 20), (), None, None))
-                    store.insert_version(row.id, 1, key.pk)
+                    store.insert_version(locked.row.id, 1, key.pk)
         print(f"stored {schemas} schemas in {time.perf_counter() - started:.0f} s")
         gc.collect()
         baseline = rss_mb()

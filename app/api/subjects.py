@@ -88,7 +88,7 @@ def register(subject: str) -> Response:
         principal=current_principal(),
         origin=request_origin(),
     )
-    return json_response(registered_entity(registered))
+    return rendered_response(registered, registered_entity)  # a re-registration's reply is encoded once
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>")
