@@ -90,10 +90,11 @@ class Rule:
     audited: str | None = None
     success_status: int = 200
 
-    def needs(self, args: Mapping[str, Any]) -> tuple[Action, str] | None:
+    def needs(self, args: Mapping[str, Any], flagged: Callable[[str], bool] = flag) -> tuple[Action, str] | None:
+        """`flagged` reads a query flag (the request's; a request without a query string has none)."""
         if self.action is None:
             return None
-        action = Action.ADMIN if self.admin_flag and flag(self.admin_flag) else self.action
+        action = Action.ADMIN if self.admin_flag and flagged(self.admin_flag) else self.action
         return action, self.target(args)
 
 

@@ -121,14 +121,18 @@ def reply_media_type() -> str:
     return reply_type
 
 
+def consumed(mimetype: str) -> bool:
+    """Whether the API reads a request body of this media type (lower-cased, parameters such
+    as charset dropped); a body sent without one is read as JSON."""
+    return not mimetype or mimetype in _CONSUMED_SET
+
+
 def check_media_types() -> None:
     """The API's `before_request` hook: 415, then 406 (see the module docstring)."""
     req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup, not five
     media_type = negotiate(req.environ.get("HTTP_ACCEPT"))
     g.reply_type = media_type or V1_JSON
-    if req.method in _BODY_METHODS:
-        content_type = req.mimetype  # lower-cased, parameters (charset) dropped
-        if content_type and content_type not in _CONSUMED_SET:
-            raise UnsupportedMediaType(_UNSUPPORTED)
+    if req.method in _BODY_METHODS and not consumed(req.mimetype):
+        raise UnsupportedMediaType(_UNSUPPORTED)
     if media_type is None:
         raise NotAcceptable(_NOT_ACCEPTABLE)

@@ -170,16 +170,21 @@ def read_json(required: bool = True) -> Any:
     except Exception as exc:  # noqa: BLE001 - the server's reader refuses the client's framing
         # (gunicorn raises its own parse errors for a truncated body): the request is bad.
         raise BadRequest(f"The request body could not be read: {exc}") from None
-    document: Any = None
-    if data.strip():
-        check_body_depth(data)
-        try:
-            document = json.loads(data, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-            raise BadRequest(f"Invalid JSON: {exc}") from None
+    document = json_document(data)
     if document is None and required:
         raise UnprocessableEntity("Request body is missing")
     return document
+
+
+def json_document(data: bytes) -> Any:
+    """A body's JSON value, None for an empty body; 400 for anything that is not JSON."""
+    if not data.strip():
+        return None
+    check_body_depth(data)
+    try:
+        return json.loads(data, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise BadRequest(f"Invalid JSON: {exc}") from None
 
 
 def _json_type(value: Any) -> str:

@@ -45,3 +45,13 @@ class ReadCache:
         value = load()
         self._entries.put(key, _Entry(token, value, weigh(value)))
         return value
+
+    def peek(self, key: Hashable) -> Any | None:
+        """The value `get` would serve without loading anything, or None. Only a hit is
+        counted: after a None the caller goes on to `get`, which counts the miss."""
+        token = self._storage.change_token() if self._enabled else None
+        hit = self._entries.get(key) if token is not None else None
+        if hit is None or hit.token != token:
+            return None
+        self._stats.hit()
+        return hit.value

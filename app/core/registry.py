@@ -269,10 +269,27 @@ class RegistryService(BrowsingViews):
         register = lambda: self.registrar.register(  # noqa: E731
             subject, request, normalize, force, fmt, guard=guard, audit=audit
         )
+        key = self._registration_key(subject, request, normalize, force, fmt)
+        return register() if key is None else self.read_cache.get(key, register, _reply_bytes)
+
+    def registered_already(
+        self, subject: str, request: SchemaRequest, *, principal: Principal = ANONYMOUS,
+    ) -> SubjectVersion | None:
+        """What `register` (without flags) would answer, when the read cache holds that answer
+        already: a re-registration served before anything is parsed (app/api/hot_reads.py).
+        None: `register` must run."""
+        key = self._registration_key(subject, request, False, False, None)
+        done = None if key is None else self.read_cache.peek(key)
+        if done is not None:
+            self._emit(Action.WRITE, "register", done.subject, principal, versions=(done.version,), schema_id=done.id)
+        return done
+
+    def _registration_key(
+        self, subject: str, request: SchemaRequest, normalize: bool, force: bool, fmt: str | None,
+    ) -> tuple[Any, ...] | None:
         if force or not self._open or request.references or request.metadata or request.rule_set:
-            return register()
-        key = ("register", subject, request.schema_type, request.schema, request.id, request.version, normalize, fmt)
-        return self.read_cache.get(key, register, _reply_bytes)
+            return None
+        return ("register", subject, request.schema_type, request.schema, request.id, request.version, normalize, fmt)
 
     def modify_tags(
         self, subject: str, version: str, request: TagRequest, *, principal: Principal = ANONYMOUS,

@@ -127,3 +127,89 @@ def test_a_hot_read_is_timed_under_its_route_template(settings: Settings) -> Non
         assert 'route="/schemas/ids/<segment:id_>"' in metrics
     finally:
         app.extensions["registry"].storage.close()
+
+
+# ------------------------------------------------------------------ re-registrations
+def post(wsgi: Any, path: str, body: bytes, headers: dict[str, str]) -> tuple[str, list[tuple[str, str]], bytes]:
+    environ = EnvironBuilder(path=path, method="POST", data=body, headers=headers).get_environ()
+    reply, status, reply_headers = run_wsgi_app(wsgi, environ)
+    return status, sorted(reply_headers.to_wsgi_list()), b"".join(reply)
+
+
+def metric_lines(app: Flask) -> dict[str, str]:
+    text = app.test_client().get("/metrics").get_data(as_text=True)
+    return {line.rpartition(" ")[0]: line.rpartition(" ")[2] for line in text.splitlines()
+            if line.startswith(("sqlregistry_writes_total", "sqlregistry_registrations_total",
+                                'sqlregistry_cache_lookups_total{cache="reply"'))}
+
+
+EXISTING = record("O", "a", "b", "c")
+POSTS = [
+    ("/subjects/orders/versions", json.dumps({"schema": EXISTING}).encode(), {"Content-Type": CT}),
+    ("/subjects/orders/versions", json.dumps({"schema": EXISTING}).encode(), {"Content-Type": "application/json"}),
+    ("/subjects/orders/versions", json.dumps({"schema": EXISTING}).encode(),
+     {"Content-Type": "application/json; charset=utf-8", "Accept": "application/json"}),
+    ("/subjects/orders/versions", json.dumps({"schema": EXISTING}).encode(), {}),
+    ("/subjects/orders/versions", json.dumps({"schema": EXISTING, "schemaType": "AVRO"}).encode(), {"Content-Type": CT}),
+    ("/subjects/orders/versions", json.dumps({"schema": record("O", "a", "b", "c", "d")}).encode(), {"Content-Type": CT}),
+    ("/subjects/fresh/versions", json.dumps({"schema": record("F", "f")}).encode(), {"Content-Type": CT}),
+    ("/subjects/orders/versions", json.dumps({"schema": record("O", "x")}).encode(), {"Content-Type": CT}),  # 409
+    ("/subjects/orders/versions", b'{"schema": ', {"Content-Type": CT}),
+    ("/subjects/orders/versions", b'["not", "an", "object"]', {"Content-Type": CT}),
+    ("/subjects/orders/versions", b'{"schema": 5}', {"Content-Type": CT}),
+    ("/subjects/orders/versions", b'{}', {"Content-Type": CT}),
+    ("/subjects/orders/versions", b'', {"Content-Type": CT}),
+    ("/subjects/orders/versions", json.dumps({"schema": EXISTING}).encode(), {"Content-Type": "text/plain"}),
+    ("/subjects/orders/versions", json.dumps({"schema": EXISTING}).encode(), {"Content-Type": CT, "Accept": "text/html"}),
+    ("/subjects/orders/versions?normalize=true", json.dumps({"schema": EXISTING}).encode(), {"Content-Type": CT}),
+    ("/subjects/orders/versions", json.dumps({"schema": EXISTING, "references": [
+        {"name": "x", "subject": "nobody", "version": 1}]}).encode(), {"Content-Type": CT}),
+]
+
+
+@pytest.fixture
+def open_app(app: Flask) -> Flask:
+    """The default registry (no authorizer): re-registrations are cached and may skip Flask."""
+    client = app.test_client()
+    for text in (record("O", "a"), record("O", "a", "b"), EXISTING):
+        assert client.post("/subjects/orders/versions", json={"schema": text}).status_code == 200
+    return app
+
+
+def test_every_registration_is_answered_as_flask_answers_it(open_app: Flask) -> None:
+    for path, body, headers in POSTS:
+        with stepped_over(open_app):
+            by_flask = post(open_app.wsgi_app, path, body, headers)
+        assert post(open_app.wsgi_app, path, body, headers) == by_flask, (path, body, headers)
+
+
+def test_only_a_plain_re_registration_the_cache_holds_skips_flask(open_app: Flask) -> None:
+    def through_flask(path: str, body: bytes, headers: dict[str, str]) -> int:
+        calls: list[object] = []
+        with request_started.connected_to(lambda sender, **extra: calls.append(sender), open_app):
+            post(open_app.wsgi_app, path, body, headers)
+        return len(calls)
+
+    existing = json.dumps({"schema": EXISTING}).encode()
+    assert through_flask("/subjects/orders/versions", existing, {"Content-Type": CT}) == 1  # caches the answer
+    assert through_flask("/subjects/orders/versions", existing, {"Content-Type": CT}) == 0
+    assert through_flask("/subjects/orders/versions", existing, {}) == 0
+    assert through_flask("/subjects/orders/versions?normalize=true", existing, {"Content-Type": CT}) == 1
+    new = json.dumps({"schema": record("O", "a", "b", "c", "e")}).encode()
+    assert through_flask("/subjects/orders/versions", new, {"Content-Type": CT}) == 1  # registers: a commit
+    assert through_flask("/subjects/orders/versions", existing, {"Content-Type": CT}) == 1  # the commit moved the token
+
+
+def test_a_re_registration_counts_the_same_with_or_without_flask(open_app: Flask) -> None:
+    existing = json.dumps({"schema": EXISTING}).encode()
+    post(open_app.wsgi_app, "/subjects/orders/versions", existing, {"Content-Type": CT})  # cached now
+    before = metric_lines(open_app)
+    with stepped_over(open_app):
+        post(open_app.wsgi_app, "/subjects/orders/versions", existing, {"Content-Type": CT})
+    by_flask = metric_lines(open_app)
+    post(open_app.wsgi_app, "/subjects/orders/versions", existing, {"Content-Type": CT})
+    hot = metric_lines(open_app)
+    changed = {name for name in by_flask if by_flask[name] != before.get(name)}
+    assert changed and changed == {name for name in hot if hot[name] != by_flask.get(name)}
+    for name in changed:
+        assert float(hot[name]) - float(by_flask[name]) == float(by_flask[name]) - float(before.get(name, 0))
