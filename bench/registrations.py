@@ -9,7 +9,8 @@ Two measurements, printed as figures only:
    connections register (a) new schemas into distinct subjects and (b) new versions into
    one subject, and (c) re-register one existing schema, for a fixed time; registrations
    per second. (d) reads its version with the same load generator, so that (c) can be
-   quoted as a ratio to a read in the same run (issue 17: at least half). The load comes
+   quoted as a ratio to a read in the same run (issue 17: at least half). The database
+   already holds `--history` subjects, analyzed (see `add_history`). The load comes
    from `wrk` (apt-get install wrk) with a Lua script that writes each request, so that on
    a small machine the generator takes little of the CPU the server and PostgreSQL share;
    without wrk (or with `--python-load`), from threads of http.client.
@@ -21,7 +22,7 @@ Two measurements, printed as figures only:
    alternating over `--rounds` fresh databases, best of each.
 
     python bench/registrations.py [--seconds 10] [--writers 8] [--no-postgres] [--no-sqlite] [--skip-length]
-                                  [--audit on|off|both] [--rounds 3] [--python-load]
+                                  [--audit on|off|both] [--rounds 3] [--python-load] [--history 2000]
 """
 from __future__ import annotations
 
@@ -214,13 +215,39 @@ def postmaster_pid(database_url: str) -> int | None:
     return int(stat[stat.rindex(")") + 2:].split()[1])
 
 
+def add_history(database_url: str, subjects: int) -> None:
+    """`subjects` registered in process, then (PostgreSQL) ANALYZE, as autovacuum does within a
+    minute of a registry's first writes: the registry in use that the figures are about. A
+    brand-new database is slower for that first minute: pooled connections plan their
+    prepared statements while the tables are empty (sequential scans), and PostgreSQL plans
+    them again only once the tables are analyzed."""
+    from app.core.types import SchemaRequest
+    from app.wiring import build_registry
+
+    service = build_registry(Settings(database_url=database_url))
+    try:
+        for n in range(subjects):
+            service.register(f"history-{n}", SchemaRequest(schema=schema(f"History{n}", 0)))
+    finally:
+        service.storage.close()  # type: ignore[attr-defined]
+    if database_url.startswith("postgresql"):
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("ANALYZE")
+
+
 def http_figures(
     label: str, database_url: str, workdir: Path, writers: int, seconds: float, workers: int, audit: bool = True,
-    python_load: bool = False,
+    python_load: bool = False, history: int = 0,
 ) -> dict[str, float]:
     """Registrations/s by kind (and printed), against a server with the audit trail on or off."""
     from support.live import start_server
 
+    if history:
+        add_history(database_url, history)
     env = {"REGISTRY_AUDIT": "true" if audit else "false"}
     server = start_server(database_url, workdir / f"{label}.log", workers=workers, env=env)
     master = server.process.pid
@@ -312,9 +339,12 @@ def main() -> None:
                         help="the audit trail in the HTTP figures; both: off and on alternating, with the ratio")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of off/on with --audit both")
     parser.add_argument("--python-load", action="store_true", help="use the Python generator even if wrk exists")
+    parser.add_argument("--history", type=int, default=2000,
+                        help="subjects registered (and analyzed) before the HTTP figures; 0: a brand-new database")
     args = parser.parse_args()
     args.python_load = args.python_load or shutil.which("wrk") is None
-    print(f"load generator: {'python http.client' if args.python_load else 'wrk'}, {args.writers} connections")
+    print(f"load generator: {'python http.client' if args.python_load else 'wrk'}, {args.writers} connections; "
+          f"HTTP figures on a database holding {args.history} subjects")
     workdir = Path(tempfile.mkdtemp(prefix="sqlreg-bench-"))
     targets: list[tuple[str, Callable[[str], str]]] = [] if args.no_sqlite else [
         ("sqlite", lambda tag: f"sqlite:///{workdir / tag}.db")]
@@ -337,7 +367,7 @@ def main() -> None:
                             args.python_load)
             else:
                 http_figures(label, make_url("http"), workdir, args.writers, args.seconds, args.workers,
-                             args.audit == "on", args.python_load)
+                             args.audit == "on", args.python_load, args.history)
     finally:
         if cluster is not None:
             cluster.stop()

@@ -88,7 +88,7 @@ class Schema(Base):
 
 class SubjectVersion(Base):
     __tablename__ = "subject_versions"
-    __table_args__ = (Index(None, "schema_pk"),)
+    __table_args__ = (Index(None, "schema_pk", "subject_id"),)
 
     subject_id: Mapped[int] = mapped_column(ForeignKey("subjects.id", ondelete="CASCADE"), primary_key=True)
     version: Mapped[int] = mapped_column(Integer, primary_key=True)
