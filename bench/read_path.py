@@ -4,9 +4,10 @@ Serializers and deserializers in every producer and consumer hit the read endpoi
 these are the ones that must stay cheap. Each server (hello world, then the registry on
 SQLite, then on PostgreSQL when available) runs alone with the same gunicorn settings, and a
 separate process drives keep-alive HTTP load at it over loopback: `wrk` when installed
-(apt-get install wrk), otherwise a small threaded http.client generator. Prints figures only.
+(apt-get install wrk), otherwise a small threaded http.client generator. With wrk, one more
+row reads ids spread over 1,000 schemas (issue 17's figure). Prints figures only.
 
-    python bench/read_path.py [--duration 5] [--connections 8] [--workers 2] [--no-postgres]
+    python bench/read_path.py [--duration 5] [--connections 32] [--workers 2] [--spread 1000] [--no-postgres]
 """
 from __future__ import annotations
 
@@ -74,8 +75,8 @@ def prepare_registry(database_url: str) -> None:
                    cwd=REPO, check=True, stdout=subprocess.DEVNULL)
 
 
-def register(base: str, subject: str) -> int:
-    body = json.dumps({"schema": SCHEMA}).encode()
+def register(base: str, subject: str, schema: str = SCHEMA) -> int:
+    body = json.dumps({"schema": schema}).encode()
     request = urllib.request.Request(f"{base}/subjects/{subject}/versions", data=body, method="POST",
                                      headers={"Content-Type": CONTENT_TYPE})
     with urllib.request.urlopen(request, timeout=10) as reply:
@@ -83,11 +84,14 @@ def register(base: str, subject: str) -> int:
 
 
 # ------------------------------------------------------------------ load generators
-def run_wrk(url: str, duration: float, connections: int, headers: Mapping[str, str] | None = None) -> Figures:
+def run_wrk(url: str, duration: float, connections: int, headers: Mapping[str, str] | None = None,
+            script: Path | None = None) -> Figures:
     threads = max(1, min(connections, 2))
     header_flags = [f"-H{name}: {value}" for name, value in (headers or {}).items()]
+    script_flags = ["-s", str(script)] if script is not None else []
     out = subprocess.run(
-        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration:.0f}s", "--latency", *header_flags, url],
+        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration:.0f}s", "--latency", *header_flags, *script_flags,
+         url],
         check=True, capture_output=True, text=True,
     ).stdout
     requests = int(re.search(r"(\d+) requests in", out).group(1))
@@ -164,14 +168,31 @@ def bench_registry(label: str, database_url: str, args: argparse.Namespace, work
         paths = ["/", f"/schemas/ids/{schema_id}", "/subjects/bench-value/versions/1",
                  "/subjects/bench-value/versions/latest"]
         measure(label, base, paths, args, rows)
+        if shutil.which("wrk") and not args.python_load and args.spread:
+            measure_spread(label, base, args, workdir, rows)
     finally:
         server.stop()
+
+
+def measure_spread(label: str, base: str, args: argparse.Namespace, workdir: Path, rows: list) -> None:
+    """`GET /schemas/ids/{id}` over `--spread` schemas, each request the next id (wrk's Lua)."""
+    ids = [register(base, f"spread-{n}", SCHEMA.replace('"Reading"', f'"Reading{n}"')) for n in range(args.spread)]
+    script = workdir / "spread.lua"
+    script.write_text(
+        f"local first, count, n = {min(ids)}, {len(ids)}, 0\n"
+        "request = function() n = n % count; n = n + 1; return wrk.format('GET', '/schemas/ids/' .. (first + n - 1)) end\n"
+    )
+    run_wrk(base + "/", 1, args.connections, script=script)  # warm-up: every id read once or more
+    path = f"/schemas/ids/{{{min(ids)}..{max(ids)}}}"
+    rows.append((label, path, run_wrk(base + "/", args.duration, args.connections, script=script)))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=5.0, help="seconds of load per endpoint")
-    parser.add_argument("--connections", type=int, default=8, help="concurrent keep-alive connections")
+    parser.add_argument("--connections", type=int, default=32, help="concurrent keep-alive connections")
+    parser.add_argument("--spread", type=int, default=1000,
+                        help="also read ids spread over this many schemas (with wrk; 0: skip)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (same for every server)")
     parser.add_argument("--threads", type=int, default=4, help="gthread threads per worker")
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL run")
