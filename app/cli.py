@@ -50,8 +50,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 def cmd_serve(settings: Settings) -> int:
     from app.security.errors import AuthFileError
     from app.serving import (RegistryServer, TlsFilesError, check_tls_files, prepare_authentication,
-                             prepare_database, prepare_metrics_dir)
+                             prepare_database, prepare_metrics_dir, route_app_logs)
 
+    route_app_logs(settings)
     try:
         check_tls_files(settings.certfile, settings.keyfile, settings.ca_certs)
     except TlsFilesError as exc:

@@ -15,6 +15,7 @@ import ipaddress
 import logging
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -137,6 +138,22 @@ def prepare_metrics_dir() -> None:
         return
     _created_metrics_dir = tempfile.mkdtemp(prefix="sqlregistry-metrics-")
     os.environ[METRICS_DIR_ENV] = _created_metrics_dir
+
+
+def route_app_logs(settings: Settings) -> None:
+    """The registry's own log lines (`app.*`) at the server's log level, on stderr beside
+    gunicorn's error log and in its format, from the master and the workers it forks. With no
+    handler of its own, Python printed only warnings, bare, and dropped the informational
+    lines an operator looks for (which instance of a fleet migrated the database, an auth
+    file reloaded)."""
+    logger = logging.getLogger("app")
+    if not any(getattr(handler, "sqlregistry", False) for handler in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(
+            "[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S %z"))
+        handler.sqlregistry = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+    logger.setLevel(settings.log_level.upper())
 
 
 def worker_started(worker: Any) -> None:

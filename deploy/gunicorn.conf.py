@@ -27,7 +27,14 @@ from __future__ import annotations
 import os
 import sys
 
-from app.serving import TlsFilesError, check_tls_files, gunicorn_options, prepare_database, prepare_metrics_dir
+from app.serving import (
+    TlsFilesError,
+    check_tls_files,
+    gunicorn_options,
+    prepare_database,
+    prepare_metrics_dir,
+    route_app_logs,
+)
 from app.settings import Settings
 
 _settings = Settings.from_env()
@@ -36,6 +43,7 @@ globals().update(gunicorn_options(_settings))
 
 def on_starting(server: object) -> None:
     """Runs once in the master (`server` is gunicorn's Arbiter) before any worker exists."""
+    route_app_logs(_settings)
     from app.operator_errors import explain_failure
     from app.security.errors import AuthFileError
     from app.serving import prepare_authentication

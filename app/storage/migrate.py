@@ -9,6 +9,7 @@ migrate: workers that start against a database already at head never load it.
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _MIGRATION_LOCK_KEY = 0x5351_4C52_4547  # "SQLREG": any constant shared by every instance
+
+log = logging.getLogger(__name__)
 
 
 def alembic_config(url: str | None = None) -> Config:
@@ -97,7 +100,11 @@ def upgrade_to_head(engine: Engine) -> None:
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _MIGRATION_LOCK_KEY})
             conn.commit()
         try:
-            if MigrationContext.configure(conn).get_current_revision() != head:
+            current = MigrationContext.configure(conn).get_current_revision()
+            if current != head:
+                # The line that tells which instance of a fleet migrated (the others wait above).
+                log.info("migrating %s from %s to revision %s",
+                         engine.url.render_as_string(hide_password=True), current or "an empty database", head)
                 cfg.attributes["connection"] = conn
                 command.upgrade(cfg, "head")
                 conn.commit()

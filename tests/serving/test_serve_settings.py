@@ -17,6 +17,7 @@ from support.postgres import free_port
 from app.cli import build_parser, settings_from_args
 from app.serving import RegistryServer, gunicorn_options
 from app.settings import Settings
+from app.storage.head_check import HEAD_REVISION
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SERVING_ENV = {
@@ -106,3 +107,23 @@ def test_the_deploy_config_with_an_unreachable_database_exits_1_with_one_line_an
     assert "Traceback" not in result.stderr
     assert result.stderr.splitlines()[-1].startswith("sqlregistry: error: cannot use the database")
     assert "s3cret" not in result.stderr
+
+
+def test_serve_logs_the_migration_it_runs_and_nothing_once_at_head(tmp_path: Path):
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    first = start_server(url, tmp_path / "first.log", workers=1, env={"REGISTRY_LOG_LEVEL": "info"})
+    first.stop()
+    again = start_server(url, tmp_path / "again.log", workers=1, env={"REGISTRY_LOG_LEVEL": "info"})
+    again.stop()
+    migrated = [line for line in first.log_path.read_text().splitlines() if "migrating" in line]
+    assert len(migrated) == 1
+    assert "[INFO] app.storage.migrate: migrating sqlite:///" in migrated[0]
+    assert migrated[0].endswith("from an empty database to revision " + HEAD_REVISION)
+    assert "migrating" not in again.log_path.read_text()
+
+
+def test_the_registrys_log_lines_follow_the_servers_log_level(tmp_path: Path):
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    quiet = start_server(url, tmp_path / "quiet.log", workers=1, env={"REGISTRY_LOG_LEVEL": "warning"})
+    quiet.stop()
+    assert "migrating" not in quiet.log_path.read_text()
