@@ -114,15 +114,51 @@ LATEST_LIVE_OF_SUBJECT = (
     .where(V.c.subject_id == bindparam("subject_id"), V.c.deleted.is_(False))
     .order_by(V.c.version.desc()).limit(1)
 )
-_LAST_NUMBER = select(func.max(V.c.version).label("last")).where(V.c.subject_id == bindparam("subject_id")).subquery()
+# The highest number as "the first of the subject's versions from the top", not max(): with
+# statistics that expect a subject to hold a version or two (the usual subject), PostgreSQL
+# computes max() by reading every version of a long one; a LIMIT 1 walks its index backward.
+_LAST_NUMBER = select(
+    select(V.c.version).where(V.c.subject_id == bindparam("subject_id"))
+    .order_by(V.c.version.desc()).limit(1).scalar_subquery().label("last")
+).subquery()
 _LATEST_LIVE = LATEST_LIVE_OF_SUBJECT.subquery()
 # The highest version number and the newest live version in one round trip.
 SUBJECT_HEAD = select(_LAST_NUMBER.c.last, *_LATEST_LIVE.c).select_from(_LAST_NUMBER.outerjoin(_LATEST_LIVE, true()))
 SUBJECT_HEAD_DIRECT = DirectStatement(SUBJECT_HEAD)
 # Registration reads these under the subject's lock (and in its pre-check) on every new version.
-VERSIONS_WITH_TEXT_DIRECT = DirectStatement(SELECT_VERSIONS.where(
-    SC.c.text_hash == bindparam("text_hash"), SC.c.schema_text == bindparam("text")
-))
+
+
+def _versions_with_text(dialect: str) -> Executable:
+    """A subject's versions holding one text: the content first, then its versions in the
+    subject by (schema_pk, subject_id). On PostgreSQL the content is MATERIALIZED and each of
+    its rows looked up on its own, so the planner cannot start from the subject instead, which
+    statistics expecting a version or two per subject make look cheap and which reads every
+    version of a long subject. SQLite, whose planner would do the same to avoid sorting, is told
+    the order with CROSS JOIN (not every SQLite knows MATERIALIZED, and none knows LATERAL)."""
+    if dialect != "postgresql":  # SQLite takes CROSS JOIN as "this order" (SQLAlchemy has no spelling for it)
+        return text(
+            "SELECT v.version, v.schema_pk, c.id, c.hash, v.deleted, v.created_at FROM "
+            "(SELECT pk, id, hash FROM schemas WHERE text_hash = :text_hash AND schema_text = :text) AS c "
+            "CROSS JOIN subject_versions AS v ON v.schema_pk = c.pk WHERE v.subject_id = :subject_id ORDER BY v.version"
+        )
+    content = select(SC.c.pk, SC.c.id, SC.c.hash).where(
+        SC.c.text_hash == bindparam("text_hash"), SC.c.schema_text == bindparam("text"))
+    first = content.cte("content").prefix_with("MATERIALIZED")
+    # OFFSET 0 keeps the lookup a subquery run per content row, not a join the planner may turn round.
+    versions = (
+        select(V.c.version, V.c.schema_pk, V.c.deleted, V.c.created_at)
+        .where(V.c.schema_pk == first.c.pk, V.c.subject_id == bindparam("subject_id"))
+        .offset(0).lateral("held")
+    )
+    return (
+        select(versions.c.version, versions.c.schema_pk, first.c.id, first.c.hash, versions.c.deleted,
+               versions.c.created_at)
+        .select_from(first.join(versions, true()))
+        .order_by(versions.c.version)
+    )
+
+
+VERSIONS_WITH_TEXT_DIRECT = DirectStatement(_versions_with_text)
 VERSIONS_OF_SCHEMA = SELECT_VERSIONS.where(V.c.schema_pk == bindparam("schema_pk"))
 HAS_VERSION = select(exists().where(V.c.subject_id == bindparam("subject_id"), V.c.version == bindparam("version")))
 # `subjects.latest_version` after any change to a subject's versions (the browser's lists and
