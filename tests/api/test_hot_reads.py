@@ -19,6 +19,7 @@ from app.factory import create_app
 from app.settings import Settings
 from app.wiring import build_registry
 from support.authorizers import DenySecret
+from support.change_token import wait_for_change_token
 
 CT = "application/vnd.schemaregistry.v1+json"
 
@@ -173,6 +174,7 @@ def open_app(app: Flask) -> Flask:
     client = app.test_client()
     for text in (record("O", "a"), record("O", "a", "b"), EXISTING):
         assert client.post("/subjects/orders/versions", json={"schema": text}).status_code == 200
+    wait_for_change_token(app.extensions["registry"])  # until then, nothing is cached (PostgreSQL)
     return app
 
 

@@ -7,7 +7,6 @@ on any machine, and they catch an N+1 over versions the moment one creeps in.
 from __future__ import annotations
 
 import json
-import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -18,6 +17,7 @@ from app.core.types import SchemaRequest
 from app.factory import create_app
 from app.formats.base import ParsedSchema, SchemaFormat
 from app.settings import Settings
+from support.change_token import wait_for_change_token
 from support.statements import counted
 
 # A new version in a cold process: the read-only re-registration check (the subject with its
@@ -48,24 +48,6 @@ def schema_with_fields(count: int) -> str:
 def seed(service: RegistryService, subject: str, versions: int) -> None:
     for n in range(1, versions + 1):
         service.register(subject, SchemaRequest(schema=schema_with_fields(n)))
-
-
-def wait_for_change_token(service: RegistryService) -> None:
-    """On PostgreSQL the change listener connects in the background; until it listens,
-    every read goes to the database. Once it listens, the notifications of commits made
-    before may still be on their way (each one changes the token): wait until the token
-    has held still for a while."""
-    deadline = time.monotonic() + 10
-    while service.storage.change_token() is None:
-        assert time.monotonic() < deadline, "the change listener never connected"
-        time.sleep(0.01)
-    token, since = service.storage.change_token(), time.monotonic()
-    while time.monotonic() - since < 0.2:
-        assert time.monotonic() < deadline, "the change token never settled"
-        time.sleep(0.01)
-        current = service.storage.change_token()
-        if current != token:
-            token, since = current, time.monotonic()
 
 
 @contextmanager
