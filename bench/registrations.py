@@ -38,6 +38,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -206,11 +207,7 @@ def postmaster_pid(database_url: str) -> int | None:
     the parent of this connection's backend."""
     if not database_url.startswith("postgresql"):
         return None
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(url, autocommit=True) as conn:  # the backend exists while connected
+    with libpq_connection(database_url) as conn:  # the backend exists while connected
         backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]  # type: ignore[index]
         stat = Path(f"/proc/{backend}/stat").read_text()
     return int(stat[stat.rindex(")") + 2:].split()[1])
@@ -238,12 +235,17 @@ def analyze(database_url: str) -> None:
     """PostgreSQL's ANALYZE, which also makes every pooled connection plan its prepared
     statements again for the tables as they are now."""
     if database_url.startswith("postgresql"):
-        import psycopg
-        from sqlalchemy.engine import make_url
-
-        url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
-        with psycopg.connect(url, autocommit=True) as conn:
+        with libpq_connection(database_url) as conn:
             conn.execute("ANALYZE")
+
+
+def libpq_connection(database_url: str) -> Any:
+    """An autocommit psycopg connection to the database of a SQLAlchemy PostgreSQL URL."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    return psycopg.connect(url, autocommit=True)
 
 
 def http_figures(
