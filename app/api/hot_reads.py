@@ -39,7 +39,7 @@ from app.api.render import (
     schema_string_entity,
     standalone_error,
 )
-from app.api.requests import INT32_MAX, PARSED_BODY_KEY, ParsedBody, json_document, schema_request
+from app.api.requests import INT32_MAX, json_document, schema_request
 from app.api.telemetry import ROUTE_KEY, SUBJECT_KEY
 from app.core.access import ANONYMOUS
 from app.core.errors import RegistryError
@@ -105,7 +105,6 @@ class HotReads:
             return None
         try:
             document = json_document(data)
-            environ[PARSED_BODY_KEY] = ParsedBody(data, document)  # Flask's handler, if it gets the request
             if not isinstance(document, dict):
                 return None
             principal = environ.get(PRINCIPAL_KEY, ANONYMOUS)

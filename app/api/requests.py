@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from flask import request
@@ -170,21 +170,10 @@ def read_json(required: bool = True) -> Any:
     except Exception as exc:  # noqa: BLE001 - the server's reader refuses the client's framing
         # (gunicorn raises its own parse errors for a truncated body): the request is bad.
         raise BadRequest(f"The request body could not be read: {exc}") from None
-    parsed = request.environ.pop(PARSED_BODY_KEY, None)  # the hot layer's parse of these bytes (hot_reads.py)
-    document = parsed.document if parsed is not None and parsed.data == data else json_document(data)
+    document = json_document(data)
     if document is None and required:
         raise UnprocessableEntity("Request body is missing")
     return document
-
-
-# WSGI environ key: a body the hot layer parsed before passing the request on, so Flask's
-# handler does not parse the same bytes again.
-PARSED_BODY_KEY = "sqlregistry.parsed_body"
-
-
-class ParsedBody(NamedTuple):
-    data: bytes
-    document: Any
 
 
 def json_document(data: bytes) -> Any:
