@@ -4,10 +4,11 @@
     sqlregistry check schemas/user.avsc --policy-file policies.toml [--set NAME] [--previous old.avsc]
     sqlregistry register schemas/user.avsc --subject users-value
 
-Exit codes are the contract a pipeline branches on: 0 compatible (or registered) and no
-policy error, 1 incompatible (or rejected as incompatible) or a policy error, 2 anything
-that is not a verdict: bad usage, no registry reachable, unreadable file, invalid schema or
-policy file. A failure prints one clear line on stderr. `--url` (or `REGISTRY_URL`,
+Exit codes are the contract a pipeline branches on: 0 compatible (or every file registered)
+and no policy error, 1 incompatible or a policy error (`register`: some file refused, as
+incompatible, invalid or by a policy; every file is still tried), 2 anything that is not a
+verdict: bad usage, no registry reachable, unreadable file, invalid policy file (`check`: an
+invalid schema too). A failure prints one clear line on stderr. `--url` (or `REGISTRY_URL`,
 comma-separated for several) names the registry; credentials come from userinfo in the URL or
 `REGISTRY_TO_AUTH` (`basic:USER:PASSWORD` or `bearer:TOKEN`), as for the migration commands.
 
@@ -287,16 +288,22 @@ def register_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _register(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple[Path, Schema]], out: TextIO) -> int:
+    """Each file is registered or refused on its own line and the run goes on: a pipeline that
+    registers a folder learns every refused file from one run, not one per run."""
+    refused = False
     for path, schema in schemas:
         try:
             registered = client.register(args.subject, schema, normalize=args.normalize)
-        except InvalidSchema as exc:
-            raise UsageError(f"{path}: invalid schema: {exc.message}") from None
+        except InvalidSchema as exc:  # invalid, or refused by the subject's policies
+            print(f"{path}: rejected by {args.subject}: {exc.message}", file=out)
+            refused = True
+            continue
         except IncompatibleSchema as exc:
             print(f"{path}: rejected, incompatible with {args.subject}: {exc.message}", file=out)
-            return INCOMPATIBLE
+            refused = True
+            continue
         if registered.version is None:  # a 7.x registry answers with the id alone
             registered = client.lookup(args.subject, schema, normalize=args.normalize)
         print(f"{path}: registered under {args.subject}: id {registered.schema_id}, version {registered.version}",
               file=out)
-    return OK
+    return INCOMPATIBLE if refused else OK

@@ -86,7 +86,8 @@ def print_outcome(path: Path, outcome: dict[str, Any], previous: Path | None, ou
     failed = False
     for violation in outcome["violations"]:
         where = previous if violation.get("version") is not None and previous is not None else path
-        line = f"{where}:{violation['location']}: [{violation['rule']}] {violation['message']}"
+        place = f"{where}:{violation['location']}" if violation["location"] else str(where)
+        line = f"{place}: [{violation['rule']}] {violation['message']}"
         if violation["severity"] == "warning":
             line = "warning: " + line
         else:

@@ -65,21 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
     _common(imp)
 
     mirror = commands.add_parser("mirror", help="export from one registry and import into another")
-    mirror.add_argument("--from", dest="source", required=True, metavar="URL")
-    mirror.add_argument("--to", dest="target", required=True, metavar="URL")
+    mirror.add_argument("--from", dest="source", required=True, metavar="URL", help="the source registry's URL")
+    mirror.add_argument("--to", dest="target", required=True, metavar="URL", help="the target registry's URL")
     mirror.add_argument("--verify", action="store_true", help="verify after the import")
     mirror.add_argument("--dry-run", action="store_true", help="stop after the preflight")
     mirror.add_argument("--workers", type=int, default=4, help="parallel requests (default 4)")
-    mirror.add_argument("--skip-global-config", action="store_true")
-    mirror.add_argument("--apply-global-mode", action="store_true")
+    mirror.add_argument("--skip-global-config", action="store_true", help="leave the target's global config alone")
+    mirror.add_argument("--apply-global-mode", action="store_true", help="also set the source's global mode")
     _scope_options(mirror)
     _tls_options(mirror, "from")
     _tls_options(mirror, "to")
     _common(mirror)
 
     verify = commands.add_parser("verify", help="compare two registries; write nothing")
-    verify.add_argument("--from", dest="source", required=True, metavar="URL")
-    verify.add_argument("--to", dest="target", required=True, metavar="URL")
+    verify.add_argument("--from", dest="source", required=True, metavar="URL", help="the registry copied from")
+    verify.add_argument("--to", dest="target", required=True, metavar="URL", help="the registry copied to")
     verify.add_argument("--workers", type=int, default=4, help="parallel requests (default 4)")
     _scope_options(verify)
     _tls_options(verify, "from")
@@ -136,7 +136,7 @@ def _target(args: argparse.Namespace):
 
 
 def _progress(args: argparse.Namespace):
-    from app.transfer.progress import Progress
+    from app.transfer.progress import Progress, counted
 
     return Progress(enabled=not args.no_progress)
 
@@ -144,6 +144,7 @@ def _progress(args: argparse.Namespace):
 def cmd_export(args: argparse.Namespace) -> int:
     from app.transfer.dump import write_dump
     from app.transfer.export import Scope, export_rest
+    from app.transfer.progress import counted
 
     scope = Scope.of(args.subject_prefix, args.context)
     progress = _progress(args)
@@ -164,8 +165,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         os.replace(partial, path)
     except OSError as exc:
         raise DumpError(f"cannot write {path}: {exc.strerror or exc}") from None
-    progress.note(f"export: {counts['version']} versions, {counts['schema']} schemas, "
-                  f"{counts['config']} configs, {counts['mode']} modes -> {path}")
+    totals = ", ".join(counted(counts[kind], kind) for kind in ("version", "schema", "config", "mode"))
+    progress.note(f"export: {totals} -> {path}")
     return 0
 
 

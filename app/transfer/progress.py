@@ -55,11 +55,16 @@ class Progress:
                 bar.close()
             elif self.lines:
                 rate = phase.done / elapsed if elapsed > 0 else 0.0
-                self.note(f"{name}: {phase.done} {unit}s in {elapsed:.1f}s ({rate:.0f}/s)")
+                self.note(f"{name}: {counted(phase.done, unit)} in {elapsed:.1f}s ({rate:.0f}/s)")
 
     def note(self, line: str) -> None:
         """A line for the operator, kept clear of a bar that may be drawing."""
         print(line, file=self.stream, flush=True)
+
+
+def counted(n: int, noun: str) -> str:
+    """"1 mode", "2 modes": an operator reads these lines, and "1 modes" reads as a slip."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _columns(stream: IO[str]) -> int:

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from app.transfer.errors import Differences
 from app.transfer.export import Scope, SubjectHistory, put_shape, read_subject
 from app.transfer.preflight import same_content
-from app.transfer.progress import Progress
+from app.transfer.progress import Progress, counted
 from app.transfer.rest import RestRegistry
 
 
@@ -65,7 +65,8 @@ def verify(source: RestRegistry, target: RestRegistry, scope: Scope, workers: in
         print(line)
     for subject in extra:
         print(f"note: extra subject {subject} (only on the target)")
-    summary = f"verify: {len(subjects)} subjects, {versions} versions, {len(diffs)} differences"
+    summary = (f"verify: {counted(len(subjects), 'subject')}, {counted(versions, 'version')}, "
+               f"{counted(len(diffs), 'difference')}")
     print(summary)
     if diffs:
         print(summary, file=sys.stderr)

@@ -128,3 +128,17 @@ def test_messages_of_other_formats_are_kept_whole():
     assert (report.old_version, report.level) == (3, "FULL")
     assert [(p.type, p.location, p.message) for p in report.problems] == [
         ("INCOMPATIBLE", "", "Found incompatible change: Difference{...}")]
+
+
+def test_register_reports_each_refused_file_goes_on_and_exits_1(registry_env, files, unique_subject, capsys):
+    subject = unique_subject()
+    RegistryClient(registry_env).register(subject, USER_V1)
+    bad = files("bad.avsc", NOT_BACKWARD)
+    invalid = files("invalid.avsc", '{"type": "record", "name": "X"}')
+    good = files("v2.avsc", USER_V2)
+    assert register_main([bad, invalid, good, "--subject", subject]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == [bad, invalid, good]
+    assert "rejected, incompatible" in lines[0]
+    assert "rejected by" in lines[1]
+    assert lines[2].endswith("version 2")

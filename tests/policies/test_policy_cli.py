@@ -196,3 +196,11 @@ def test_offline_engine_check_endpoint_and_registration_agree(api: Api, tmp_path
         assert reply.status == 200
         api.delete_subject("gen-value")
         api.delete_subject("gen-value", permanent="true")
+
+
+def test_offline_a_violation_of_the_whole_schema_names_the_file_alone(write, capsys) -> None:
+    policy = write("p.toml", 'default = ["small"]\n[sets.small]\nrules = [{ rule = "max-size", params = { bytes = 10 } }]\n')
+    bad = write("big.avsc", COMPLIANT)
+    assert ci.check_main([bad, "--policy-file", policy]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"{bad}: [max-size] schema is ")

@@ -87,3 +87,13 @@ def test_no_progress_keeps_a_terminal_free_of_bars(registry, tmp_path: Path) -> 
     # Summary lines only (the terminal itself turns each \n into \r\n): no bar, no redraw.
     assert "%|" not in text and text.count("export:") == 2
     assert text.replace("\r\n", "").count("\r") == 0
+
+
+def test_the_export_summary_counts_one_of_a_kind_in_the_singular(registry, tmp_path: Path) -> None:
+    source = Rest(registry("sqlite"))
+    source.register("only-subject", record("Only", ("a", "int")))
+    done = run_cli("export", "--from", source.url, "--output", str(tmp_path / "one.dump"))
+    assert done.returncode == 0, done.stderr
+    summary = done.stderr.splitlines()[-1]
+    assert summary.startswith("export: 1 version, 1 schema, ")
+    assert " 1 modes" not in summary and " 1 configs" not in summary
