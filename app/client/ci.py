@@ -132,7 +132,10 @@ def _client(url: str | None, timeout: float) -> RegistryClient:
             auth, bearer = None, secret
         else:
             raise UsageError("REGISTRY_TO_AUTH must be basic:USER:PASSWORD or bearer:TOKEN")
-    return RegistryClient(urls, auth=auth, bearer_token=bearer, timeout=timeout, retries=1, cache_ttl=0)
+    try:
+        return RegistryClient(urls, auth=auth, bearer_token=bearer, timeout=timeout, retries=1, cache_ttl=0)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def parse_reference(text: str) -> SchemaReference:

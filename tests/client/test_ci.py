@@ -142,3 +142,9 @@ def test_register_reports_each_refused_file_goes_on_and_exits_1(registry_env, fi
     assert "rejected, incompatible" in lines[0]
     assert "rejected by" in lines[1]
     assert lines[2].endswith("version 2")
+
+
+def test_a_url_without_scheme_is_one_usage_line_and_exit_2(files, capsys):
+    assert register_main([files("v1.avsc", USER_V1), "--subject", "s", "--url", "not-a-url"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["error: a registry URL starts with http:// or https:// and names a host, got 'not-a-url'"]
