@@ -49,9 +49,13 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def cmd_serve(settings: Settings) -> int:
     from app.security.errors import AuthFileError
-    from app.serving import (RegistryServer, TlsFilesError, check_tls_files, prepare_authentication,
-                             prepare_database, prepare_metrics_dir, route_app_logs)
+    from app.serving import (PortInUse, RegistryServer, TlsFilesError, check_port_free, check_tls_files,
+                             prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
 
+    try:
+        check_port_free(settings.host, settings.port)
+    except PortInUse as exc:
+        return fail(str(exc))
     route_app_logs(settings)
     try:
         check_tls_files(settings.certfile, settings.keyfile, settings.ca_certs)

@@ -121,6 +121,33 @@ def check_tls_files(certfile: str | None, keyfile: str | None, ca_certs: str | N
             raise TlsFilesError(f"cannot use the client CA file {ca_certs}: {exc}") from None
 
 
+class PortInUse(Exception):
+    """The address `serve` would bind is taken: found before anything else runs, so that a
+    second `serve` neither migrates a database nor leaves gunicorn retrying for seconds."""
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Bind and release the address once, with the socket options gunicorn binds with
+    (SO_REUSEADDR: a port in TIME_WAIT is free, one that is listened on is not)."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise PortInUse(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise PortInUse(f"{host}:{port} is already in use (another server?); "
+                                "choose another with --port") from None
+            raise PortInUse(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
 def prepare_metrics_dir() -> None:
     """The master's step before forking when metrics are on: one directory where every
     worker's prometheus-client values live (multiprocess mode, app/metrics.py), empty at

@@ -127,3 +127,20 @@ def test_the_registrys_log_lines_follow_the_servers_log_level(tmp_path: Path):
     quiet = start_server(url, tmp_path / "quiet.log", workers=1, env={"REGISTRY_LOG_LEVEL": "warning"})
     quiet.stop()
     assert "migrating" not in quiet.log_path.read_text()
+
+
+def test_serve_on_a_port_in_use_exits_1_with_one_line_before_touching_the_database(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+        env.pop("REGISTRY_DATABASE_URL", None)
+        done = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"sqlregistry: error: 127.0.0.1:{port} is already in use (another server?); choose another with --port"]
+    assert not (tmp_path / "data").exists()
