@@ -8,15 +8,28 @@ the bytes are the same as every other producer's and consumer's.
     decoded = decode(df, "value", registry, subject="s", framing=SINGLE_OBJECT)  # C3 01 + fingerprint
     framed = encode(df, registry, subject="orders-value", schema=ORDER_AVSC, keep=["key"])
 """
-from app.pipeline.decode import (
-           BadRecord,
-           decode,
-           decode_by_writer,
-           decode_with_schema,
-           writer_ids,
-)
-from app.pipeline.encode import encode
-from app.pipeline.types import UnsupportedAvroType, avro_to_spark
+from __future__ import annotations
+
+from typing import Any
+
+EXTRA_NEEDED = "the pipeline needs PySpark and pyarrow: pip install 'sqlregistry[pipeline]'"
+# Without them the package still imports, so that `sqlregistry pipeline --help` and the job's
+# argument errors work; each name then says what to install when it is used.
+_MISSING = {"pyspark", "pyarrow", "pandas", "py4j"}
+
+try:
+    from app.pipeline.decode import BadRecord, decode, decode_by_writer, decode_with_schema, writer_ids
+    from app.pipeline.encode import encode
+    from app.pipeline.types import UnsupportedAvroType, avro_to_spark
+except ModuleNotFoundError as missing:
+    if (missing.name or "").split(".")[0] not in _MISSING:
+        raise
+    _absent = missing.name
+
+    def __getattr__(name: str) -> Any:
+        if name in __all__:
+            raise ModuleNotFoundError(f"{EXTRA_NEEDED} (missing: {_absent})", name=_absent)
+        raise AttributeError(f"module 'app.pipeline' has no attribute {name!r}")
 
 __all__ = ["BadRecord", "UnsupportedAvroType", "avro_to_spark", "decode", "decode_by_writer",
            "decode_with_schema", "encode", "writer_ids"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -37,6 +38,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     decode.add_argument("--framing", choices=("confluent", "single-object"), default="confluent",
                         help="Confluent wire format (default) or Avro single-object encoding")
     decode.add_argument("--master", default="local[*]")
+    decode.add_argument("--debug", action="store_true", help="on failure, print Spark's whole trace")
     return parser.parse_args(argv)
 
 
@@ -78,5 +80,39 @@ def run_decode(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """A failure is one line on stderr naming its cause (Spark's trace with `--debug`): a bad
+    record's own message sits under hundreds of lines of Java frames otherwise."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    return run_decode(args)
+    try:
+        return run_decode(args)
+    except ModuleNotFoundError as exc:
+        from app.pipeline import EXTRA_NEEDED, _MISSING
+
+        if args.debug or (exc.name or "").split(".")[0] not in _MISSING:
+            raise
+        return _fail(f"{EXTRA_NEEDED} (missing: {exc.name})")
+    except Exception as exc:
+        if args.debug:
+            raise
+        return _fail(f"{failure_cause(exc)} (--debug shows the whole trace)")
+
+
+def failure_cause(exc: BaseException) -> str:
+    """The line that says what went wrong: a Python worker's exception as Spark relays it (the
+    last `Name: message` line of the worker's traceback, which is the decoder's own message),
+    else the exception's first line."""
+    text = str(exc)
+    worker_lines = [line.strip() for line in text.splitlines() if _PYTHON_ERROR.match(line.strip())]
+    if worker_lines:
+        return worker_lines[-1]
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+# "app.pipeline.decode.BadRecord: cannot decode ...", "ValueError: ...", as a Python traceback ends
+_PYTHON_ERROR = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Record|Exit): \S")
+
+
+def _fail(message: str) -> int:
+    print(f"sqlregistry pipeline: error: {message}", file=sys.stderr)
+    return 1

@@ -5,6 +5,7 @@ traceback; a question (`db current`) never creates the database it asks about.
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from importlib.metadata import version
@@ -130,3 +131,29 @@ def test_a_failure_in_a_real_process_prints_no_traceback(tmp_path: Path):
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert_one_error_line(result.stderr, "cannot parse the database URL")
+
+
+_WITHOUT_SPARK = """
+import sys
+class NoSpark:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("pyspark", "pyarrow", "pandas", "py4j"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, NoSpark())
+from app.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_pipeline_without_its_extra_has_help_and_says_what_to_install(tmp_path: Path) -> None:
+    def run(*words: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", _WITHOUT_SPARK, *words], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+
+    helped = run("pipeline", "decode", "--help")
+    assert helped.returncode == 0 and "--on-error" in helped.stdout and helped.stderr == ""
+    ran = run("pipeline", "decode", "--input", "x", "--subject", "s", "--output", "out")
+    assert ran.returncode == 1
+    assert ran.stderr.splitlines() == [
+        "sqlregistry pipeline: error: the pipeline needs PySpark and pyarrow: pip install 'sqlregistry[pipeline]' "
+        "(missing: pyspark)"]
