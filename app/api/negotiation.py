@@ -109,6 +109,17 @@ def negotiate(accept: str | None) -> str | None:
     return best
 
 
+@lru_cache(maxsize=128)
+def prefers_html(accept: str | None) -> bool:
+    """Whether the caller asks for a page before JSON, as a browser does (`text/html` named,
+    `*/*` at a lower q); API clients (no Accept, `*/*`, a JSON type) never do."""
+    if not accept:
+        return False
+    ranges = _parse_accept(accept)
+    html = _client_quality(ranges, "text/html")
+    return html > 0 and all(html > _client_quality(ranges, media_type) for media_type, _ in _PRODUCED)
+
+
 def reply_media_type() -> str:
     """The type replies of this request are labelled with (errors included).
 

@@ -1,9 +1,10 @@
-"""Root and server metadata (spec §3.1): health checks and identity."""
+"""Root and server metadata: `/` and `/v1/metadata/*` (the cluster id, version and deployment)."""
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, redirect, request, url_for
 
 from app.api.build_info import build_info
+from app.api.negotiation import prefers_html
 from app.api.render import cluster_id_entity, json_response, server_version_entity
 from app.api.requests import read_body
 from app.api.service import registry
@@ -13,6 +14,9 @@ bp = Blueprint("server", __name__)
 
 @bp.get("/")
 def root() -> Response:
+    """Confluent's `{}` for API clients; a browser is sent to the web UI instead."""
+    if prefers_html(request.headers.get("Accept")):
+        return redirect(url_for("ui.index"), code=302)
     return json_response({})
 
 

@@ -2,9 +2,10 @@
 
     python -m app.pipeline decode --registry URL --input DUMP --subject S --output DIR
         [--reader latest|N|latest-seen] [--column value] [--on-error fail|route] [--master local[*]]
-        [--framing confluent|single-object]
+        [--framing confluent|single-object] [--debug]
+    python -m app.pipeline sample --registry URL --output FILE [--subject S] [--records N]
 
-Each run appends one Parquet part set under DIR; when the subject evolved between runs, the
+`sample` writes a small topic dump to try `decode` on. Each decode run appends one Parquet part set under DIR; when the subject evolved between runs, the
 new columns appear in the new files only, and readers see all runs with Parquet schema merge
 (`spark.read.option("mergeSchema", "true").parquet(DIR)`), so earlier output stays readable.
 `--master spark://...` runs the same job on a cluster; the executors only need this package.
@@ -39,6 +40,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="Confluent wire format (default) or Avro single-object encoding")
     decode.add_argument("--master", default="local[*]")
     decode.add_argument("--debug", action="store_true", help="on failure, print Spark's whole trace")
+    sample = commands.add_parser("sample", help="write a small Parquet topic dump of framed Avro records to try")
+    sample.add_argument("--registry", default=os.environ.get("REGISTRY_URL", "http://127.0.0.1:8081"),
+                        help="registry URL (default: $REGISTRY_URL); the sample schema is registered there")
+    sample.add_argument("--subject", default="payments-sample-value")
+    sample.add_argument("--output", required=True, help="the Parquet file to write")
+    sample.add_argument("--records", type=int, default=1000)
+    sample.add_argument("--debug", action="store_true", help="on failure, print the whole trace")
     return parser.parse_args(argv)
 
 
@@ -79,12 +87,20 @@ def run_decode(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_sample(args: argparse.Namespace) -> int:
+    from app.pipeline.sample import write_sample
+
+    schema_id = write_sample(args.registry, args.subject, args.output, args.records)
+    print(f"wrote {args.records} records of {args.subject} (schema id {schema_id}) to {args.output}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """A failure is one line on stderr naming its cause (Spark's trace with `--debug`): a bad
     record's own message sits under hundreds of lines of Java frames otherwise."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        return run_decode(args)
+        return run_sample(args) if args.command == "sample" else run_decode(args)
     except ModuleNotFoundError as exc:
         from app.pipeline import EXTRA_NEEDED, _MISSING
 

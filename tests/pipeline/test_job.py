@@ -59,3 +59,20 @@ def test_a_bad_record_in_fail_mode_is_one_line_naming_its_cause(spark, live_serv
     failure = [line for line in err if line.startswith("sqlregistry pipeline: error:")]
     assert len(failure) == 1 and "BadRecord: cannot decode value" in failure[0]
     assert not any(line.lstrip().startswith("at org.apache") for line in err)
+
+
+def test_the_sample_dump_decodes_to_its_records(spark, live_server, unique_subject, tmp_path, capsys):
+    from app.pipeline.sample import payment
+    import random
+
+    subject = unique_subject()
+    sample = str(tmp_path / "sample.parquet")
+    assert main(["sample", "--registry", live_server, "--subject", subject, "--output", sample,
+                 "--records", "20"]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote 20 records of {subject} (schema id ")
+    assert main(["decode", "--registry", live_server, "--subject", subject, "--input", sample,
+                 "--output", str(tmp_path / "out")]) == 0
+    rows = spark.read.parquet(str(tmp_path / "out")).orderBy("offset").collect()
+    rng = random.Random(7)
+    assert [row["value"].asDict() for row in rows] == [payment(n, rng) for n in range(20)]
+    assert rows[3]["key"] == b"p-000003"

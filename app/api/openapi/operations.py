@@ -49,7 +49,8 @@ _RAW = "The schema text itself (not a JSON document for Protobuf), labelled with
 OPERATIONS: tuple[Operation, ...] = (
     # ---------------------------------------------------------------- server
     Operation("GET", "/", "getRoot", "An empty object: the server answers", _SERVER, reply=ref("AnyObject"),
-              open=True),
+              open=True, description="A browser (an Accept that ranks text/html above JSON) is redirected "
+                                     "to the web UI at /ui/ with 302 instead."),
     Operation("POST", "/", "postRoot", "Any JSON object is accepted and answered with an empty one", _SERVER,
               body="AnyObject", reply=ref("AnyObject")),
     Operation("GET", "/v1/metadata/id", "getClusterId", "The cluster id", _SERVER, reply=ref("ServerClusterId")),
