@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import text
 
+from app.core.errors import WriteConflict
 from app.core.records import SchemaReference
 from app.core.store import AuditEntry, IndexedName, NewSchema, NewVersion, NO_ORIGIN, ResolvedReference
 from app.storage.repository import Repository
@@ -88,7 +89,7 @@ def test_a_version_of_held_content_and_a_named_context_draw_ids_as_before(reposi
 def test_a_failure_of_any_part_leaves_nothing(repository: Repository) -> None:
     with repository.write() as store:
         subject_id = store.lock_subject(".", "kept").row.id
-    with pytest.raises(Exception):
+    with pytest.raises(WriteConflict):  # the unique (subject, version) key, as the core retries it
         with repository.write() as store:
             store.add_version(NewVersion(subject_id, 1, None, content('"bytes"', "e" * 32), None))
             store.add_version(NewVersion(subject_id, 1, None, content('"float"', "f" * 32), None))  # same version
