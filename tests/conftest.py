@@ -40,6 +40,23 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
+# ------------------------------------------------------------------ a running tally
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """With SQLREGISTRY_TEST_TALLY set (scripts/test sets it), one line per finished test in that
+    file, so that a run stopped at its time limit can still say how far it got and what failed."""
+    tally = os.environ.get("SQLREGISTRY_TEST_TALLY")
+    if not tally:
+        return
+    outcome = None
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        outcome = "error" if report.when == "setup" and report.failed else report.outcome
+    elif report.when == "teardown" and report.failed:
+        outcome = "error"
+    if outcome is not None:
+        with open(tally, "a", encoding="utf-8") as out:
+            out.write(f"{outcome} {report.nodeid}\n")
+
+
 # ------------------------------------------------------------------ shared reference material
 SHARED_DIR = Path(__file__).resolve().parents[2] / "shared"
 
