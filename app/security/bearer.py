@@ -20,12 +20,12 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jwt
 from jwt import PyJWK, PyJWKClient, PyJWKSet
-from jwt.exceptions import PyJWKClientConnectionError, PyJWKClientError, PyJWKError, PyJWKSetError, PyJWTError
+from jwt.exceptions import PyJWKClientError, PyJWKError, PyJWKSetError, PyJWTError
 
 from app.core.access import Principal
 from app.security.errors import AuthFileError, Unauthenticated
@@ -49,49 +49,58 @@ TOKEN_CACHE_SECONDS = 60.0
 TOKEN_CACHE_ENTRIES = 10_000
 
 
-class _RemoteKeySet(PyJWKClient):
-    """PyJWKClient that keeps serving the last key set it fetched while the provider cannot
-    be reached, and then waits a full refresh interval before trying again, so an outage
-    costs one failed connection per interval instead of one per request."""
-
-    def __init__(self, url: str, cooldown: float) -> None:
-        super().__init__(url, cache_jwk_set=True, lifespan=JWKS_REFRESH_SECONDS,
-                         timeout=FETCH_TIMEOUT_SECONDS, cooldown_duration=cooldown)
-        self.last_good: PyJWKSet | None = None
-        self._retry_at = 0.0
-
-    def get_jwk_set(self, refresh: bool = False) -> PyJWKSet:
-        if self.last_good is None and time.monotonic() < self._retry_at:
-            raise PyJWKClientConnectionError("the JWKS could not be fetched moments ago")
-        try:
-            keys = super().get_jwk_set(refresh)
-        except (PyJWKClientError, PyJWKSetError, ValueError) as exc:
-            # Unreachable, or an answer that is not a usable key set (a proxy's HTML error
-            # page, an empty set): either way the provider's keys cannot be had right now.
-            if self.last_good is None:
-                self._retry_at = time.monotonic() + UNREACHABLE_RETRY_SECONDS
-                raise PyJWKClientConnectionError(str(exc)) from None
-            log.warning("JWKS %s unusable, keeping the keys fetched before: %s", self.uri, exc)
-            assert self.jwk_set_cache is not None
-            self.jwk_set_cache.put(self.last_good)
-            return self.last_good
-        self.last_good = keys
-        return keys
+Clock = Callable[[], float]
 
 
 class _UrlKeys:
-    def __init__(self, url: str, cooldown: float) -> None:
-        self._client = _RemoteKeySet(url, cooldown)
+    """The provider's key set, fetched with PyJWT's client and kept here, so that every timing
+    decision (refresh, cooldown, retry after a failure) reads one clock a test can drive.
+
+    The last good set keeps serving while the provider cannot be reached or answers something
+    that is not a key set; before any set was fetched, a failure is not retried for
+    `UNREACHABLE_RETRY_SECONDS`, so requests are refused at once instead of queueing behind a
+    provider that does not answer."""
+
+    def __init__(self, url: str, cooldown: float, clock: Clock) -> None:
+        self._fetcher = PyJWKClient(url, cache_jwk_set=False, timeout=FETCH_TIMEOUT_SECONDS)
+        self._url = url
+        self._cooldown = cooldown
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._keys: PyJWKSet | None = None
+        self._fetched_at = 0.0
+        self._retry_at = 0.0
 
     def key(self, kid: str | None) -> PyJWK:
+        with self._lock:
+            keys = self._signing_keys(refresh=False)
+            found = _only_key(keys) if kid is None else _with_kid(keys, kid)
+            if found is None and self._clock() - self._fetched_at >= self._cooldown:
+                found = _with_kid(self._signing_keys(refresh=True), kid)
+        if found is None:
+            raise Unauthenticated(f"no signing key for kid {kid!r} in the JWKS", token_presented=True)
+        return found
+
+    def _signing_keys(self, refresh: bool) -> list[PyJWK]:
+        now = self._clock()
+        if self._keys is not None and not refresh and now - self._fetched_at < JWKS_REFRESH_SECONDS:
+            return _usable(self._keys)
+        if self._keys is None and now < self._retry_at:
+            raise Unauthenticated("no keys: the JWKS could not be fetched moments ago", token_presented=True)
         try:
-            if kid is None:
-                return _only_key(self._client.get_signing_keys())
-            return self._client.get_signing_key(kid)
-        except PyJWKClientConnectionError as exc:
-            raise Unauthenticated(f"no keys: the JWKS cannot be fetched ({exc})", token_presented=True) from None
-        except (PyJWKClientError, PyJWKSetError) as exc:
-            raise Unauthenticated(f"no signing key for kid {kid!r}: {exc}", token_presented=True) from None
+            fetched = self._fetcher.get_jwk_set(refresh=True)
+            _usable(fetched)
+        except (PyJWKClientError, PyJWKSetError, ValueError, Unauthenticated) as exc:
+            # Unreachable, or an answer that is not a usable key set (a proxy's HTML error page,
+            # an empty set): either way the provider's keys cannot be had right now.
+            if self._keys is None:
+                self._retry_at = now + UNREACHABLE_RETRY_SECONDS
+                raise Unauthenticated(f"no keys: the JWKS cannot be fetched ({exc})", token_presented=True) from None
+            log.warning("JWKS %s unusable, keeping the keys fetched before: %s", self._url, exc)
+            self._fetched_at = now  # the next attempt waits a full interval
+            return _usable(self._keys)
+        self._keys, self._fetched_at = fetched, now
+        return _usable(fetched)
 
 
 class _FileKeys:
@@ -100,10 +109,11 @@ class _FileKeys:
     worker without a restart. A file that does not load at start-up makes the auth file
     invalid; a bad replacement later is logged and the previous keys stay."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, clock: Clock) -> None:
         self._path = path
+        self._clock = clock
         self._lock = threading.Lock()
-        self._checked = time.monotonic()
+        self._checked = clock()
         try:
             self._stamp = _stamp(path)
             self._keys = _read_key_file(path)
@@ -121,7 +131,7 @@ class _FileKeys:
         raise Unauthenticated(f"no signing key for kid {kid!r} in {self._path}", token_presented=True)
 
     def _maybe_reload(self) -> None:
-        now = time.monotonic()
+        now = self._clock()
         if now - self._checked < FILE_CHECK_SECONDS or not self._lock.acquire(blocking=False):
             return
         try:
@@ -167,6 +177,19 @@ def _only_key(keys: list[PyJWK]) -> PyJWK:
     return keys[0]
 
 
+def _usable(keys: PyJWKSet) -> list[PyJWK]:
+    """The set's signing keys that carry a key id, as PyJWT's client lists them; none at all
+    makes the set unusable."""
+    signing = [key for key in keys.keys if key.public_key_use in ("sig", None) and key.key_id]
+    if not signing:
+        raise PyJWKClientError("The JWKS endpoint did not contain any signing keys")
+    return signing
+
+
+def _with_kid(keys: list[PyJWK], kid: str | None) -> PyJWK | None:
+    return next((key for key in keys if key.key_id == kid), None)
+
+
 def claim_at(claims: Mapping[str, Any], path: str) -> Any:
     """The claim a dotted path names (`realm_access.roles`); a claim whose own name contains
     dots (`https://example.com/groups`) is found by that name first."""
@@ -186,14 +209,20 @@ class BearerVerifier:
     One instance per loaded auth file and worker; `verify` is called from request threads
     concurrently."""
 
-    def __init__(self, settings: BearerSettings, *, refetch_cooldown: float = REFETCH_COOLDOWN_SECONDS) -> None:
+    def __init__(
+        self, settings: BearerSettings, *, refetch_cooldown: float = REFETCH_COOLDOWN_SECONDS,
+        clock: Clock = time.monotonic, wall_clock: Clock = time.time,
+    ) -> None:
+        """`clock` times refreshes, cooldowns and file checks; `wall_clock` is compared with
+        tokens' `exp` for the verified-token cache. Tests pass their own to skip waiting."""
         self._settings = settings
         self._algorithms = list(settings.algorithms)
+        self._wall_clock = wall_clock
         self._keys: _UrlKeys | _FileKeys
         if settings.jwks_url is not None:
-            self._keys = _UrlKeys(settings.jwks_url, refetch_cooldown)
+            self._keys = _UrlKeys(settings.jwks_url, refetch_cooldown, clock)
         elif settings.jwks_file is not None:
-            self._keys = _FileKeys(settings.jwks_file)
+            self._keys = _FileKeys(settings.jwks_file, clock)
         else:
             raise AuthFileError("[bearer]", "one of jwks_url and jwks_file is required")
         self._options: dict[str, Any] = {
@@ -205,7 +234,7 @@ class BearerVerifier:
 
     def verify(self, token: str) -> Principal:
         digest = hashlib.sha256(token.encode("utf-8", "surrogateescape")).digest()
-        now = time.time()
+        now = self._wall_clock()
         hit = self._verified.get(digest)
         if hit is not None and hit[0] > now:
             return hit[1]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import requests
 from auth_support import basic, hashed, serve_with_auth_file, users_text, write_file
+from support.reloads import wait_for_every_worker
 
 from app.security.errors import AuthFileError
 from app.security.records import Role
@@ -159,16 +160,11 @@ def status(url: str, headers: dict[str, str]) -> int:
     return requests.get(url + "/subjects", headers=headers, timeout=10).status_code
 
 
-def in_force_within(url: str, expected: dict[str, int], seconds: float = 2.0) -> float:
-    """Seconds until every credential gets its expected status on every worker: polled
-    until it first does, then, once `seconds` have passed, checked on 30 fresh
-    connections (each of the two workers gets some of them)."""
-    started = time.monotonic()
-    while not all(status(url, headers) == code for headers, code in _pairs(expected)):
-        assert time.monotonic() - started < seconds, "not in force in time"
-        time.sleep(0.05)
-    elapsed = time.monotonic() - started
-    time.sleep(max(0.0, seconds - (time.monotonic() - started)))
+def in_force_within(url: str, expected: dict[str, int]) -> float:
+    """Seconds until every credential gets its expected status, which then holds on 30 fresh
+    connections (each of the two workers gets some of them) once every worker has looked at
+    the file again (support/reloads.py)."""
+    elapsed = wait_for_every_worker(lambda: all(status(url, headers) == code for headers, code in _pairs(expected)))
     for _ in range(30):
         for headers, code in _pairs(expected):
             assert status(url, headers) == code

@@ -7,7 +7,6 @@ module, so every case works on subjects of its own."""
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 import requests
 from auth_support import hashed, serve_with_auth_file
 
+from support.reloads import wait_for_every_worker
 from support.authz_rows import (
     RUNGS,
     SERVER_DENIED,
@@ -200,9 +200,9 @@ def test_the_confluent_client_sees_a_denied_write_as_403_40301(server: Server) -
 
 
 # ---------------------------------------------------------------- grants changed under a running server
-def test_a_changed_grant_is_in_force_on_both_workers_within_2s(tmp_path: Path) -> None:
+def test_a_changed_grant_is_in_force_on_both_workers_without_a_restart(tmp_path: Path) -> None:
     """Granted, then revoked, by rewriting the file: each state holds on every one of 30
-    fresh connections (both workers) within 2 s of the write."""
+    fresh connections (both workers) once every worker has looked at the file again."""
     def file(role: str) -> str:
         return (f'[[users]]\nname = "carol"\npassword = "{hashed("carol-secret")}"\ngroups = ["payments"]\n'
                 f'[[grants]]\nprincipal = "group:payments"\nrole = "{role}"\nsubjects = ["prefix:payments."]\n')
@@ -214,12 +214,8 @@ def test_a_changed_grant_is_in_force_on_both_workers_within_2s(tmp_path: Path) -
         return requests.post(f"{live.url}/subjects/{subject}/versions", json={"schema": V1},
                              auth=("carol", "carol-secret"), headers={"Content-Type": V1_JSON}, timeout=10).status_code
 
-    def in_force_within(expected: int, seconds: float = 2.0) -> None:
-        started = time.monotonic()
-        while register() != expected:
-            assert time.monotonic() - started < seconds, f"not {expected} within {seconds} s"
-            time.sleep(0.05)
-        time.sleep(max(0.0, seconds - (time.monotonic() - started)))
+    def in_force_within(expected: int) -> None:
+        wait_for_every_worker(lambda: register() == expected)
         assert [register() for _ in range(30)] == [expected] * 30
 
     try:

@@ -26,6 +26,24 @@ from app.security.errors import AuthFileError, Unauthenticated
 from app.security.records import BearerSettings
 
 
+class FakeClock:
+    """A clock the verifier reads instead of the real ones: tests move it, nothing sleeps."""
+
+    def __init__(self, start: float) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(1_000.0)
+
+
 def bearer_settings(idp: IdentityProvider, **changes) -> BearerSettings:
     base = BearerSettings(
         algorithms=("RS256", "ES256"), jwks_url=idp.jwks_url, issuer=idp.issuer, audience="sqlregistry",
@@ -224,15 +242,15 @@ def test_an_unknown_kid_makes_one_refetch_and_the_rotated_key_is_accepted(idp: I
     assert idp.jwks_fetches == 2
 
 
-def test_unknown_kids_within_the_cooldown_cost_the_provider_no_fetch(idp: IdentityProvider):
-    verifier = BearerVerifier(bearer_settings(idp), refetch_cooldown=1.0)
+def test_unknown_kids_within_the_cooldown_cost_the_provider_no_fetch(idp: IdentityProvider, clock: FakeClock):
+    verifier = BearerVerifier(bearer_settings(idp), refetch_cooldown=1.0, clock=clock)
     verifier.verify(idp.token())
     stranger = new_key("RS256")
     for _ in range(20):
         refused(verifier, idp.token(key=stranger))
     assert idp.jwks_fetches == 1
     idp.rotate()
-    time.sleep(1.1)
+    clock.advance(1.1)
     assert verifier.verify(idp.token()).name == "user:alice"
     assert idp.jwks_fetches == 2
 
@@ -245,13 +263,12 @@ def test_the_default_cooldown_holds_back_a_refetch(idp: IdentityProvider):
     assert idp.jwks_fetches == 1
 
 
-def test_cached_keys_keep_working_while_the_provider_is_down(idp: IdentityProvider, monkeypatch):
-    monkeypatch.setattr(bearer, "JWKS_REFRESH_SECONDS", 0.2)
-    verifier = BearerVerifier(bearer_settings(idp))
+def test_cached_keys_keep_working_while_the_provider_is_down(idp: IdentityProvider, clock: FakeClock):
+    verifier = BearerVerifier(bearer_settings(idp), clock=clock)
     verifier.verify(idp.token())
     idp.down()
     assert verifier.verify(idp.token(sub="bob")).name == "user:bob"
-    time.sleep(0.3)  # past the refresh interval: the fetch fails, the last keys stay
+    clock.advance(bearer.JWKS_REFRESH_SECONDS + 1)  # past the refresh interval: the fetch fails, the last keys stay
     assert verifier.verify(idp.token(sub="carol")).name == "user:carol"
     assert verifier.verify(idp.token(sub="dave")).name == "user:dave"
     idp.up()
@@ -261,22 +278,21 @@ def test_cached_keys_keep_working_while_the_provider_is_down(idp: IdentityProvid
 @pytest.mark.parametrize("answer", [(200, b"<html>gateway error</html>"), (200, b"[]"), (200, b'{"keys": []}'),
                                     (502, b"<html>bad gateway</html>")])
 def test_a_provider_answering_something_that_is_not_a_key_set_is_like_one_that_is_down(
-        idp: IdentityProvider, monkeypatch, answer: tuple[int, bytes]):
-    monkeypatch.setattr(bearer, "JWKS_REFRESH_SECONDS", 0.2)
-    verifier = BearerVerifier(bearer_settings(idp))
+        idp: IdentityProvider, clock: FakeClock, answer: tuple[int, bytes]):
+    verifier = BearerVerifier(bearer_settings(idp), clock=clock)
     token = idp.token()
     idp.answer_instead = answer
     assert "cannot be fetched" in refused(verifier, token).reason
     idp.answer_instead = None
-    time.sleep(bearer.UNREACHABLE_RETRY_SECONDS + 0.1)
+    clock.advance(bearer.UNREACHABLE_RETRY_SECONDS + 0.1)
     assert verifier.verify(token).name == "user:alice"
     idp.answer_instead = answer
-    time.sleep(0.3)  # past the refresh interval: the bad answer is ignored, the keys stay
+    clock.advance(bearer.JWKS_REFRESH_SECONDS + 1)  # past the refresh interval: the bad answer is ignored
     assert verifier.verify(idp.token(sub="bob")).name == "user:bob"
 
 
-def test_no_key_can_be_had_while_the_provider_was_never_reached(idp: IdentityProvider):
-    verifier = BearerVerifier(bearer_settings(idp))
+def test_no_key_can_be_had_while_the_provider_was_never_reached(idp: IdentityProvider, clock: FakeClock):
+    verifier = BearerVerifier(bearer_settings(idp), clock=clock)
     token = idp.token()
     idp.down()
     error = refused(verifier, token)
@@ -285,13 +301,14 @@ def test_no_key_can_be_had_while_the_provider_was_never_reached(idp: IdentityPro
     assert "moments ago" in refused(verifier, token).reason
     idp.up()
     assert "moments ago" in refused(verifier, token).reason
-    time.sleep(bearer.UNREACHABLE_RETRY_SECONDS + 0.1)
+    clock.advance(bearer.UNREACHABLE_RETRY_SECONDS + 0.1)
     assert verifier.verify(token).name == "user:alice"
     assert idp.jwks_fetches == 1
 
 
 def test_a_verified_token_is_not_checked_again_but_never_outlives_its_expiry(idp: IdentityProvider):
-    verifier = BearerVerifier(bearer_settings(idp, leeway_seconds=0), refetch_cooldown=0)
+    wall = FakeClock(time.time())
+    verifier = BearerVerifier(bearer_settings(idp, leeway_seconds=0), refetch_cooldown=0, wall_clock=wall)
     short = idp.token(lifetime=2)
     long = idp.token(sub="bob")
     verifier.verify(short)
@@ -300,8 +317,9 @@ def test_a_verified_token_is_not_checked_again_but_never_outlives_its_expiry(idp
     assert verifier.verify(long).name == "user:bob"
     old_key_token = idp.token(key=new_key("RS256"))
     refused(verifier, old_key_token)
-    time.sleep(2.2)
+    wall.advance(2.2)  # past the short token's expiry: its cached verdict is gone
     refused(verifier, short)
+    assert verifier.verify(long).name == "user:bob"
 
 
 # ------------------------------------------------------------------ jwks_file
@@ -311,25 +329,26 @@ def write_jwks(path: Path, provider: IdentityProvider) -> None:
     os.replace(staging, path)  # atomic, as an operator's deploy tool does it
 
 
-def test_keys_from_a_file_follow_an_atomic_replacement(idp: IdentityProvider, tmp_path: Path):
+def test_keys_from_a_file_follow_an_atomic_replacement(idp: IdentityProvider, tmp_path: Path, clock: FakeClock):
     path = tmp_path / "jwks.json"
     write_jwks(path, idp)
-    verifier = BearerVerifier(bearer_settings(idp, jwks_url=None, jwks_file=str(path)))
+    verifier = BearerVerifier(bearer_settings(idp, jwks_url=None, jwks_file=str(path)), clock=clock)
     assert verifier.verify(idp.token()).name == "user:alice"
     idp.rotate()
     refused(verifier, idp.token())
     write_jwks(path, idp)
-    time.sleep(bearer.FILE_CHECK_SECONDS + 0.1)
+    clock.advance(bearer.FILE_CHECK_SECONDS + 0.1)
     assert verifier.verify(idp.token(sub="bob")).name == "user:bob"
     assert idp.jwks_fetches == 0
 
 
-def test_a_broken_replacement_file_keeps_the_previous_keys(idp: IdentityProvider, tmp_path: Path):
+def test_a_broken_replacement_file_keeps_the_previous_keys(idp: IdentityProvider, tmp_path: Path,
+                                                          clock: FakeClock):
     path = tmp_path / "jwks.json"
     write_jwks(path, idp)
-    verifier = BearerVerifier(bearer_settings(idp, jwks_url=None, jwks_file=str(path)))
+    verifier = BearerVerifier(bearer_settings(idp, jwks_url=None, jwks_file=str(path)), clock=clock)
     path.write_text('{"keys": [')
-    time.sleep(bearer.FILE_CHECK_SECONDS + 0.1)
+    clock.advance(bearer.FILE_CHECK_SECONDS + 0.1)
     assert verifier.verify(idp.token(sub="bob")).name == "user:bob"
 
 
