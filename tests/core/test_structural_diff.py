@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from app.core.outline_index import outline_rows
-from app.core.structural_diff import ADDED, CHANGED, REMOVED, resolve_location, structural_diff
+from app.core.structural_diff import ADDED, CHANGED, REMOVED, LocationIndex, structural_diff
 from app.formats import FORMATS
 
 
@@ -339,9 +339,10 @@ def test_locations_resolve_to_the_longest_matching_node() -> None:
     fmt = FORMATS["JSON"]
     root = fmt.outline(fmt.parse(json_schema({"a": {"type": "object", "properties": {"b": {"type": "string"}}}}), {}))
 
-    assert resolve_location("#/properties/a/properties/b/type", [root]).path == "a.b"  # type: ignore[union-attr]
-    assert resolve_location("#/required/a", [root]).path == "a"  # type: ignore[union-attr]
-    assert resolve_location("#/properties/ab", [root]) is None  # a prefix only on a segment boundary
+    index = LocationIndex([root])
+    assert index.resolve("#/properties/a/properties/b/type").path == "a.b"  # type: ignore[union-attr]
+    assert index.resolve("#/required/a").path == "a"  # type: ignore[union-attr]
+    assert index.resolve("#/properties/ab") is None  # a prefix only on a segment boundary
 
 
 def test_a_reason_whose_node_shows_no_change_gets_a_row_of_its_own() -> None:
