@@ -28,24 +28,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # support.shared_types: the shapes the cost tests use
 
 from app.core.structural_diff import structural_diff  # noqa: E402
 from app.formats import FORMATS  # noqa: E402
 from app.formats import work_budget  # noqa: E402
 from app.formats.base import ParsedSchema  # noqa: E402
 from app.formats.work_budget import WorkBudgetExceeded  # noqa: E402
+from support.shared_types import avro_shared_chain  # noqa: E402
 
 KILL_GRACE = 5.0  # seconds past the budget before a child that cannot stop itself is killed
 REPEATS = 5
 
 
 def avro_chain(n: int, leaf: str) -> str:
-    schema: dict[str, Any] = {"type": "record", "name": "D0", "fields": [{"name": "v", "type": leaf}]}
-    for i in range(1, n + 1):
-        schema = {"type": "record", "name": f"D{i}",
-                  "fields": [{"name": "a", "type": schema}, {"name": "b", "type": f"D{i - 1}"}]}
-    return json.dumps(schema)
+    return json.dumps(avro_shared_chain(n, leaf))
 
 
 def json_chain(n: int, leaf: str) -> str:

@@ -5,24 +5,19 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from api_client import Api, enc
+from support.shared_types import avro_shared_chain, avro_wide_record
 
 ENTRY = re.compile(r"^\{errorType:'")
 
 
 def shared_chain(depth: int, leaf: str) -> str:
-    """Record Di with field `a` holding D(i-1) written inline and field `b` naming it."""
-    schema: dict[str, Any] = {"type": "record", "name": "D0", "fields": [{"name": "v", "type": leaf}]}
-    for i in range(1, depth + 1):
-        schema = {"type": "record", "name": f"D{i}",
-                  "fields": [{"name": "a", "type": schema}, {"name": "b", "type": f"D{i - 1}"}]}
-    return json.dumps(schema)
+    return json.dumps(avro_shared_chain(depth, leaf))
 
 
-def wide(count: int, type_: str) -> str:
-    return json.dumps({"type": "record", "name": "W", "fields": [{"name": f"f{i}", "type": type_} for i in range(count)]})
+def wide(fields: int, type_: str) -> str:
+    return json.dumps(avro_wide_record(fields, type_))
 
 
 def verbose_check(api: Api, subject: str, schema: str) -> list[str]:

@@ -12,6 +12,7 @@ import pytest
 from app.core.outline_index import outline_rows
 from app.core.structural_diff import ADDED, CHANGED, REMOVED, LocationIndex, structural_diff
 from app.formats import FORMATS
+from support.shared_types import avro_shared_chain, avro_wide_record
 
 
 def avro(*fields: dict[str, Any], name: str = "Order") -> str:
@@ -444,3 +445,18 @@ def test_protobuf_comments_are_not_part_of_the_outline() -> None:
     found = structural_diff(FORMATS, stored, commented)
 
     assert found.identical
+
+
+def test_a_type_shared_on_forty_levels_is_one_row_with_one_reason_each_way() -> None:
+    fmt = FORMATS["AVRO"]
+    old, new = (fmt.parse(json.dumps(avro_shared_chain(40, leaf)), {}) for leaf in ("string", "int"))
+
+    found = structural_diff(FORMATS, old, new)
+
+    assert [(r.change, r.path) for r in found.rows] == [(CHANGED, "a." * 40 + "v")]
+    assert [r.direction for r in found.rows[0].reasons] == ["backward", "forward"]
+    assert len(found.backward.reasons) == len(found.forward.reasons) == 1
+    # and a wide change files each of its 2 x 300 reasons on its own field's row
+    wide_old, wide_new = (fmt.parse(json.dumps(avro_wide_record(300, t)), {}) for t in ("string", "int"))
+    rows = structural_diff(FORMATS, wide_old, wide_new).rows
+    assert [(r.path, len(r.reasons)) for r in rows] == [(f"f{i}", 2) for i in range(300)]

@@ -17,19 +17,11 @@ from hypothesis import strategies as st
 from app.formats.avro import AvroFormat
 from app.formats.avro.compatibility import assess
 from app.formats.avro.model import Array, Enum, Fixed, Map, Named, Record, Schema, Union
+from support.shared_types import avro_shared_chain as shared_chain
 
 AVRO = AvroFormat()
 PROMOTIONS = {"LONG": {"INT"}, "FLOAT": {"INT", "LONG"}, "DOUBLE": {"INT", "LONG", "FLOAT"},
               "BYTES": {"STRING"}, "STRING": {"BYTES"}}
-
-
-def shared_chain(depth: int, leaf: str) -> dict[str, Any]:
-    """Record Di with field `a` holding D(i-1) written inline and field `b` naming it."""
-    schema: dict[str, Any] = {"type": "record", "name": "D0", "fields": [{"name": "v", "type": leaf}]}
-    for i in range(1, depth + 1):
-        schema = {"type": "record", "name": f"D{i}",
-                  "fields": [{"name": "a", "type": schema}, {"name": "b", "type": f"D{i - 1}"}]}
-    return schema
 
 
 def model(document: Any) -> Schema:

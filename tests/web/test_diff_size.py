@@ -6,20 +6,9 @@ import json
 from typing import Any
 
 from demo_data import register
+from support.shared_types import avro_shared_chain as shared_chain
+from support.shared_types import avro_wide_record as wide
 from ui_client import Ui
-
-
-def shared_chain(depth: int, leaf: str) -> dict[str, Any]:
-    """Record Di with field `a` holding D(i-1) written inline and field `b` naming it."""
-    schema: dict[str, Any] = {"type": "record", "name": "D0", "fields": [{"name": "v", "type": leaf}]}
-    for i in range(1, depth + 1):
-        schema = {"type": "record", "name": f"D{i}",
-                  "fields": [{"name": "a", "type": schema}, {"name": "b", "type": f"D{i - 1}"}]}
-    return schema
-
-
-def wide(count: int, type_: str) -> dict[str, Any]:
-    return {"type": "record", "name": "W", "fields": [{"name": f"f{i}", "type": type_} for i in range(count)]}
 
 
 def two_versions(service: Any, subject: str, old: dict[str, Any], new: dict[str, Any]) -> None:
