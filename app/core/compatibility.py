@@ -141,19 +141,19 @@ def _compare(
     if previous.schema_type != candidate.schema_type:
         return [DIFFERENT_TYPES]
     fmt = formats[candidate.schema_type]
-    found: list[Labelled] = []
+    found: list[_Labelled] = []
     with format_refusals():
         if level.backward:
-            found += [Labelled(i, "new", "old") for i in fmt.can_read(candidate, previous.parsed, policy=policy)]
+            found += [_Labelled(i, "new", "old") for i in fmt.can_read(candidate, previous.parsed, policy=policy)]
         if level.forward:
-            found += [Labelled(i, "old", "new") for i in fmt.can_read(previous.parsed, candidate, policy=policy)]
+            found += [_Labelled(i, "old", "new") for i in fmt.can_read(previous.parsed, candidate, policy=policy)]
     messages = [fmt.describe(f.incompatibility, f.reader, f.writer) for f in found[:LISTED_INCOMPATIBILITIES]]
     if len(found) > LISTED_INCOMPATIBILITIES:
-        messages.append(more_incompatibilities(len(found) - LISTED_INCOMPATIBILITIES))
+        messages.append(_more_incompatibilities(len(found) - LISTED_INCOMPATIBILITIES))
     return messages
 
 
-class Labelled(NamedTuple):
+class _Labelled(NamedTuple):
     """An incompatibility with the labels of its direction: `reader` names the reading side
     ("new" under BACKWARD), `writer` the writing side."""
 
@@ -162,6 +162,6 @@ class Labelled(NamedTuple):
     writer: str
 
 
-def more_incompatibilities(count: int) -> str:
+def _more_incompatibilities(count: int) -> str:
     """The line closing a list cut at `LISTED_INCOMPATIBILITIES`."""
     return f"{{moreIncompatibilities: {count}, note: 'only the first {LISTED_INCOMPATIBILITIES} are listed'}}"
