@@ -9,9 +9,10 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from app.core.errors import InvalidSchema
 from app.core.outline_index import outline_rows
 from app.core.structural_diff import ADDED, CHANGED, REMOVED, LocationIndex, structural_diff
-from app.formats import FORMATS
+from app.formats import FORMATS, work_budget
 from support.shared_types import avro_shared_chain, avro_wide_record
 
 
@@ -460,3 +461,11 @@ def test_a_type_shared_on_forty_levels_is_one_row_with_one_reason_each_way() -> 
     wide_old, wide_new = (fmt.parse(json.dumps(avro_wide_record(300, t)), {}) for t in ("string", "int"))
     rows = structural_diff(FORMATS, wide_old, wide_new).rows
     assert [(r.path, len(r.reasons)) for r in rows] == [(f"f{i}", 2) for i in range(300)]
+
+
+def test_a_diff_past_the_request_budget_is_a_42201() -> None:
+    fmt = FORMATS["AVRO"]
+    old, new = (fmt.parse(json.dumps(avro_wide_record(300, t)), {}) for t in ("string", "int"))
+
+    with work_budget.limited(1e-9), pytest.raises(InvalidSchema, match="took longer than the registry allows"):
+        structural_diff(FORMATS, old, new)

@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.formats import work_budget
 from app.formats.avro import AvroFormat
 from app.formats.avro.compatibility import assess
 from app.formats.avro.model import Array, Enum, Fixed, Map, Named, Record, Schema, Union
+from app.formats.base import SchemaParseError
 from support.shared_types import avro_shared_chain as shared_chain
 
 AVRO = AvroFormat()
@@ -180,3 +183,10 @@ def test_shared_sub_types_check_with_bounded_work_and_the_plain_verdict(case: tu
         assert len(outcome.incompatibilities) <= outcome.comparisons + 2 * r_objects * w_objects
         if case[2] <= SMALL:
             assert bool(outcome.incompatibilities) == reference_fails(r, w)
+
+
+def test_a_check_past_the_request_budget_is_refused_as_a_schema_refusal() -> None:
+    reader, writer = (AVRO.parse(json.dumps(shared_chain(40, leaf)), {}) for leaf in ("int", "string"))
+
+    with work_budget.limited(1e-9), pytest.raises(SchemaParseError, match="took longer than the registry allows"):
+        AVRO.can_read(reader, writer)
