@@ -15,15 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from app.core.resolver import format_refusals
 from app.core.types import CompatibilityLevel
-from app.formats.base import STRICT_POLICY, ParsedSchema, SchemaFormat, TopLevelFields, supports
+from app.formats.base import STRICT_POLICY, Incompatibility, ParsedSchema, SchemaFormat, TopLevelFields, supports
 
 T = TypeVar("T")
 
 OLD_SCHEMA_LIMIT = 10_240  # Confluent cuts the quoted old schema at 10 KB
+LISTED_INCOMPATIBILITIES = 100
+"""At most this many of a check's incompatibilities are listed (both directions of FULL
+together), then one line counting the rest: a reply stays small whatever the schemas, and
+stays Confluent's list of strings, which clients print without parsing."""
 RESERVED_PROPERTY = "confluent:reserved"
 DIFFERENT_TYPES = "Incompatible because of different schema type"
 
@@ -137,10 +141,27 @@ def _compare(
     if previous.schema_type != candidate.schema_type:
         return [DIFFERENT_TYPES]
     fmt = formats[candidate.schema_type]
-    messages: list[str] = []
+    found: list[_Labelled] = []
     with format_refusals():
         if level.backward:
-            messages += [fmt.describe(i, "new", "old") for i in fmt.can_read(candidate, previous.parsed, policy=policy)]
+            found += [_Labelled(i, "new", "old") for i in fmt.can_read(candidate, previous.parsed, policy=policy)]
         if level.forward:
-            messages += [fmt.describe(i, "old", "new") for i in fmt.can_read(previous.parsed, candidate, policy=policy)]
+            found += [_Labelled(i, "old", "new") for i in fmt.can_read(previous.parsed, candidate, policy=policy)]
+    messages = [fmt.describe(f.incompatibility, f.reader, f.writer) for f in found[:LISTED_INCOMPATIBILITIES]]
+    if len(found) > LISTED_INCOMPATIBILITIES:
+        messages.append(_more_incompatibilities(len(found) - LISTED_INCOMPATIBILITIES))
     return messages
+
+
+class _Labelled(NamedTuple):
+    """An incompatibility with the labels of its direction: `reader` names the reading side
+    ("new" under BACKWARD), `writer` the writing side."""
+
+    incompatibility: Incompatibility
+    reader: str
+    writer: str
+
+
+def _more_incompatibilities(count: int) -> str:
+    """The line closing a list cut at `LISTED_INCOMPATIBILITIES`."""
+    return f"{{moreIncompatibilities: {count}, note: 'only the first {LISTED_INCOMPATIBILITIES} are listed'}}"

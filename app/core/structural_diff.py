@@ -20,6 +20,7 @@ from typing import Any
 
 from app.core.compatibility import DIFFERENT_TYPES
 from app.core.resolver import format_refusals
+from app.formats import work_budget
 from app.formats.base import STRICT_POLICY, Incompatibility, Node, Outlines, ParsedSchema, SchemaFormat, supports
 
 ADDED = "added"
@@ -103,8 +104,8 @@ def structural_diff(
 ) -> StructuralDiff:
     """The rows and both verdicts between `old` and `new`. `policy` is the subject's
     `compatibilityPolicy`, handed to `can_read` as registration hands it.
-    `SchemaParseError` (through `format_refusals`, a 42201) for schemas too deeply nested
-    to compare."""
+    `InvalidSchema` (42201, through `format_refusals`) for schemas too deeply nested to
+    compare, or when the request's work budget runs out."""
     if old.schema_type != new.schema_type:
         backward = Direction(BACKWARD, False, (Reason(BACKWARD, "DIFFERENT_SCHEMA_TYPE", "", DIFFERENT_TYPES, ""),))
         forward = Direction(FORWARD, False, (Reason(FORWARD, "DIFFERENT_SCHEMA_TYPE", "", DIFFERENT_TYPES, ""),))
@@ -121,9 +122,11 @@ def structural_diff(
     old_root, new_root = fmt.outline(old), fmt.outline(new)
     # Backward: `new` reads, so locations are in `new` first; a writer-only element (a field
     # the reader dropped) is looked up in `old`. Forward the other way round.
-    back = [_reason(fmt, BACKWARD, i, (new_root, old_root)) for i in back_found]
-    fwd = [_reason(fmt, FORWARD, i, (old_root, new_root)) for i in fwd_found]
-    placed = _placed_rows(old_root, new_root, [*back, *fwd])
+    new_first, old_first = LocationIndex((new_root, old_root)), LocationIndex((old_root, new_root))
+    back = [_reason(fmt, BACKWARD, i, new_first) for i in back_found]
+    fwd = [_reason(fmt, FORWARD, i, old_first) for i in fwd_found]
+    with format_refusals():  # the request's work budget runs out here as in the check
+        placed = _placed_rows(old_root, new_root, [*back, *fwd])
     back_reasons, fwd_reasons = tuple(r for r, _ in back), tuple(r for r, _ in fwd)
     return StructuralDiff(
         tuple(placed), Direction(BACKWARD, not back, back_reasons), Direction(FORWARD, not fwd, fwd_reasons),
@@ -178,6 +181,7 @@ def _rows(old_root: Node, new_root: Node, marked: frozenset[int] = frozenset()) 
             yield DiffRow(REMOVED, old.path, old, None)
             continue
         assert old is not None and new is not None
+        work_budget.check()
         changes = _changes(old, new)
         if changes or id(old) in marked or id(new) in marked:
             yield DiffRow(CHANGED, new.path, old, new, changes)
@@ -194,33 +198,42 @@ def _changes(old: Node, new: Node) -> tuple[Change, ...]:
 
 
 # ------------------------------------------------------------------ reasons
-def resolve_location(location: str, roots: Sequence[Node]) -> Node | None:
-    """The node whose location is the longest prefix of `location` (on a segment boundary),
-    across the roots, the first root winning a tie (the reader's: a location points into
-    the reader, unless it names something only the writer has); None when none claims it."""
-    best: Node | None = None
-    best_len = 0
-    for root in roots:
-        for node in root.walk():
-            for prefix in node.locations:
-                if len(prefix) > best_len and _is_prefix(prefix, location):
-                    best, best_len = node, len(prefix)
-    return best
+class LocationIndex:
+    """Which node an incompatibility's location resolves to: the node whose location is the
+    longest prefix of it (on a segment boundary), across the roots, the first root winning a
+    tie (the reader's: a location points into the reader, unless it names something only the
+    writer has). Built once per diff, so that resolving costs the length of the location,
+    not the size of the trees."""
+
+    def __init__(self, roots: Sequence[Node]) -> None:
+        self.root = roots[0]
+        self._claims: dict[str, Node] = {}
+        for root in roots:
+            for node in root.walk():
+                for prefix in node.locations:
+                    if prefix:
+                        self._claims.setdefault(prefix, node)
+
+    def resolve(self, location: str) -> Node | None:
+        """The claiming node, None when none claims `location`. A prefix ends before a "/"
+        of the location, or with it (a claimed location may end with "/"), or is all of it."""
+        claims = self._claims
+        if location in claims:
+            return claims[location]
+        end = location.rfind("/")
+        while end >= 0:
+            for candidate in (location[: end + 1], location[:end]):
+                if candidate in claims:
+                    return claims[candidate]
+            end = location.rfind("/", 0, end)
+        return None
 
 
-def _is_prefix(prefix: str, location: str) -> bool:
-    if not location.startswith(prefix):
-        return False
-    return len(location) == len(prefix) or location[len(prefix)] == "/" or prefix.endswith("/")
-
-
-def _reason(
-    fmt: SchemaFormat, direction: str, found: Incompatibility, roots: Sequence[Node]
-) -> tuple[Reason, Node]:
+def _reason(fmt: SchemaFormat, direction: str, found: Incompatibility, index: LocationIndex) -> tuple[Reason, Node]:
     """The reason, and the node its location resolves to (reader first); a location no node
     claims (the schema as a whole, a type of an imported file) resolves to the reader's root."""
     reader, writer = ("new", "old") if direction == BACKWARD else ("old", "new")
-    node = resolve_location(found.location, roots) or roots[0]
+    node = index.resolve(found.location) or index.root
     message = fmt.describe(found, reader, writer)
     return Reason(direction, found.type, found.location, message, node.path), node
 
@@ -239,7 +252,7 @@ def _placed_rows(old_root: Node, new_root: Node, reasons: Sequence[tuple[Reason,
     node it belongs to, so this repeats while it marks more nodes (a matched node marked
     gets its row; a node below an added or removed one is placed on that row by path)."""
     marked: frozenset[int] = frozenset()
-    while True:
+    while True:  # each round marks at least one more reason's node, so it ends
         rows = list(_rows(old_root, new_root, marked))
         filed, unplaced = _place(rows, reasons)
         more = marked | {id(node) for _, node in unplaced}
@@ -259,13 +272,13 @@ def _place(
     changed ancestor, or to the one changed row below it. Returns the reasons by row index,
     and those no row took."""
     by_node = {id(node): i for i, row in enumerate(rows) for node in (row.old, row.new) if node is not None}
-    paths = [row.path for row in rows]
+    by_path = _RowPaths([row.path for row in rows])
     filed: dict[int, list[Reason]] = {}
     unplaced: list[tuple[Reason, Node]] = []
     for reason, node in reasons:
         target = by_node.get(id(node))
         if target is None:
-            target = _row_for(reason.path, paths)
+            target = by_path.row_for(reason.path)
         if target is None:
             unplaced.append((reason, node))
         else:
@@ -273,9 +286,31 @@ def _place(
     return filed, unplaced
 
 
-def _row_for(path: str, paths: Sequence[str]) -> int | None:
-    ancestors = [i for i, p in enumerate(paths) if p and path.startswith(p + ".")]
-    if ancestors:
-        return max(ancestors, key=lambda i: len(paths[i]))
-    below = [i for i, p in enumerate(paths) if path == "" or p.startswith(path + ".")]
-    return below[0] if len(below) == 1 else None
+class _RowPaths:
+    """The rows by path, for a reason whose node has no row: the row of the nearest ancestor
+    path, else the single row below the path. Indexed once per placement, so a reason costs
+    the length of its path rather than a scan of every row. A path is below another when it
+    starts with it and a "." (names may hold dots; this is the rule either way)."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self._count = len(paths)
+        self._first: dict[str, int] = {}  # path -> its first row
+        self._below: dict[str, list[int]] = {}  # path -> [first row below it, rows below it]
+        for i, path in enumerate(paths):
+            self._first.setdefault(path, i)
+            dot = path.find(".")
+            while dot >= 0:
+                below = self._below.setdefault(path[:dot], [i, 0])
+                below[1] += 1
+                dot = path.find(".", dot + 1)
+
+    def row_for(self, path: str) -> int | None:
+        dot = path.rfind(".")
+        while dot > 0:
+            if (row := self._first.get(path[:dot])) is not None:
+                return row
+            dot = path.rfind(".", 0, dot)
+        if path == "":
+            return 0 if self._count == 1 else None
+        first, count = self._below.get(path, (None, 0))
+        return first if count == 1 else None

@@ -52,7 +52,12 @@ def page_helpers() -> dict[str, object]:
     return {"ui_read_only": read_only()}
 
 
+SHOWN_AT_MOST = 100
+"""How many rows or reasons a diff or check page lists of one list before a line counting the
+rest: two schemas with thousands of differences still make a small page."""
+
 # Globals, so the macros (imported without the page's context) reach them too.
+bp.add_app_template_global(SHOWN_AT_MOST, "shown_at_most")
 bp.add_app_template_global(csrf_token)
 bp.add_app_template_global(may)
 bp.add_app_template_global(utc)

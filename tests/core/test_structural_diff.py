@@ -9,9 +9,11 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from app.core.errors import InvalidSchema
 from app.core.outline_index import outline_rows
-from app.core.structural_diff import ADDED, CHANGED, REMOVED, resolve_location, structural_diff
-from app.formats import FORMATS
+from app.core.structural_diff import ADDED, CHANGED, REMOVED, LocationIndex, structural_diff
+from app.formats import FORMATS, work_budget
+from support.shared_types import avro_shared_chain, avro_wide_record
 
 
 def avro(*fields: dict[str, Any], name: str = "Order") -> str:
@@ -339,9 +341,10 @@ def test_locations_resolve_to_the_longest_matching_node() -> None:
     fmt = FORMATS["JSON"]
     root = fmt.outline(fmt.parse(json_schema({"a": {"type": "object", "properties": {"b": {"type": "string"}}}}), {}))
 
-    assert resolve_location("#/properties/a/properties/b/type", [root]).path == "a.b"  # type: ignore[union-attr]
-    assert resolve_location("#/required/a", [root]).path == "a"  # type: ignore[union-attr]
-    assert resolve_location("#/properties/ab", [root]) is None  # a prefix only on a segment boundary
+    index = LocationIndex([root])
+    assert index.resolve("#/properties/a/properties/b/type").path == "a.b"  # type: ignore[union-attr]
+    assert index.resolve("#/required/a").path == "a"  # type: ignore[union-attr]
+    assert index.resolve("#/properties/ab") is None  # a prefix only on a segment boundary
 
 
 def test_a_reason_whose_node_shows_no_change_gets_a_row_of_its_own() -> None:
@@ -443,3 +446,26 @@ def test_protobuf_comments_are_not_part_of_the_outline() -> None:
     found = structural_diff(FORMATS, stored, commented)
 
     assert found.identical
+
+
+def test_a_type_shared_on_forty_levels_is_one_row_with_one_reason_each_way() -> None:
+    fmt = FORMATS["AVRO"]
+    old, new = (fmt.parse(json.dumps(avro_shared_chain(40, leaf)), {}) for leaf in ("string", "int"))
+
+    found = structural_diff(FORMATS, old, new)
+
+    assert [(r.change, r.path) for r in found.rows] == [(CHANGED, "a." * 40 + "v")]
+    assert [r.direction for r in found.rows[0].reasons] == ["backward", "forward"]
+    assert len(found.backward.reasons) == len(found.forward.reasons) == 1
+    # and a wide change files each of its 2 x 300 reasons on its own field's row
+    wide_old, wide_new = (fmt.parse(json.dumps(avro_wide_record(300, t)), {}) for t in ("string", "int"))
+    rows = structural_diff(FORMATS, wide_old, wide_new).rows
+    assert [(r.path, len(r.reasons)) for r in rows] == [(f"f{i}", 2) for i in range(300)]
+
+
+def test_a_diff_past_the_request_budget_is_a_42201() -> None:
+    fmt = FORMATS["AVRO"]
+    old, new = (fmt.parse(json.dumps(avro_wide_record(300, t)), {}) for t in ("string", "int"))
+
+    with work_budget.limited(1e-9), pytest.raises(InvalidSchema, match="took longer than the registry allows"):
+        structural_diff(FORMATS, old, new)

@@ -1,17 +1,16 @@
 """Can a reader schema decode what a writer schema wrote? The rules of Java Avro's
 `org.apache.avro.SchemaCompatibility`, which Confluent runs for every Avro check.
 
-Everything observable is kept as Java has it, because Confluent's verbose replies print it:
-every incompatibility is reported (not just the first), in Java's order, with Java's type
-constant, JSON-pointer location into the reader schema and message text. Some of Java's
-behaviour is surprising and is kept on purpose:
+What Confluent's verbose replies print is kept as Java has it: every incompatibility, in
+Java's order, with Java's type constant, JSON-pointer location into the reader schema and
+message text. Some of Java's behaviour is surprising and is kept on purpose:
 
 * a writer union read by a non-union reader puts the branch index into the location, but the
   branch checks of a reader union (or of a union read by a union) start from a fresh location
   and only their verdict is used;
-* results are memoized per (reader object, writer object), so a named pair met twice reports
-  the first result again, locations included; a pair met again while still being checked
-  counts as compatible, which is what makes recursive records terminate;
+* results are memoized per (reader object, writer object), so a named pair met twice has the
+  result of its first comparison, locations included; a pair met again while still being
+  checked counts as compatible, which is what makes recursive records terminate;
 * named types compare unqualified names, then the reader's aliases (qualified with the
   reader's namespace) against the writer's full name;
 * a reader field missing from the writer, without default, whose type is an enum with a
@@ -21,11 +20,21 @@ behaviour is surprising and is kept on purpose:
   Confluent turns the exception into a single "Unexpected exception" entry, so the result
   is that one entry, whatever else was found before.
 
+One deliberate difference: Java copies a memoized pair's whole list into every parent that
+meets the pair again, so a type shared by two fields of each level of a chain is reported
+2^depth times, and the copying takes as long. Here a pair's result is kept once and its
+parents point at it (`_Result`), so a check costs time and memory linear in the pairs of
+types compared, and the final list holds each incompatibility once, at its first place in
+Java's list. Verdicts are Java's: a pair fails when anything below it does.
+
 Comparing follows references and named types into each other, so one comparison can go
 deeper than either schema's text; `NestingTooDeep` stops it at the walk bound (`nesting`).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from app.formats import work_budget
 from app.formats.avro.canonical import to_json
 from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Primitive, Record, Schema, Union
 from app.formats.avro.nesting import deeper
@@ -58,92 +67,158 @@ class _AmbiguousField(Exception):
         self.location = location
 
 
+@dataclass(frozen=True)
+class CheckOutcome:
+    """A check's incompatibilities and what it cost: `comparisons` counts the steps of the
+    walk (pairs of types looked at, memoized ones included), which is what stays linear in
+    the two schemas; the benches and tests read it instead of a clock."""
+
+    incompatibilities: list[Incompatibility]
+    comparisons: int
+
+
 def check(reader: Schema, writer: Schema) -> list[Incompatibility]:
     """Every reason `reader` cannot decode data written with `writer` (empty: it can)."""
+    return assess(reader, writer).incompatibilities
+
+
+def assess(reader: Schema, writer: Schema) -> CheckOutcome:
+    """`check`, with the number of comparisons it made."""
+    checker = _Checker()
     try:
-        return _Checker().compare(reader, writer, [])
+        found = _flatten(checker.compare(reader, writer, []))
     except _AmbiguousField as exc:
-        return [Incompatibility(UNEXPECTED_EXCEPTION, exc.location, exc.message)]
+        found = [Incompatibility(UNEXPECTED_EXCEPTION, exc.location, exc.message)]
+    return CheckOutcome(found, checker.comparisons)
 
 
 def _location(path: list[str]) -> str:
     return "/" + "/".join(token.replace("~", "~0").replace("/", "~1") for token in path)
 
 
+class _Result:
+    """One pair's result as Java would list it: its own incompatibilities and the results of
+    the pairs below it, in Java's order. A failing sub-pair is held by reference, never
+    copied, so a pair shared by many parents costs its parents one item each."""
+
+    __slots__ = ("failed", "items")
+
+    def __init__(self) -> None:
+        self.items: list[Incompatibility | _Result] = []
+        self.failed = False
+
+    def add(self, item: Incompatibility | _Result) -> None:
+        """Keeps an own incompatibility, or a sub-pair's result when it failed (a
+        compatible one adds nothing to Java's list)."""
+        if isinstance(item, Incompatibility) or item.failed:
+            self.items.append(item)
+            self.failed = True
+
+
+_COMPATIBLE = _Result()
+"""The result of a pair that adds nothing: equal primitives, and a pair met again while it
+is still being compared (Java's memo answers compatible there). Never added to."""
+
+
+def _flatten(result: _Result) -> list[Incompatibility]:
+    """Java's list for `result` with each incompatibility once, where Java lists it first:
+    a sub-result met again would only repeat what its first expansion listed, so it is
+    skipped. Iterative, since results nest as deep as the walk went."""
+    found: list[Incompatibility] = []
+    expanded = {id(result)}
+    pending = [iter(result.items)]
+    while pending:
+        item = next(pending[-1], None)
+        if item is None:
+            pending.pop()
+        elif isinstance(item, Incompatibility):
+            found.append(item)
+        elif id(item) not in expanded:
+            work_budget.check()
+            expanded.add(id(item))
+            pending.append(iter(item.items))
+    return found
+
+
 class _Checker:
     """One comparison of a reader schema with a writer schema, with Java's memo table."""
 
-    __slots__ = ("_depth", "_memo")
+    __slots__ = ("_depth", "_memo", "comparisons")
 
     def __init__(self) -> None:
         # (id(reader), id(writer)) -> result; None while that pair is being compared
-        self._memo: dict[tuple[int, int], list[Incompatibility] | None] = {}
+        self._memo: dict[tuple[int, int], _Result | None] = {}
         self._depth = 0  # compare calls in progress
+        self.comparisons = 0
 
-    def compare(self, reader: Schema, writer: Schema, path: list[str]) -> list[Incompatibility]:
+    def compare(self, reader: Schema, writer: Schema, path: list[str]) -> _Result:
         """Compare `reader` (decoding side) with `writer` (encoding side) at `path`.
 
         Java's `calculateCompatibility` in one method: every recursion comes straight back
         here, so a step of the walk costs one frame (see `nesting`). Helpers never recurse.
         An exception abandons the whole check, so `path` and the depth need no `finally`.
         """
+        self.comparisons += 1
         if reader.type == writer.type and isinstance(reader, Primitive):
-            return []  # the common case; memoizing it would change nothing
+            return _COMPATIBLE  # the common case; memoizing it would change nothing
         key = (id(reader), id(writer))
         if key in self._memo:
-            return self._memo[key] or []
+            return self._memo[key] or _COMPATIBLE
+        work_budget.check()
         self._memo[key] = None
         self._depth = deeper(self._depth)
-        found: list[Incompatibility] = []
+        found = _Result()
         if reader.type == writer.type:
             if isinstance(reader, (Array, Map)):
                 token, inner = ("items", reader.items) if isinstance(reader, Array) else ("values", reader.values)
                 path.append(token)
-                found = self.compare(inner, writer.items if isinstance(writer, Array) else writer.values, path)
+                found.add(self.compare(inner, writer.items if isinstance(writer, Array) else writer.values, path))
                 path.pop()
             elif isinstance(reader, Record):
-                found = _names(reader, writer, path)
+                _add_all(found, _names(reader, writer, path))
                 path.append("fields")
                 for field in reader.fields:
                     path.append(str(field.pos))
                     source = _field_source(writer, field, path)
                     if isinstance(source, Incompatibility):
-                        found.append(source)
+                        found.add(source)
                     elif source is not None:
                         path.append("type")
-                        found += self.compare(field.type, source, path)
+                        found.add(self.compare(field.type, source, path))
                         path.pop()
                     path.pop()
                 path.pop()
             elif isinstance(reader, Enum):
-                found = _names(reader, writer, path) + _symbols(reader, writer, path)
+                _add_all(found, _names(reader, writer, path) + _symbols(reader, writer, path))
             elif isinstance(reader, Fixed):
-                found = _names(reader, writer, path) + _size(reader, writer, path)
+                _add_all(found, _names(reader, writer, path) + _size(reader, writer, path))
             elif isinstance(reader, Union):
                 # each writer branch must fit the reader union; only the verdict of the branch
                 # check counts, reported at the branch index
                 for index, branch in enumerate(writer.branches):
-                    if self.compare(reader, branch, []):
+                    if self.compare(reader, branch, []).failed:
                         message = f"reader union lacking writer type: {branch.type}"
-                        found.append(Incompatibility(MISSING_UNION_BRANCH, _location([*path, str(index)]), message))
+                        found.add(Incompatibility(MISSING_UNION_BRANCH, _location([*path, str(index)]), message))
         elif isinstance(writer, Union):
             for index, branch in enumerate(writer.branches):
                 path.append(str(index))
-                found += self.compare(reader, branch, path)
+                found.add(self.compare(reader, branch, path))
                 path.pop()
         elif isinstance(reader, Union):
-            message = f"reader union lacking writer type: {writer.type}"
-            found = [Incompatibility(MISSING_UNION_BRANCH, _location(path), message)]
-            for branch in reader.branches:
-                if not self.compare(branch, writer, []):
-                    found = []
-                    break
+            if not any(not self.compare(branch, writer, []).failed for branch in reader.branches):
+                message = f"reader union lacking writer type: {writer.type}"
+                found.add(Incompatibility(MISSING_UNION_BRANCH, _location(path), message))
         elif writer.type not in _PROMOTIONS.get(reader.type, _NO_PROMOTION):
             message = f"reader type: {reader.type} not compatible with writer type: {writer.type}"
-            found = [Incompatibility(TYPE_MISMATCH, _location(path), message)]
+            found.add(Incompatibility(TYPE_MISMATCH, _location(path), message))
         self._depth -= 1
         self._memo[key] = found
         return found
+
+
+def _add_all(result: _Result, found: list[Incompatibility]) -> None:
+    for incompatibility in found:
+        result.add(incompatibility)
 
 
 def _names(reader: Named, writer: Named, path: list[str]) -> list[Incompatibility]:

@@ -115,18 +115,18 @@ class _Outliner:
     def _definitions(self, schema: Schema, pointer: str, found: list[tuple[Named, str]]) -> None:
         """Named types defined inside `schema` without passing through a record, in text
         order, each marked defined."""
-        pending = [(schema, pointer)]
+        pending = [(schema, pointer)]  # a stack: the next in text order is last
         while pending:
-            current, at = pending.pop(0)
+            current, at = pending.pop()
             if isinstance(current, Named):
                 if self._define(current) is not None:
                     found.append((current, at))
             elif isinstance(current, Union):
-                pending[0:0] = [(b, f"{at}/{i}") for i, b in enumerate(current.branches)]
+                pending += reversed([(b, f"{at}/{i}") for i, b in enumerate(current.branches)])
             elif isinstance(current, Array):
-                pending.insert(0, (current.items, f"{at}/items"))
+                pending.append((current.items, f"{at}/items"))
             elif isinstance(current, Map):
-                pending.insert(0, (current.values, f"{at}/values"))
+                pending.append((current.values, f"{at}/values"))
 
 
 def _first_named(schema: Schema, defined: set[str]) -> Named | None:
@@ -135,17 +135,17 @@ def _first_named(schema: Schema, defined: set[str]) -> Named | None:
 
 
 def _first_of(schema: Schema, kinds: tuple[type, ...], accept: Any = None) -> Any:
-    pending = [schema]
+    pending = [schema]  # a stack: the next in text order is last
     while pending:
-        current = pending.pop(0)
+        current = pending.pop()
         if isinstance(current, kinds) and (accept is None or accept(current)):
             return current
         if isinstance(current, Union):
-            pending[0:0] = current.branches
+            pending += reversed(current.branches)
         elif isinstance(current, Array):
-            pending.insert(0, current.items)
+            pending.append(current.items)
         elif isinstance(current, Map):
-            pending.insert(0, current.values)
+            pending.append(current.values)
     return None
 
 
