@@ -20,6 +20,7 @@ from app.core.store import Origin
 from app.security.caller import current_principal
 from app.security.origin import request_origin
 from app.web import params
+from app.web.permissions import registry
 
 _ACTIONS = {
     "ui.new": audit.REGISTER,
@@ -48,8 +49,6 @@ def record_refused_ui_write(response: Response) -> Response:
     action = _attempted_change() if request.method == "POST" else None
     if action is None or not 400 <= status < 500 or status == 401:
         return response
-    from app.web.permissions import registry
-
     code = getattr(g, _ERROR_CODE, None) or (40301 if status == 403 else status)
     try:
         registry().trail.record_refusal(
