@@ -49,6 +49,7 @@ OUTCOMES = frozenset({SUCCESS, DENIED, REJECTED})
 
 MAX_LIMIT = 1000  # rows per `GET /audit` page
 PRUNE_INTERVAL_SECONDS = 3600  # how often each process applies REGISTRY_AUDIT_RETENTION_DAYS
+PRUNE_ROWS_PER_WRITE = 20_000
 _DAY_MS = 86_400_000
 
 log = logging.getLogger(__name__)
@@ -131,18 +132,23 @@ class AuditTrail:
 
     def prune_if_due(self) -> int:
         """Delete the rows past the retention, unless this process did within the hour or is
-        doing so on another thread; how many went. A failure is logged and tried again an
-        hour later: the write that happened to come first must not fail for it."""
+        doing so on another thread; how many went. At most PRUNE_ROWS_PER_WRITE rows, since a
+        write waits for it: a backlog (a retention newly set on a years-old trail) is worked
+        off over the writes that follow. A failure is logged and tried again an hour later:
+        the write that happened to come first must not fail for it."""
+        now = self._clock()
         if not self._retention_ms or not self._pruning.acquire(blocking=False):
             return 0
         try:
-            now = self._clock()
             if now < self._next_prune:
                 return 0
-            self._next_prune = now + PRUNE_INTERVAL_SECONDS
-            return self.log.prune_audit(int(now * 1000) - self._retention_ms)
+            gone = self.log.prune_audit(int(now * 1000) - self._retention_ms, PRUNE_ROWS_PER_WRITE)
+            if gone < PRUNE_ROWS_PER_WRITE:  # else a backlog: the next write goes on with it
+                self._next_prune = now + PRUNE_INTERVAL_SECONDS
+            return gone
         except Exception:  # noqa: BLE001 - see above
             log.exception("Could not prune the audit trail")
+            self._next_prune = now + PRUNE_INTERVAL_SECONDS
             return 0
         finally:
             self._pruning.release()

@@ -402,8 +402,9 @@ class AuditLog(Protocol):
 
     def audit_events(self, query: AuditQuery) -> list[AuditRow]: ...
 
-    def prune_audit(self, before_ms: int) -> int:
-        """Delete the entries older than `before_ms`; how many went."""
+    def prune_audit(self, before_ms: int, most: int | None = None) -> int:
+        """Delete the entries older than `before_ms`, at most `most` of them (None: all);
+        how many went."""
         ...
 
 

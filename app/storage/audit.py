@@ -99,15 +99,18 @@ class AuditStorage:
         with self.read() as store:
             return [_row(r) for r in store.conn.execute(statement)]
 
-    def prune_audit(self: _Connected, before_ms: int) -> int:
+    def prune_audit(self: _Connected, before_ms: int, most: int | None = None) -> int:
         """In batches of PRUNE_BATCH rows, oldest first, each its own transaction: a year of
         backlog (the server's first prune after a retention is set) never holds SQLite's
-        write lock, or PostgreSQL's row locks, for more than one batch."""
+        write lock, or PostgreSQL's row locks, for more than one batch. `most`: stop once
+        that many went (the server's prune, which a write waits for)."""
         pruned = 0
-        while True:
-            oldest = select(A.c.id).where(A.c.ts < before_ms).order_by(A.c.ts, A.c.id).limit(PRUNE_BATCH)
+        while most is None or pruned < most:
+            batch = PRUNE_BATCH if most is None else min(PRUNE_BATCH, most - pruned)
+            oldest = select(A.c.id).where(A.c.ts < before_ms).order_by(A.c.ts, A.c.id).limit(batch)
             with self.read() as store:
                 gone = int(store.conn.execute(delete(A).where(A.c.id.in_(oldest))).rowcount)
             pruned += gone
-            if gone < PRUNE_BATCH:
-                return pruned
+            if gone < batch:
+                break
+        return pruned

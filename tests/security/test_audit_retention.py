@@ -96,5 +96,27 @@ def test_a_prune_deletes_batch_after_batch_until_every_old_row_is_gone(
     age_every_row(app, 2)
     assert register(app, "recent") == 200
     storage = app.extensions["registry"].storage
-    assert storage.prune_audit(int(time.time() * 1000) - DAY_MS) == 5
+    assert storage.prune_audit(int(time.time() * 1000) - DAY_MS, 3) == 3
+    assert storage.prune_audit(int(time.time() * 1000) - DAY_MS) == 2
     assert [r.entry.subject for r in rows(app)] == ["recent"]
+
+
+def test_a_backlog_is_worked_off_over_the_writes_that_follow(
+    app: Flask, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each write waits for at most PRUNE_ROWS_PER_WRITE rows of pruning (here 2)."""
+    from app.core import audit
+
+    monkeypatch.setattr(audit, "PRUNE_ROWS_PER_WRITE", 2)
+    for i in range(5):
+        assert register(app, f"old-{i}") == 200
+    age_every_row(app, 31)
+    retained = create_app(settings.with_overrides(audit_retention_days=30))
+    try:
+        left = []
+        for i in range(4):
+            assert register(retained, f"new-{i}") == 200
+            left.append(sum(1 for r in rows(retained) if r.entry.subject.startswith("old-")))
+        assert left == [3, 1, 0, 0]
+    finally:
+        retained.extensions["registry"].storage.close()
