@@ -155,7 +155,8 @@ def cmd_audit_list(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_audit_prune(settings: Settings, args: argparse.Namespace) -> int:
-    """Delete the entries older than `--older-than`; the server never deletes any itself."""
+    """Delete the entries older than `--older-than` now; the server itself deletes only those
+    past REGISTRY_AUDIT_RETENTION_DAYS, when set."""
     import time
 
     from app.core.audit import iso_time

@@ -79,6 +79,14 @@ class Settings:
     # Comma-separated CIDRs of the proxies whose `X-Forwarded-For` the audit trail records;
     # from any other peer the header is ignored (a client could write anything in it).
     trusted_proxies: str = ""
+    # Days the audit trail keeps a row; older rows are deleted by the server itself, at most
+    # once an hour per process, after a write. 0 keeps every row (the default: a trail is
+    # often evidence someone must keep, and deleting it is a decision an operator makes).
+    audit_retention_days: int = 0
+    # The highest schema id an IMPORT registration may give explicitly. An imported id moves
+    # its context's id allocator past it, so the allocator's top half is kept out of reach:
+    # one import of 2147483647 would otherwise leave no id for any later registration.
+    max_imported_id: int = 2**30 - 1
     # TLS, served by gunicorn itself (gunicorn's --certfile, --keyfile, --ca-certs, --cert-reqs):
     # the server's certificate chain and key as PEM files; with `ca_certs`, the CA whose client
     # certificates are verified, and `cert_reqs` 1 (a client may present one) or 2 (every
@@ -98,6 +106,7 @@ class Settings:
             ("port", 1, 65535), ("workers", 1, None), ("threads", 1, None),
             ("max_request_bytes", 1, None), ("max_schema_bytes", 1, None),
             ("max_schema_depth", 1, MAX_DOCUMENT_DEPTH),
+            ("audit_retention_days", 0, None), ("max_imported_id", 1, 2**31 - 1),
         )
         for name, low, high in bounds:
             value = getattr(self, name)

@@ -54,6 +54,13 @@ class Authorizer(Protocol):
         """The subjects `principal` may read, in the given order."""
         ...
 
+    def check_context_admin(self, principal: Principal, context: str) -> None:
+        """Return if `principal` administers all of `context` (a global admin grant, or an
+        admin grant on every subject of the context); raise `Forbidden` otherwise. What an
+        explicit schema id needs: ids belong to the context, not to one subject, so an id
+        taken (or pushed to the top of the range) by one subject's admin is taken from all."""
+        ...
+
     def read_scope(self, principal: Principal) -> Hashable | None:
         """What `principal`'s reads depend on. None: it may read every subject of every
         context, so listings need no filtering and the replies cached for everyone may be
@@ -70,6 +77,9 @@ class AllowAll:
 
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return list(subjects)
+
+    def check_context_admin(self, principal: Principal, context: str) -> None:
+        return None
 
     def read_scope(self, principal: Principal) -> Hashable | None:
         return None
@@ -141,6 +151,9 @@ class Guard:
 
     def check(self, action: Action, subject: str) -> None:
         self.authorizer.check(self.principal, action, subject)
+
+    def check_context_admin(self, context: str) -> None:
+        self.authorizer.check_context_admin(self.principal, context)
 
     def readable(self, subject: str) -> bool:
         return self.unrestricted or bool(self.authorizer.filter(self.principal, [subject]))

@@ -9,7 +9,11 @@ of HTTP: the API layer describes the request in an `Origin`, and each write flow
 """
 from __future__ import annotations
 
+import logging
 import re
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -44,6 +48,11 @@ REJECTED = "rejected"  # any other 4xx after authentication
 OUTCOMES = frozenset({SUCCESS, DENIED, REJECTED})
 
 MAX_LIMIT = 1000  # rows per `GET /audit` page
+PRUNE_INTERVAL_SECONDS = 3600  # how often each process applies REGISTRY_AUDIT_RETENTION_DAYS
+PRUNE_ROWS_PER_WRITE = 20_000
+_DAY_MS = 86_400_000
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -97,15 +106,52 @@ NO_AUDIT = Audit(enabled=False)
 
 
 class AuditTrail:
-    """The trail as the service keeps it: each write's `Audit`, and the rows of refused
-    attempts. `enabled` is REGISTRY_AUDIT (off only to measure what the trail costs)."""
+    """The trail as the service keeps it: each write's `Audit`, the rows of refused attempts,
+    and the retention. `enabled` is REGISTRY_AUDIT (off only to measure what the trail
+    costs); `retention_days` REGISTRY_AUDIT_RETENTION_DAYS (0: rows are kept until an
+    operator prunes them).
 
-    def __init__(self, log: AuditLog, enabled: bool):
+    Retention piggybacks on writes rather than on a timer: a registry nobody writes to adds
+    no rows to prune, and it needs no thread of its own or a lease in a fleet. Every process
+    prunes at most once an hour; two instances pruning at once delete the same old rows,
+    which costs the second one nothing but a statement."""
+
+    def __init__(self, log: AuditLog, enabled: bool, retention_days: int = 0,
+                 clock: Callable[[], float] = time.time):
         self.log = log
         self.enabled = enabled
+        self._retention_ms = retention_days * _DAY_MS
+        self._clock = clock
+        self._next_prune = 0.0
+        self._pruning = threading.Lock()
 
     def audit(self, principal: Principal, origin: Origin) -> Audit:
+        if self._retention_ms and self._clock() >= self._next_prune:
+            self.prune_if_due()
         return Audit(principal, origin, self.enabled)
+
+    def prune_if_due(self) -> int:
+        """Delete the rows past the retention, unless this process did within the hour or is
+        doing so on another thread; how many went. At most PRUNE_ROWS_PER_WRITE rows, since a
+        write waits for it: a backlog (a retention newly set on a years-old trail) is worked
+        off over the writes that follow. A failure is logged and tried again an hour later:
+        the write that happened to come first must not fail for it."""
+        now = self._clock()
+        if not self._retention_ms or not self._pruning.acquire(blocking=False):
+            return 0
+        try:
+            if now < self._next_prune:
+                return 0
+            gone = self.log.prune_audit(int(now * 1000) - self._retention_ms, PRUNE_ROWS_PER_WRITE)
+            if gone < PRUNE_ROWS_PER_WRITE:  # else a backlog: the next write goes on with it
+                self._next_prune = now + PRUNE_INTERVAL_SECONDS
+            return gone
+        except Exception:  # noqa: BLE001 - see above
+            log.exception("Could not prune the audit trail")
+            self._next_prune = now + PRUNE_INTERVAL_SECONDS
+            return 0
+        finally:
+            self._pruning.release()
 
     def record_refusal(
         self, action: str, subject: str | None, *, status: int, error_code: int, principal: Principal = ANONYMOUS,

@@ -35,6 +35,7 @@ from app.core.store import (
 from app.core.errors import SubjectNotFound
 from app.core.subjects import resolve_alias
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
+from app.core.visible_contexts import named_contexts
 from app.formats.base import FIELD_NODE, TYPE_NODE
 from app.settings import Settings
 
@@ -162,7 +163,7 @@ class Browser:
         `overriding`: those with a config or a mode of their own."""
         page, per_page = clamp_paging(page, per_page)
         with self.storage.read() as store:
-            contexts, rows = self._settings(store)
+            contexts, rows = self._settings(store, guard)
             if context is not None and context not in contexts:
                 return SubjectList((), 0, page, per_page, unknown_context=True)
             query = SubjectQuery(
@@ -185,10 +186,11 @@ class Browser:
         wanted = allowed[query.offset:query.offset + query.limit]
         return len(allowed), store.browse_subjects_named(wanted, query)
 
-    def _settings(self, store: Store) -> tuple[list[str], dict[tuple[str, str], SubjectRow]]:
-        """Every context and every context's settings row (and the global ones): two
-        statements, however many subjects a page shows."""
-        contexts = sorted({DEFAULT_CONTEXT, *store.contexts()})
+    def _settings(self, store: Store, guard: Guard) -> tuple[list[str], dict[tuple[str, str], SubjectRow]]:
+        """The contexts the caller is shown (as `GET /contexts` shows them) and each one's
+        settings row (and the global ones): two statements for an unrestricted caller,
+        however many subjects a page shows."""
+        contexts = [DEFAULT_CONTEXT, *named_contexts(store, guard)]
         rows = store.settings_rows([*((c, "") for c in contexts), GLOBAL_KEY, SUPER_GLOBAL_KEY])
         return contexts, rows
 
@@ -249,7 +251,7 @@ class Browser:
         """The global level and mode with their sources, and every context with its number
         of (readable) subjects and its own settings."""
         with self.storage.read() as store:
-            contexts, rows = self._settings(store)
+            contexts, rows = self._settings(store, guard)
             if guard.unrestricted:
                 counts = store.subject_counts()
             else:

@@ -65,6 +65,13 @@ class Forbidden(RegistryError):
         return cls(f"User is denied operation {operation} on Subject: {subject}")
 
     @classmethod
+    def for_context_admin(cls, context: str) -> Forbidden:
+        """An explicit schema id (IMPORT) from a caller whose admin grant stops short of the
+        whole context: ids are the context's, shared by all of its subjects."""
+        return cls(f"User is denied operation Admin on context {context}: registering with an explicit schema id "
+                   "needs an admin grant on every subject of the context, or a global one")
+
+    @classmethod
     def for_server(cls) -> Forbidden:
         """A global operation (the server's or a context's settings, a context delete)."""
         return cls("User is denied operation on this server.")

@@ -33,6 +33,7 @@ from app.core.errors import (
     WriteConflict,
 )
 from app.core.identity import identity_hash
+from app.core.imported_ids import check_explicit_id
 from app.core.outline_index import index_rows
 from app.core.policies import policy_keys
 from app.core.records import StoredSchema, SubjectVersion
@@ -267,6 +268,8 @@ class Registrar:
         if found is not None:
             return Registered(qs, found, None)
         self._check_mode(reg)
+        if reg.explicit_id:
+            check_explicit_id(guard, qs, int(reg.request.id), self.settings.max_imported_id)  # type: ignore[arg-type]
         self._check_policies(store, reg)
         self._check_compatibility(store, reg)
         self._allocate(store, reg)

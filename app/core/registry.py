@@ -63,6 +63,7 @@ from app.core.subjects import (
 from app.core.policies import PolicyService
 from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
+from app.core.visible_contexts import named_contexts
 from app.formats import LazyFormats
 from app.formats.base import SchemaFormat
 from app.settings import Settings
@@ -110,7 +111,7 @@ class RegistryService(BrowsingViews):
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
-        self.trail = AuditTrail(storage, settings.audit)
+        self.trail = AuditTrail(storage, settings.audit, settings.audit_retention_days)
         self.audit = self.trail.audit
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
                                       events=events)
@@ -434,12 +435,7 @@ class RegistryService(BrowsingViews):
         subject, live or soft-deleted, that it may read)."""
         guard = self.guard(principal)
         with self.storage.read() as store:
-            if guard.unrestricted:
-                names = sorted(set(store.contexts()) - {DEFAULT_CONTEXT})
-            else:
-                held = [QualifiedSubject(s.context, s.name).qualified()
-                        for s in store.subject_summaries(None, "") if s.all_versions > 0]
-                names = sorted({QualifiedSubject.parse(q).context for q in guard.filter(held)} - {DEFAULT_CONTEXT})
+            names = named_contexts(store, guard)
         wanted = (context_prefix or "").strip()
         everything = [DEFAULT_CONTEXT, *names]
         if wanted:

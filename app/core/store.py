@@ -306,6 +306,9 @@ class IndexQuery(NamedTuple):
 USER_AGENT_CHARS = 200
 FORWARDED_FOR_CHARS = 512
 PATH_CHARS = 2048
+PRINCIPAL_CHARS = 255
+CONTEXT_CHARS = 255
+SUBJECT_CHARS = 1024
 
 
 @dataclass(frozen=True)
@@ -352,6 +355,16 @@ class AuditEntry:
     error_code: int | None = None
     detail: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        """Names are cut to their column's size, as `Origin`'s texts are: a refused request
+        may name a subject of any length (the registry stores none longer than its columns,
+        but the trail records what was attempted), and one row must not cost kilobytes or,
+        on PostgreSQL, fail its insert."""
+        for name, size in (("principal", PRINCIPAL_CHARS), ("context", CONTEXT_CHARS), ("subject", SUBJECT_CHARS)):
+            value = getattr(self, name)
+            if value is not None and len(value) > size:
+                object.__setattr__(self, name, value[:size])
+
 
 @dataclass(frozen=True)
 class AuditRow:
@@ -389,8 +402,9 @@ class AuditLog(Protocol):
 
     def audit_events(self, query: AuditQuery) -> list[AuditRow]: ...
 
-    def prune_audit(self, before_ms: int) -> int:
-        """Delete the entries older than `before_ms`; how many went."""
+    def prune_audit(self, before_ms: int, most: int | None = None) -> int:
+        """Delete the entries older than `before_ms`, at most `most` of them (None: all);
+        how many went."""
         ...
 
 

@@ -6,22 +6,15 @@ by implementing `PolicyView`; the messages name the element and what was expecte
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from app.formats.base import ParsedSchema, SchemaElement
+from app.policies.patterns import CASES, Matcher, PatternError, compile_pattern
 from app.policies.rule import RuleContext, Violation
 from app.policies.view import elements_of
 
 NAMED_KINDS = ("record", "enum", "fixed")
-CASES = {
-    "PascalCase": re.compile(r"[A-Z][a-zA-Z0-9]*"),
-    "camelCase": re.compile(r"[a-z][a-zA-Z0-9]*"),
-    "snake_case": re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*"),
-    "UPPER_SNAKE_CASE": re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*"),
-    "kebab-case": re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"),
-}
 ALL_FORMATS = frozenset({"AVRO", "JSON", "PROTOBUF"})
 _NO_JSON = frozenset({"AVRO", "PROTOBUF"})  # JSON Schema has no namespaces
 
@@ -84,11 +77,6 @@ class DocRequired:
                 yield _violation(self.name, element, f"{_label(element)} has a doc shorter than {least} characters")
 
 
-def compile_pattern(spec: str) -> re.Pattern[str]:
-    """A case name or a regex (matched in full); `re.error` for a regex that does not compile."""
-    return CASES.get(spec) or re.compile(spec)
-
-
 class NamePattern:
     name = "name-pattern"
     description = ("Simple names of records, fields, enums, enum symbols, fixed types and namespaces "
@@ -106,13 +94,18 @@ class NamePattern:
             if kind in params:
                 try:
                     compile_pattern(params[kind])
-                except re.error as exc:
+                except PatternError as exc:
                     return f'name-pattern: {kind} pattern "{params[kind]}" does not compile: {exc}'
         return None
 
     def check(self, current_latest: ParsedSchema | None, proposed: ParsedSchema,
               params: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violation]:
-        patterns = {kind: (spec, compile_pattern(spec)) for kind, spec in params.items()}
+        patterns: dict[str, tuple[str, Matcher]] = {}
+        for kind, spec in params.items():
+            try:
+                patterns[kind] = (spec, compile_pattern(spec))
+            except PatternError as exc:  # stored before RE2 checked patterns, or google-re2 is gone
+                yield Violation(self.name, f'{kind} pattern "{spec}" cannot be checked: {exc}', "", "")
         found = elements_of(proposed)
         for element in found:
             wanted = patterns.get(element.kind) if element.kind != "namespace" else None

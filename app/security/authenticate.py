@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.access import Principal
-from app.security.basic import BasicAuthenticator, FailureLimiter, user_principal
+from app.security.basic import BasicAuthenticator, user_principal
+from app.security.failures import FailureLimiter, limiter_file
 from app.security.errors import AuthFileError, Unauthenticated
 from app.security.proxies import Networks, client_address
 from app.security.records import AuthenticationSettings, AuthFile
@@ -64,7 +65,7 @@ class Authenticator:
         counted against the client `X-Forwarded-For` names, not against the balancer."""
         self.watcher = watcher
         self._trusted_proxies = trusted_proxies
-        self._limiter = FailureLimiter()
+        self._limiter = FailureLimiter(limiter_file(watcher.path))
         self._methods = self._build(watcher.current(), None)
         self._unusable: AuthFile | None = None
 

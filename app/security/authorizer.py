@@ -106,6 +106,13 @@ class _CallerRules:
     def global_allows(self, role: Role) -> bool:
         return self.global_role is not None and self.global_role >= role
 
+    def administers_context(self, context: str) -> bool:
+        """An admin grant on the whole context: every subject of it (`"*"`), or global."""
+        return self.global_allows(Role.ADMIN) or any(
+            rule.role >= Role.ADMIN and rule.any_subject and (rule.all_contexts or context in rule.contexts)
+            for rule in self.rules
+        )
+
     def allows(self, role: Role, context: str, name: str) -> bool:
         if self.global_allows(role):
             return True
@@ -174,6 +181,12 @@ class GrantAuthorizer:
         role = NEEDED_ROLE[action]
         if not rules.allows(role, qs.context, qs.name):
             raise Forbidden.for_subject(role.name.capitalize(), qs.qualified())
+
+    def check_context_admin(self, principal: Principal, context: str) -> None:
+        rules = self._caller_rules(principal)
+        if rules is None or rules.administers_context(context):
+            return
+        raise Forbidden.for_context_admin(context)
 
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         rules = self._caller_rules(principal)

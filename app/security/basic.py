@@ -7,9 +7,10 @@ keep it off the hot path and out of an attacker's hands:
   under a key that lives only in this process: the cache holds no password; a steady client
   costs one scrypt per worker per interval, and each of its requests one HMAC and one
   dictionary lookup;
-* a per-address failure count: past `max_failures_per_minute`, failures are answered without
-  hashing until the minute is over, so a password guesser cannot turn the registry's CPU
-  against it. A cached (hence correct) credential still gets in.
+* failure counts per address and user name, shared by the host's workers (failures.py):
+  past `max_failures_per_minute`, failures are answered without hashing until the minute is
+  over, so a password guesser cannot turn the registry's CPU against it. A cached (hence
+  correct) credential still gets in.
 Threads presenting the same credential at once share one verification.
 A new `BasicAuthenticator` (empty cache) is built for every loaded file; the failure counts
 outlive reloads.
@@ -26,12 +27,11 @@ from collections.abc import Callable
 
 from app.core.access import Principal
 from app.security.errors import Unauthenticated
+from app.security.failures import FailureLimiter
 from app.security.passwords import ScryptHash, decoy_hash, parse_hash
 from app.security.records import AuthFile
 
 CACHE_CAPACITY = 10_000
-# Addresses tracked by the failure limiter; past it, windows that are over are dropped first.
-TRACKED_ADDRESSES = 10_000
 
 
 def user_principal(file: AuthFile, name: str, method: str) -> Principal:
@@ -111,34 +111,6 @@ class CredentialCache:
             entries[digest] = (now + self._seconds, principal)
 
 
-class FailureLimiter:
-    """Failed Basic logins per client address in fixed one-minute windows."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic, window: float = 60.0) -> None:
-        self._clock = clock
-        self._window = window
-        self._windows: dict[str, tuple[float, int]] = {}
-        self._lock = threading.Lock()
-
-    def blocked(self, address: str, limit: int) -> bool:
-        entry = self._windows.get(address)
-        return entry is not None and entry[1] >= limit and self._clock() < entry[0] + self._window
-
-    def record(self, address: str) -> None:
-        now = self._clock()
-        with self._lock:
-            windows = self._windows
-            started, count = windows.get(address, (now, 0))
-            if now >= started + self._window:
-                started, count = now, 0
-            if address not in windows and len(windows) >= TRACKED_ADDRESSES:
-                for key in [key for key, (start, _) in windows.items() if now >= start + self._window]:
-                    del windows[key]
-                while len(windows) >= TRACKED_ADDRESSES:
-                    del windows[next(iter(windows))]
-            windows[address] = (started, count + 1)
-
-
 class BasicAuthenticator:
     """Basic credentials checked against one loaded auth file."""
 
@@ -165,7 +137,7 @@ class BasicAuthenticator:
         name, password = decode_credentials(encoded)
         digest = self.cache.digest(encoded)
         shown = name.decode("utf-8")[:100]
-        if self._limiter.blocked(address, self._limit):
+        if self._limiter.blocked(address, name.decode("utf-8"), self._limit):
             raise Unauthenticated(f"Basic login for {shown!r} not checked: too many failures from {address}")
         with self._flights_lock:
             flight = self._flights.get(digest)
@@ -191,10 +163,10 @@ class BasicAuthenticator:
         stored = self._hashes.get(name)
         if stored is None:
             self._decoy.matches(password)
-            self._limiter.record(address)
+            self._limiter.record(address, name.decode("utf-8"))
             raise Unauthenticated(f"Basic login for unknown user {shown!r} (or one without a password)")
         if not stored.matches(password):
-            self._limiter.record(address)
+            self._limiter.record(address, name.decode("utf-8"))
             raise Unauthenticated(f"wrong password for user {shown!r}")
         return self._principals[name]
 

@@ -20,6 +20,7 @@ A = AuditEvent.__table__
 _TEXT_COLUMNS = ("principal", "auth_method", "remote_addr", "forwarded_for", "user_agent", "method", "path",
                  "action", "context", "subject", "outcome")
 _COLUMNS = ("ts", *_TEXT_COLUMNS, "version", "schema_id", "status", "error_code", "detail")
+PRUNE_BATCH = 5000
 INSERT_AUDIT_DIRECT = DirectStatement(insert(A).values({name: bindparam(name) for name in _COLUMNS}))
 
 
@@ -98,6 +99,18 @@ class AuditStorage:
         with self.read() as store:
             return [_row(r) for r in store.conn.execute(statement)]
 
-    def prune_audit(self: _Connected, before_ms: int) -> int:
-        with self.read() as store:
-            return int(store.conn.execute(delete(A).where(A.c.ts < before_ms)).rowcount)
+    def prune_audit(self: _Connected, before_ms: int, most: int | None = None) -> int:
+        """In batches of PRUNE_BATCH rows, oldest first, each its own transaction: a year of
+        backlog (the server's first prune after a retention is set) never holds SQLite's
+        write lock, or PostgreSQL's row locks, for more than one batch. `most`: stop once
+        that many went (the server's prune, which a write waits for)."""
+        pruned = 0
+        while most is None or pruned < most:
+            batch = PRUNE_BATCH if most is None else min(PRUNE_BATCH, most - pruned)
+            oldest = select(A.c.id).where(A.c.ts < before_ms).order_by(A.c.ts, A.c.id).limit(batch)
+            with self.read() as store:
+                gone = int(store.conn.execute(delete(A).where(A.c.id.in_(oldest))).rowcount)
+            pruned += gone
+            if gone < batch:
+                break
+        return pruned

@@ -28,11 +28,12 @@ import logging
 import mmap
 import os
 import random
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from app.host_files import shared_dir
 
 CHANNEL = "sqlregistry_changes"
 _COMMIT_BYTES = 8  # the host half: random bytes rewritten after each commit
@@ -41,13 +42,6 @@ _NOT_LISTENING = bytes(_FILE_BYTES - _COMMIT_BYTES)
 _RETRY_SECONDS = (0.2, 1.0, 5.0)
 
 log = logging.getLogger(__name__)
-
-
-def _shared_dir() -> Path:
-    """Per user, so that a registry run under another account never finds a directory it
-    cannot write."""
-    base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
-    return base / f"sqlregistry-{os.getuid()}"
 
 
 class HostSignal:
@@ -62,7 +56,7 @@ class HostSignal:
         self._map: mmap.mmap | None = None
         self.path: Path | None = None
         try:
-            directory = _shared_dir()
+            directory = shared_dir()
             directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             path = directory / hashlib.sha256(database_key.encode()).hexdigest()[:24]
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)

@@ -62,8 +62,8 @@ class DeferredStorage:
     def audit_events(self, query: AuditQuery) -> list[AuditRow]:
         return self.built().audit_events(query)
 
-    def prune_audit(self, before_ms: int) -> int:
-        return self.built().prune_audit(before_ms)
+    def prune_audit(self, before_ms: int, most: int | None = None) -> int:
+        return self.built().prune_audit(before_ms, most)
 
     def close(self) -> None:
         """Close what was built; nothing to do when nothing was."""

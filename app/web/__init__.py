@@ -19,6 +19,7 @@ from werkzeug.wrappers import Response
 from app.api.errors import answer_unrouted_errors
 from app.core.errors import Forbidden, RegistryError
 from app.web import browse, subject_pages, write_pages  # noqa: F401  (their routes join the blueprint)
+from app.web.attempts import note_error_code, record_refused_ui_write
 from app.web.blueprint import bp
 from app.web.errors import PageError
 from app.web.permissions import may, read_only
@@ -72,6 +73,7 @@ def as_json(value: object) -> str:
 
 
 bp.before_request(check_csrf)
+bp.after_request(record_refused_ui_write)
 
 
 @bp.route("/<path:rest>", methods=["GET", "POST"])
@@ -106,6 +108,7 @@ def error_page(exc: Exception) -> ResponseReturnValue:
         headers = [(name, value) for name, value in exc.get_headers() if name.lower() != "content-type"]
         return render_template("error.html", message=message), code, headers
     if isinstance(exc, RegistryError) and exc.http_status < 500:
+        note_error_code(exc.error_code)
         return render_template("refused.html", error=exc, back=url_for("ui.index")), exc.http_status
     request_id = uuid.uuid4().hex[:12]
     log.exception("UI request %s failed: %s %s", request_id, request.method, request.path)

@@ -97,7 +97,7 @@ def schema(schema_id: int) -> str:
     shown_context = found.schema.context
     elsewhere = []
     if context is None:
-        for other in registry().list_contexts():
+        for other in registry().list_contexts(principal=principal()):
             if other == shown_context:
                 continue
             try:

@@ -16,6 +16,7 @@ from werkzeug.wrappers import Response
 from app.core.access import Action
 from app.core.errors import InvalidSchema, RegistryError
 from app.web import params, reads
+from app.web.attempts import note_error_code, ui_origin
 from app.web.blueprint import bp
 from app.web.forms import SchemaForm, read_form
 from app.web.permissions import may, principal, registry, require
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 def _refused(error: RegistryError, back: str) -> tuple[str, int]:
     """A write the registry's rules refused, shown with the rule's code and message."""
+    note_error_code(error.error_code)
     return render_template("refused.html", error=error, back=back), error.http_status
 
 
@@ -79,8 +81,9 @@ def new() -> tuple[str, int] | str | Response:
                                types=registry().schema_types(), may_write=True), 400
     require(Action.WRITE, form.subject)
     try:
-        done = registry().register(form.subject, form.request(), principal=principal())
+        done = registry().register(form.subject, form.request(), principal=principal(), origin=ui_origin())
     except InvalidSchema as exc:
+        note_error_code(exc.error_code)
         return render_template("new.html", form=form, error=exc.message, types=registry().schema_types(),
                                may_write=True), 422
     except RegistryError as exc:
@@ -93,7 +96,7 @@ def register(subject: str) -> tuple[str, int] | Response:
     require(Action.WRITE, subject)
     form = read_form()
     try:
-        done = registry().register(subject, form.request(), principal=principal())
+        done = registry().register(subject, form.request(), principal=principal(), origin=ui_origin())
     except RegistryError as exc:
         return _refused(exc, url_for("ui.check", subject=subject))
     return redirect(url_for("ui.version", subject=done.subject, version=done.version, done="registered"), 303)
@@ -110,7 +113,7 @@ def delete_subject(subject: str) -> tuple[str, int] | str | Response:
             action=url_for("ui.delete_subject", subject=subject),
         )
     try:
-        registry().delete_subject(subject, permanent=permanent, principal=principal())
+        registry().delete_subject(subject, permanent=permanent, principal=principal(), origin=ui_origin())
     except RegistryError as exc:
         return _refused(exc, url_for("ui.subject", subject=subject, deleted=1))
     if permanent:
@@ -128,7 +131,7 @@ def delete_version(subject: str, version: str) -> tuple[str, int] | str | Respon
             action=url_for("ui.delete_version", subject=subject, version=version),
         )
     try:
-        registry().delete_version(subject, version, permanent=permanent, principal=principal())
+        registry().delete_version(subject, version, permanent=permanent, principal=principal(), origin=ui_origin())
     except RegistryError as exc:
         return _refused(exc, url_for("ui.subject", subject=subject, deleted=1))
     try:
@@ -143,16 +146,16 @@ def _apply_setting(scope: str | None, back: str) -> tuple[str, int] | None:
     """`what` is compatibility or mode; an empty `value` clears the scope's own setting."""
     what = params.choice("what", ("compatibility", "mode"), "compatibility")
     value = request.form.get("value", "").strip()
-    service, who = registry(), principal()
+    service, who, origin = registry(), principal(), ui_origin()
     try:
         if what == "compatibility" and value:
-            service.update_config(scope, {"compatibility": value}, principal=who)
+            service.update_config(scope, {"compatibility": value}, principal=who, origin=origin)
         elif what == "compatibility":
-            service.update_config(scope, {"compatibility": None}, principal=who)
+            service.update_config(scope, {"compatibility": None}, principal=who, origin=origin)
         elif value:
-            service.update_mode(scope, value, principal=who)
+            service.update_mode(scope, value, principal=who, origin=origin)
         else:
-            service.update_mode(scope, None, principal=who)
+            service.update_mode(scope, None, principal=who, origin=origin)
     except RegistryError as exc:
         return _refused(exc, back)
     return None

@@ -215,17 +215,36 @@ def test_the_unknown_user_decoy_costs_what_the_files_users_cost(auth_app, monkey
     assert seen == [2**14, 2**14]
 
 
-def test_past_the_failure_limit_an_address_is_refused_without_hashing(auth_app, scrypt_calls):
+def test_past_the_failure_limit_a_user_is_refused_without_hashing_from_that_address(auth_app, scrypt_calls):
     client = auth_app(auth_section(max_failures_per_minute=3) + users_text()).test_client()
     for _ in range(3):
         assert_unauthorized(client.get("/subjects", headers=basic("alice", "guess")))
     assert scrypt_calls.take() == 3
     assert_unauthorized(client.get("/subjects", headers=basic("alice", "guess")))
-    assert_unauthorized(client.get("/subjects", headers=basic("bob", "bob-secret")))  # even the right one
+    assert_unauthorized(client.get("/subjects", headers=basic("alice", "alice-secret")))  # even the right one
     assert scrypt_calls.take() == 0
     other = {"REMOTE_ADDR": "10.1.2.3"}
-    assert client.get("/subjects", headers=basic("bob", "bob-secret"), environ_base=other).status_code == 200
+    assert client.get("/subjects", headers=basic("alice", "alice-secret"), environ_base=other).status_code == 200
     assert scrypt_calls.take() == 1
+
+
+def test_a_flood_of_guesses_for_one_user_does_not_lock_out_another_from_the_same_address(auth_app, scrypt_calls):
+    client = auth_app(auth_section(max_failures_per_minute=3) + users_text()).test_client()
+    for _ in range(50):
+        assert_unauthorized(client.get("/subjects", headers=basic("alice", "guess")))
+    assert scrypt_calls.take() == 3  # the rest were refused without hashing, and not counted
+    assert client.get("/subjects", headers=basic("bob", "bob-secret")).status_code == 200
+
+
+def test_spraying_many_user_names_from_one_address_is_limited_too(auth_app, scrypt_calls):
+    from app.security.failures import ADDRESS_FACTOR
+
+    client = auth_app(auth_section(max_failures_per_minute=2) + users_text()).test_client()
+    for i in range(2 * ADDRESS_FACTOR):
+        assert_unauthorized(client.get("/subjects", headers=basic(f"user-{i}", "guess")))
+    assert scrypt_calls.take() == 2 * ADDRESS_FACTOR
+    assert_unauthorized(client.get("/subjects", headers=basic("bob", "bob-secret")))
+    assert scrypt_calls.take() == 0
 
 
 def test_behind_a_trusted_proxy_failures_count_per_forwarded_client(auth_app, scrypt_calls):
@@ -237,15 +256,17 @@ def test_behind_a_trusted_proxy_failures_count_per_forwarded_client(auth_app, sc
         return client.get("/subjects", headers=headers, environ_base={"REMOTE_ADDR": peer}).status_code
 
     # The guesser's own X-Forwarded-For entry (left of the proxy's) does not move its count.
-    assert [attempt("bob", "guess", f"203.0.113.{i}, 198.51.100.7") for i in range(3)] == [401, 401, 401]
+    assert [attempt("alice", "guess", f"203.0.113.{i}, 198.51.100.7") for i in range(3)] == [401, 401, 401]
     assert scrypt_calls.take() == 2  # the third was refused without hashing
     assert attempt("bob", "bob-secret", "198.51.100.8") == 200  # another client behind the same balancer
-    # The guesser, through a second trusted proxy, even with a right (not yet cached) password.
+    # The guesser, through a second trusted proxy, even with alice's right (not yet cached) password.
     assert attempt("alice", "alice-secret", "198.51.100.7, 10.0.0.9") == 401
     assert scrypt_calls.take() == 1
+    assert attempt("alice", "alice-secret", "198.51.100.8") == 200  # alice from her own address
+    scrypt_calls.take()
     # An untrusted peer's header is not believed: its failures count against the peer.
-    assert [attempt("bob", "guess", f"198.51.100.{i}", peer="192.0.2.1") for i in range(3)] == [401] * 3
-    assert attempt("alice", "alice-secret", "198.51.100.99", peer="192.0.2.1") == 401
+    assert [attempt("carol", "guess", f"198.51.100.{i}", peer="192.0.2.1") for i in range(3)] == [401] * 3
+    assert attempt("carol", "guess", "198.51.100.99", peer="192.0.2.1") == 401
     assert scrypt_calls.take() == 2
 
 
@@ -287,17 +308,53 @@ class Clock:
 
 def test_the_failure_window_ends_after_a_minute():
     clock = Clock()
-    limiter = FailureLimiter(clock)
+    limiter = FailureLimiter(None, clock)
     for _ in range(2):
-        limiter.record("10.0.0.1")
-    assert limiter.blocked("10.0.0.1", 2) and not limiter.blocked("10.0.0.1", 3)
-    assert not limiter.blocked("10.0.0.2", 2)
+        limiter.record("10.0.0.1", "alice")
+    assert limiter.blocked("10.0.0.1", "alice", 2) and not limiter.blocked("10.0.0.1", "alice", 3)
+    assert not limiter.blocked("10.0.0.2", "alice", 2)
+    assert not limiter.blocked("10.0.0.1", "bob", 2)
     clock.now += 59.9
-    assert limiter.blocked("10.0.0.1", 2)
+    assert limiter.blocked("10.0.0.1", "alice", 2)
     clock.now += 0.2
-    assert not limiter.blocked("10.0.0.1", 2)
-    limiter.record("10.0.0.1")  # a new window starts with this failure
-    assert not limiter.blocked("10.0.0.1", 2)
+    assert not limiter.blocked("10.0.0.1", "alice", 2)
+    limiter.record("10.0.0.1", "alice")  # a new window starts with this failure
+    assert not limiter.blocked("10.0.0.1", "alice", 2)
+
+
+def test_limiters_over_one_file_share_their_counts(tmp_path):
+    """What two gunicorn workers of a host do: each has its own limiter over the host's file."""
+    clock = Clock()
+    path = tmp_path / "failures.db"
+    first, second = FailureLimiter(path, clock), FailureLimiter(path, clock)
+    first.record("10.0.0.1", "alice")
+    second.record("10.0.0.1", "alice")
+    assert first.blocked("10.0.0.1", "alice", 2) and second.blocked("10.0.0.1", "alice", 2)
+    assert not second.blocked("10.0.0.1", "bob", 2)
+
+
+def test_processes_share_the_failure_count(tmp_path):
+    """Failures recorded by other processes block here: five workers let no more through than one."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "failures.db"
+    script = ("import sys; from pathlib import Path; from app.security.failures import FailureLimiter; "
+              "FailureLimiter(Path(sys.argv[1])).record('203.0.113.9', 'alice')")
+    for _ in range(3):
+        subprocess.run([sys.executable, "-c", script, str(path)], check=True, timeout=60)
+    limiter = FailureLimiter(path)
+    assert limiter.blocked("203.0.113.9", "alice", 3)
+    assert not limiter.blocked("203.0.113.9", "alice", 4)
+    assert not limiter.blocked("203.0.113.9", "bob", 3)
+
+
+def test_without_a_usable_directory_failures_are_counted_in_the_process(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    limiter = FailureLimiter(blocked / "sub" / "failures.db")
+    limiter.record("10.0.0.1", "alice")
+    assert limiter.blocked("10.0.0.1", "alice", 1)
 
 
 def credentials(name: str, password: str) -> str:

@@ -33,7 +33,7 @@ def test_each_database_has_its_own_token(tmp_path: Path) -> None:
 def test_without_a_usable_shared_directory_the_token_is_unknown(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("")
-    monkeypatch.setattr(changes, "_shared_dir", lambda: blocked / "sub")
+    monkeypatch.setattr(changes, "shared_dir", lambda: blocked / "sub")
     signal = ChangeSignal(f"sqlite:///{tmp_path}/c.db", None)
     assert signal.token() is None
     signal.committed()  # harmless

@@ -167,6 +167,10 @@ class HideSecrets:
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return [s for s in subjects if not s.startswith("secret")]
 
+    def check_context_admin(self, principal: Principal, context: str) -> None:
+        if "secret" in context:
+            raise Forbidden.for_context_admin(context)
+
     def read_scope(self, principal: Principal) -> Principal:
         return principal
 

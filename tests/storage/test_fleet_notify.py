@@ -39,7 +39,7 @@ def two_hosts(pg_cluster: PostgresCluster, pg_template: str, tmp_path: Path,
     name = pg_cluster.create_database("fleet", template=pg_template)
     settings = Settings(database_url=pg_cluster.url(name))
     writer = build_registry(settings)
-    monkeypatch.setattr(changes, "_shared_dir", lambda: tmp_path / "other-host")
+    monkeypatch.setattr(changes, "shared_dir", lambda: tmp_path / "other-host")
     reader = build_registry(settings)
     try:
         yield writer, reader

@@ -21,5 +21,9 @@ class DenySecret:
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return [s for s in subjects if "secret" not in s]
 
+    def check_context_admin(self, principal: Principal, context: str) -> None:
+        if "secret" in context:
+            raise Forbidden.for_context_admin(context)
+
     def read_scope(self, principal: Principal) -> Principal:
         return principal

@@ -341,8 +341,10 @@ class MemoryStorage:
             rows = sorted((r for r in self._state.audit if keep(r)), key=lambda r: (r.ts, r.id), reverse=True)
         return rows[query.offset:query.offset + query.limit]
 
-    def prune_audit(self, before_ms: int) -> int:
+    def prune_audit(self, before_ms: int, most: int | None = None) -> int:
         with self._lock:
-            kept = [r for r in self._state.audit if r.ts >= before_ms]
+            old = sorted((r for r in self._state.audit if r.ts < before_ms), key=lambda r: (r.ts, r.id))
+            gone = {id(r) for r in old[:most]}
+            kept = [r for r in self._state.audit if id(r) not in gone]
             pruned, self._state.audit = len(self._state.audit) - len(kept), kept
         return pruned

@@ -84,6 +84,9 @@ class DenyWrites:
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return list(subjects)
 
+    def check_context_admin(self, principal: Principal, context: str) -> None:
+        raise Forbidden.for_context_admin(context)
+
     def read_scope(self, principal: Principal) -> None:
         """Everything is readable: reads share the cached replies."""
 
@@ -100,6 +103,9 @@ class HideSubject:
 
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return [s for s in subjects if s != self.hidden]
+
+    def check_context_admin(self, principal: Principal, context: str) -> None:
+        """Only a subject is hidden: the context stays the caller's."""
 
     def read_scope(self, principal: Principal) -> Principal:
         return principal
