@@ -60,6 +60,11 @@ def flawed_cells(engine: Engine) -> Iterator[FlawedCell]:
     through here once; nothing is held but the current batch)."""
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as conn:
+        if not sqlite:
+            # PostgreSQL's server-side cursors need a transaction (rolled back when the
+            # connection closes): one snapshot for the whole check.
+            conn.execution_options(isolation_level="REPEATABLE READ")
+            conn.begin()
         for table in Base.metadata.sorted_tables:
             for column in table.columns:
                 if isinstance(column.type, JSON):
