@@ -31,16 +31,17 @@ class TextFlaw(NamedTuple):
 
 
 def problem(text: str) -> str | None:
-    """What makes `text` unstorable, or None when both databases can hold it."""
-    if text.isascii():
-        return "holds a NUL character (\\u0000)" if "\x00" in text else None
-    found = _FLAWED.search(text)
-    if found is None:
-        return None
-    char = found.group()
-    if char == "\x00":
+    """What makes `text` unstorable, or None when both databases can hold it. (Asking the
+    UTF-8 encoder finds a surrogate many times faster than a regular expression would.)"""
+    if "\x00" in text:
         return "holds a NUL character (\\u0000)"
-    return f"holds a lone surrogate (\\u{ord(char):04x}), which is not valid Unicode"
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"holds a lone surrogate (\\u{ord(text[exc.start]):04x}), which is not valid Unicode"
+    return None
 
 
 def first_flaw(document: Any, path: str = "") -> TextFlaw | None:
@@ -70,7 +71,7 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str, bool]]:
 def shown(text: str) -> str:
     """`text` as a reader shows it: a lone surrogate as its `\\udxxx` escape and NUL as
     `\\u0000`, so the stored value stays recognizable and the page or line can be encoded."""
-    if text.isascii() and "\x00" not in text:
+    if problem(text) is None:
         return text
     return _FLAWED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 

@@ -146,3 +146,27 @@ def test_the_hot_reregistration_path_refuses_like_flask(seeded: Api) -> None:
     raw = '{"schema": %s, "metadata": {"properties": {"k": "%s"}}}' % (json.dumps(RECORD_V1), SURROGATE)
     assert_refused(seeded.call("POST", "/subjects/s/versions", raw=raw), "metadata.properties.k")
     assert seeded.get("/subjects/s/versions").json == [1]
+
+
+PATH_WRITES = [
+    ("POST", "/subjects/{s}/versions", {"schema": RECORD_V1}),
+    ("POST", "/subjects/{s}/versions/1/tags", {"tagsToAdd": []}),
+    ("PUT", "/config/{s}", {"compatibility": "NONE"}),
+    ("PUT", "/mode/{s}", {"mode": "READONLY"}),
+    ("PUT", "/policies/{s}", {"use": []}),
+    ("POST", "/contexts/{s}/subjects/x/versions", {"schema": RECORD_V1}),
+]
+
+
+@pytest.mark.parametrize("segment", ["a%00b", ":.c%00:"], ids=["nul", "nul-context"])
+@pytest.mark.parametrize("method,path,body", PATH_WRITES, ids=[p for _, p, _ in PATH_WRITES])
+def test_path_values_that_cannot_be_stored_are_refused_on_every_write(
+    seeded: Api, method: str, path: str, body: dict[str, object], segment: str
+) -> None:
+    """Subjects and contexts in the path are the other request strings a write stores: NUL is
+    a control character (42208, as Confluent refuses them). Bytes that are not UTF-8, which
+    would decode to lone surrogates, are 42208 too (tests/api/test_subject_encoding.py)."""
+    before = unchanged_state(seeded)
+    reply = seeded.call(method, path.format(s=segment), body)
+    assert reply.status == 422 and reply.error_code == 42208, reply
+    assert unchanged_state(seeded) == before
