@@ -147,3 +147,11 @@ def test_a_nul_in_a_stored_subject_name_reads_back(database_url: str) -> None:
             fresh.extensions["registry"].storage.close()
     finally:
         app.extensions["registry"].storage.close()
+
+
+def test_a_database_export_writes_stored_values_escaped(flawed_app: Flask, database_url: str, tmp_path) -> None:
+    dump = tmp_path / "flawed.dump"
+    assert main(["export", "--database-url", database_url, "--output", str(dump)]) == 0
+    records = [json.loads(line) for line in dump.read_bytes().decode("utf-8").splitlines()]
+    schemas = [r for r in records if r["type"] == "schema"]
+    assert schemas[0]["metadata"]["properties"]["owner"] == FLAWED
