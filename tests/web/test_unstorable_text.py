@@ -78,3 +78,14 @@ def test_a_schema_spelling_a_lone_surrogate_renders_on_every_page(ui: Ui, servic
     assert page.status == 200, page
     if path.endswith("/versions/1"):
         assert "\\ud800" in page.body.lower()
+
+
+@pytest.mark.parametrize("target", ["/ui/subjects/a%ED%A0%80b", "/ui/subjects/a%FFb/versions/1"])
+def test_a_path_that_is_not_utf8_is_a_400_page(ui: Ui, target: str) -> None:
+    """Under gunicorn the path arrives undecoded; bytes that are not UTF-8 become lone
+    surrogates in the subject, which no page could show or look up."""
+    from urllib.parse import unquote_to_bytes
+
+    response = ui.client.get(target, environ_overrides={"PATH_INFO": unquote_to_bytes(target).decode("latin-1")})
+    assert response.status_code == 400
+    assert "subject" in response.get_data(as_text=True) and "surrogate" in response.get_data(as_text=True)
