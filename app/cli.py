@@ -214,7 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="client certificates: 0 not asked, 1 optional, 2 required (REGISTRY_CERT_REQS)")
     serve.set_defaults(handler=cmd_serve)
 
-    db = commands.add_parser("db", help="the database: schema migrations, stored text check").add_subparsers(dest="db_command", required=True)
+    db = commands.add_parser("db", help="the database: schema migrations, stored text check").add_subparsers(
+        dest="db_command", required=True
+    )
     for name, handler, text in (
         ("upgrade", cmd_db_upgrade, "apply pending migrations"),
         ("current", cmd_db_current, "show the database's revision; exit 1 if behind head"),

@@ -16,7 +16,8 @@ Why these rules (spec §1.2, §1.3):
   where: such a body is closest to one that is not JSON at all (Confluent answers 400 for
   those; Jackson itself would accept the escape and its store would mangle it), whereas
   42201 says the schema is invalid, and the refusal is the same whichever field holds the
-  string. The schema's own text may spell `\\u0000` as an escape: that is six characters;
+  string. A schema text that spells `\\u0000` as an escape holds six ordinary characters
+  and stays accepted (the format decides what they mean);
 * a body's size and nesting are bounded before it is parsed (app/api/limits.py): 413 past
   `REGISTRY_MAX_REQUEST_BYTES`, 400 past 64 levels; the schema text's own size (42209) and
   nesting (42201) are the core's to judge.

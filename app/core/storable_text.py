@@ -4,7 +4,7 @@ Both databases must hold every string the registry keeps: PostgreSQL text refuse
 UTF-8 (what both databases, JSON replies and HTML pages carry) has no encoding for a lone
 surrogate (U+D800..U+DFFF without its pair), which a JSON `\\ud800` escape decodes to in
 Python. A request's strings are therefore refused when they hold either (the API's
-`requests.json_document`, the UI's `protection.check_form_values`), and every reader shows
+`requests.json_document`, the UI's `protection.check_text`), and every reader shows
 such a string escaped rather than failing, since older versions stored some
 (`sqlregistry db check` finds them). A schema's own text may still spell `\\u0000` or
 `\\ud800` as escapes: that is six ordinary characters, stored as written, and its readers
@@ -22,7 +22,7 @@ REPLACEMENT = "\ufffd"
 class TextFlaw(NamedTuple):
     """Where a document holds a string that cannot be stored, and what is wrong with it.
     `path` names the value the way the API's messages do (`metadata.properties.k`, `refs[0]`;
-    "" for the document itself), `shown`: a flawed key is part of it."""
+    "" for the document itself), escaped by `shown`, since a flawed key is part of it."""
 
     path: str
     problem: str

@@ -132,7 +132,8 @@ def test_surrogate_pairs_and_escapes_spelled_in_schema_text_stay_accepted(seeded
     emoji = '{"schema": "{\\"type\\": \\"string\\", \\"doc\\": \\"\\ud83d\\ude00\\"}"}'
     assert seeded.call("POST", "/subjects/e/versions", raw=emoji).status == 200
     for escape in ("\\\\u0000", "\\\\ud800"):
-        doc = '{"schema": "{\\"type\\": \\"record\\", \\"name\\": \\"R\\", \\"fields\\": [], \\"doc\\": \\"a%sb\\"}"}' % escape
+        doc = ('{"schema": "{\\"type\\": \\"record\\", \\"name\\": \\"R\\", \\"fields\\": [], '
+               '\\"doc\\": \\"a%sb\\"}"}' % escape)
         reply = seeded.call("POST", "/subjects/escaped/versions", raw=doc)
         assert reply.status == 200, reply
         stored = seeded.get(f"/schemas/ids/{reply.json['id']}")

@@ -66,9 +66,11 @@ ESCAPED = json.dumps({"type": "record", "name": "Tagged", "doc": "\\ud800", "fie
     {"name": "f", "type": "string", "doc": "d\\ud800", "confluent:tags": ["PII\\ud800"]}]})
 
 
-@pytest.mark.parametrize("path", ["/ui/subjects/tagged-value", "/ui/subjects/tagged-value/versions/1",
-                                  "/ui/schemas/{id}", "/ui/search?q=f", "/ui/subjects/tagged-value/diff?from=1&to=1",
-                                  "/ui/subjects/tagged-value/versions/1/download", "/ui/subjects/tagged-value/export.zip"])
+@pytest.mark.parametrize("path", [
+    "/ui/subjects/tagged-value", "/ui/subjects/tagged-value/versions/1", "/ui/schemas/{id}", "/ui/search?q=f",
+    "/ui/subjects/tagged-value/diff?from=1&to=1", "/ui/subjects/tagged-value/versions/1/download",
+    "/ui/subjects/tagged-value/export.zip",
+])
 def test_a_schema_spelling_a_lone_surrogate_renders_on_every_page(ui: Ui, service, path: str) -> None:
     from app.core.types import SchemaRequest
 
