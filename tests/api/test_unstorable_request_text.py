@@ -171,3 +171,16 @@ def test_path_values_that_cannot_be_stored_are_refused_on_every_write(
     reply = seeded.call(method, path.format(s=segment), body)
     assert reply.status == 422 and reply.error_code == 42208, reply
     assert unchanged_state(seeded) == before
+
+
+@pytest.mark.parametrize("schema_type,text", [
+    ("AVRO", '{"type": "\\ud800"}'),
+    ("AVRO", '{"type": "record", "name": "\\ud800", "fields": []}'),
+    ("JSON", '{"type": "\\ud800"}'),
+], ids=["avro-type", "avro-name", "json-type"])
+def test_a_refusal_quoting_an_escaped_lone_surrogate_is_sent_escaped(seeded: Api, schema_type: str, text: str) -> None:
+    """The schema's text may spell a lone surrogate as an escape; a format's refusal that quotes
+    the decoded name is the usual 42201 (its message escaped), not a reply that fails to encode."""
+    reply = seeded.register("bad-names", text, schemaType=schema_type)
+    assert reply.status == 422 and reply.error_code in (42201, 42202), reply
+    assert seeded.get("/subjects/bad-names/versions").error_code == 40401

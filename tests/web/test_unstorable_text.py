@@ -91,3 +91,11 @@ def test_a_path_that_is_not_utf8_is_a_400_page(ui: Ui, target: str) -> None:
     response = ui.client.get(target, environ_overrides={"PATH_INFO": unquote_to_bytes(target).decode("latin-1")})
     assert response.status_code == 400
     assert "subject" in response.get_data(as_text=True) and "surrogate" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("path", ["/ui/new", "/ui/subjects/orders-value/check"])
+def test_a_refusal_quoting_an_escaped_lone_surrogate_renders(ui: Ui, service, path: str) -> None:
+    page = ui.post(path, {"subject": "fresh-value", "schema": '{"type": "\\ud800"}', "schemaType": "AVRO"})
+    assert page.status == 422, page
+    assert "\\ud800" in page.body
+    assert "fresh-value" not in service.list_subjects(None)
