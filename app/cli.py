@@ -108,6 +108,31 @@ def cmd_db_current(settings: Settings) -> int:
     return 0 if current == head else 1
 
 
+def cmd_db_check(settings: Settings, args: argparse.Namespace) -> int:
+    """List the stored cells holding NUL or a lone surrogate (text_check.py), one line each,
+    and exit 1 if there are any; `--fix` replaces those characters by U+FFFD (with an audit
+    row) and exits 1 only if some could not be fixed."""
+    from app.storage.engine import make_engine, redacted_url
+    from app.storage.text_check import flawed_cells, repair
+
+    engine = make_engine(settings.database_url)
+    try:
+        cells = list(flawed_cells(engine))
+        for cell in cells:
+            print(cell.describe())
+        if not cells:
+            print(f"{redacted_url(settings.database_url)}: every stored string reads back cleanly")
+            return 0
+        if not args.fix:
+            print(f"{len(cells)} stored values hold NUL or a lone surrogate; `{PROG} db check --fix` replaces them")
+            return 1
+        fixed = repair(engine, cells, f"{PROG} db check --fix")
+        print(f"replaced the flawed characters of {fixed} of {len(cells)} values with U+FFFD")
+        return 0 if fixed == len(cells) else 1
+    finally:
+        engine.dispose()
+
+
 def _time_arg(text: str) -> int:
     from app.core.audit import parse_time
 
@@ -128,9 +153,7 @@ def _duration_arg(text: str) -> int:
 
 def cmd_audit_list(settings: Settings, args: argparse.Namespace) -> int:
     """The trail as JSON lines, newest first, in `GET /audit`'s shape, read in pages."""
-    import json
-
-    from app.api.render import audit_entity
+    from app.api.render import audit_entity, json_bytes
     from app.core.audit import MAX_LIMIT
     from app.core.store import AuditQuery
     from app.storage.repository import Repository
@@ -145,7 +168,8 @@ def cmd_audit_list(settings: Settings, args: argparse.Namespace) -> int:
                 since=args.since, until=args.until, offset=offset, limit=size,
             ))
             for row in rows:
-                print(json.dumps(audit_entity(row), ensure_ascii=False, separators=(",", ":")))
+                # Escapes a lone surrogate an older version stored, as `GET /audit` does.
+                print(json_bytes(audit_entity(row)).decode("utf-8"))
             printed, offset = printed + len(rows), offset + len(rows)
             if len(rows) < size:
                 break
@@ -195,7 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="client certificates: 0 not asked, 1 optional, 2 required (REGISTRY_CERT_REQS)")
     serve.set_defaults(handler=cmd_serve)
 
-    db = commands.add_parser("db", help="database schema migrations").add_subparsers(dest="db_command", required=True)
+    db = commands.add_parser("db", help="the database: schema migrations, stored text check").add_subparsers(
+        dest="db_command", required=True
+    )
     for name, handler, text in (
         ("upgrade", cmd_db_upgrade, "apply pending migrations"),
         ("current", cmd_db_current, "show the database's revision; exit 1 if behind head"),
@@ -203,6 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
         sub = db.add_parser(name, help=text)
         sub.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
         sub.set_defaults(handler=handler)
+    check = db.add_parser("check", help="find stored values holding NUL or a lone surrogate; exit 1 if any")
+    check.add_argument("--fix", action="store_true", help="replace those characters with U+FFFD (audited)")
+    check.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
+    check.set_defaults(handler=cmd_db_check)
 
     audit = commands.add_parser("audit", help="the audit trail in the database").add_subparsers(
         dest="audit_command", required=True
@@ -271,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:  # a REGISTRY_* value or flag that does not convert or is out of range
         return fail(str(exc))
     try:
-        if args.command == "audit":
+        if args.command == "audit" or args.handler is cmd_db_check:
             return args.handler(settings, args)
         return args.handler(settings)
     except Exception as exc:

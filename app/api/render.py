@@ -5,6 +5,10 @@ NON_EMPTY) but keep `false` and `0`; three entities drop only nulls (NON_NULL): 
 compatibility check reply and the config and mode PUT replies. The builders below put
 keys in directly from the immutable records, so a read costs one small dict and one
 `json` encode: no copies of stored documents, no re-parsing.
+
+Every body is encoded by `json_bytes`, which never fails on what is stored: a lone surrogate
+(UTF-8 has no encoding for one; older versions stored some inside JSON documents) comes out
+as its JSON escape `\\ud800`, which is what the client sent, rather than failing the reply.
 """
 from __future__ import annotations
 
@@ -30,10 +34,21 @@ from app.formats.base import DEFAULT_SCHEMA_TYPE
 from app.policies.engine import Outcome
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_encode_ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), check_circular=False).encode
+
+
+def json_bytes(payload: Any) -> bytes:
+    """A reply body in UTF-8; a payload holding a lone surrogate is encoded again with every
+    non-ASCII character escaped, which JSON allows for any code point (only such replies pay)."""
+    text = _encode(payload)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _encode_ascii(payload).encode("ascii")
 
 
 def json_response(payload: Any, status: int = 200) -> Response:
-    return current_app.response_class(_encode(payload), status=status, mimetype=reply_media_type())
+    return current_app.response_class(json_bytes(payload), status=status, mimetype=reply_media_type())
 
 
 def rendered_response(record: SchemaById | SubjectVersion, build: Callable[[Any], dict[str, Any]]) -> Response:
@@ -47,7 +62,7 @@ def rendition(record: SchemaById | SubjectVersion, build: Callable[[Any], dict[s
     settings, so it needs an application context; `cached_rendition` does not."""
     body = cached_rendition(record, build)
     if body is None:
-        body = record.renditions[build.__name__] = _encode(build(record)).encode("utf-8")
+        body = record.renditions[build.__name__] = json_bytes(build(record))
     return body
 
 
@@ -68,15 +83,17 @@ def standalone_error(environ: dict[str, Any], exc: RegistryError) -> WsgiRespons
     """An error reply made before Flask takes the request (the path middleware), labelled
     from the request's `Accept` like any other reply."""
     return WsgiResponse(
-        _encode(error_entity(exc.error_code, exc.message)),
+        json_bytes(error_entity(exc.error_code, exc.message)),
         status=exc.http_status,
         mimetype=negotiate(environ.get("HTTP_ACCEPT")) or V1_JSON,
     )
 
 
 def text_response(body: str) -> Response:
-    """The raw `.../schema` endpoints: the schema text itself, labelled as JSON (spec §1.1)."""
-    return current_app.response_class(body, status=200, mimetype=reply_media_type())
+    """The raw `.../schema` endpoints: the schema text itself, labelled as JSON. A lone
+    surrogate in it is sent as its `\\ud800` escape, as JSON text would spell it."""
+    data = body.encode("utf-8", "backslashreplace")
+    return current_app.response_class(data, status=200, mimetype=reply_media_type())
 
 
 def empty_response() -> Response:

@@ -11,6 +11,13 @@ Why these rules (spec §1.2, §1.3):
   (42208) rather than replaced, which would make two spellings name one subject;
 * a body that is not JSON is 400 with the parser's text, a JSON value of the wrong type
   is 400 too, a missing body is 422, and unknown properties are ignored;
+* a body holding a string (a value or a key, at any depth) that cannot be stored, NUL or a
+  lone surrogate from a `\\ud800` escape (app/core/storable_text.py), is 400/400 naming
+  where: such a body is closest to one that is not JSON at all (Confluent answers 400 for
+  those; Jackson itself would accept the escape and its store would mangle it), whereas
+  42201 says the schema is invalid, and the refusal is the same whichever field holds the
+  string. A schema text that spells `\\u0000` as an escape holds six ordinary characters
+  and stays accepted (the format decides what they mean);
 * a body's size and nesting are bounded before it is parsed (app/api/limits.py): 413 past
   `REGISTRY_MAX_REQUEST_BYTES`, 400 past 64 levels; the schema text's own size (42209) and
   nesting (42201) are the core's to judge.
@@ -34,6 +41,7 @@ from app.core.errors import (
     InvalidSubject,
     UnprocessableEntity,
 )
+from app.core.storable_text import first_flaw
 from app.core.tags import TagRequest
 from app.core.types import SchemaRequest
 from app.formats.base import (
@@ -182,9 +190,16 @@ def json_document(data: bytes) -> Any:
         return None
     check_body_depth(data)
     try:
-        return json.loads(data, parse_constant=_reject_constant)
+        document = json.loads(data, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise BadRequest(f"Invalid JSON: {exc}") from None
+    # Cheap for the common body (a few keys and one long ASCII schema text): an ASCII string
+    # costs a NUL search and an `isascii`, both in C.
+    flaw = first_flaw(document)
+    if flaw is not None:
+        what = "key" if flaw.in_key else "value"
+        raise BadRequest(f"Invalid {what} at '{flaw.path or '(the body)'}': the string {flaw.problem}")
+    return document
 
 
 def _json_type(value: Any) -> str:

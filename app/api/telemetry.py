@@ -6,7 +6,10 @@ one batched histogram observation per request (Flask's before/after hooks cost s
 times that through their context-local proxies), and it sees every request, health probes,
 `/metrics` and unrouted paths included. Requests are labelled by route template
 (`/subjects/<subject:subject>/versions`), never by path, which would give every subject its
-own time series; paths no route matched share the label `unmatched`.
+own time series; paths no route matched share the label `unmatched`. Every label comes
+from a closed set, so no client can grow the scrape: a method outside HTTP's standard ones
+(anything may be sent, credentials or not) is counted as `other`, and statuses are the
+app's own.
 
 Flask drops its request object from the environ when the request ends, so `RoutedRequest`
 keeps a second reference under its own key, which the middleware replaces by the route and
@@ -21,6 +24,8 @@ from typing import Any
 from flask import Blueprint, Flask, Request, Response
 
 UNMATCHED = "unmatched"
+OTHER_METHOD = "other"
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE"})
 # WSGI environ keys: the routed request while the app runs, then what the access log reads.
 _REQUEST_KEY = "sqlregistry.request"
 ROUTE_KEY = "sqlregistry.route"
@@ -74,8 +79,9 @@ class TimedRequests:
         else:  # answered without Flask (hot_reads.py names the route), or refused before it
             route = environ.get(ROUTE_KEY)
         if self.timer is not None:
+            method = environ.get("REQUEST_METHOD", "")
             self.timer.observe(
-                environ.get("REQUEST_METHOD", ""), route or UNMATCHED, int(status[:3] or 0),
+                method if method in KNOWN_METHODS else OTHER_METHOD, route or UNMATCHED, int(status[:3] or 0),
                 time.perf_counter() - started,
             )
         return body

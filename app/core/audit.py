@@ -36,9 +36,11 @@ DELETE_POLICY = "DELETE_POLICY"
 # A refused request with a write method that matched no endpoint (a 404 or 405 from routing):
 # it changed nothing, but an authenticated caller probing the API is worth a row.
 UNKNOWN_OPERATION = "UNKNOWN_OPERATION"
+# `sqlregistry db check --fix` replaced unstorable characters in stored rows (app/storage/text_check.py).
+REPAIR_TEXT = "REPAIR_TEXT"
 ACTIONS = frozenset({
     REGISTER, DELETE_VERSION, DELETE_SUBJECT, SET_CONFIG, DELETE_CONFIG, SET_MODE, DELETE_MODE, DELETE_CONTEXT,
-    SET_POLICY, DELETE_POLICY, UNKNOWN_OPERATION,
+    SET_POLICY, DELETE_POLICY, UNKNOWN_OPERATION, REPAIR_TEXT,
 })
 
 # Outcomes.

@@ -14,6 +14,7 @@ from sqlalchemy import Connection, bindparam, delete, insert, select
 
 from app.core.store import AuditEntry, AuditQuery, AuditRow, Origin
 from app.storage.direct import DirectStatement, json_param, json_value
+from app.storage.listings import storable
 from app.storage.models import AuditEvent
 
 A = AuditEvent.__table__
@@ -86,6 +87,8 @@ class AuditStorage:
             insert_audit(store.conn, entry, time.time_ns() // 1_000_000)
 
     def audit_events(self: _Connected, query: AuditQuery) -> list[AuditRow]:
+        if not storable(query.subject, query.principal, query.action, query.outcome):
+            return []  # no row holds NUL (`_clean` escapes it), and PostgreSQL could not be asked
         statement = select(A)
         for column, value in (("subject", query.subject), ("principal", query.principal),
                               ("action", query.action), ("outcome", query.outcome)):

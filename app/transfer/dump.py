@@ -144,7 +144,9 @@ def header(source: dict[str, Any], created_at: str, schema_types: Iterable[str],
 
 
 def _line(record: dict[str, Any]) -> bytes:
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One line; a lone surrogate an older version stored is written as its JSON escape
+    (`\\ud800`), which reads back as what was stored, instead of failing the export."""
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "backslashreplace")
 
 
 def _canonical(doc: Any) -> str:

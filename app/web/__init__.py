@@ -12,18 +12,20 @@ import logging
 import uuid
 
 from flask import Flask, current_app, redirect, render_template, request, url_for
+from markupsafe import Markup
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 from werkzeug.wrappers import Response
 
 from app.api.errors import answer_unrouted_errors
 from app.core.errors import Forbidden, RegistryError
+from app.core.storable_text import shown
 from app.web import browse, subject_pages, write_pages  # noqa: F401  (their routes join the blueprint)
 from app.web.attempts import note_error_code, record_refused_ui_write
 from app.web.blueprint import bp
 from app.web.errors import PageError
 from app.web.permissions import may, read_only
-from app.web.protection import FIELD, UI_PREFIX, check_csrf, csrf_token, secure_headers
+from app.web.protection import FIELD, UI_PREFIX, check_csrf, check_text, csrf_token, secure_headers
 from app.web.reads import utc
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,7 @@ NOTICES = {
 def register_web(app: Flask) -> None:
     app.add_url_rule("/ui", "ui_root", lambda: redirect(url_for("ui.index"), 308), strict_slashes=True)
     app.register_blueprint(bp, url_prefix="/ui")
+    app.jinja_env.finalize = printable
     app.after_request(secure_headers)
     # A wrong method on a UI route matches no rule, so the blueprint's handler never sees it.
     answer_unrouted_errors(app, UI_PREFIX.strip("/"), error_page)
@@ -65,6 +68,17 @@ bp.add_app_template_global(utc)
 bp.add_app_template_global(FIELD, "csrf_field")
 
 
+def printable(value: object) -> object:
+    """Every `{{ ... }}` value on its way into a page: a string stored by an older version
+    with NUL or a lone surrogate (which UTF-8 cannot encode, so the page could not be sent)
+    is shown with those escaped (`\\ud800`); anything else is untouched."""
+    if isinstance(value, str):
+        text = shown(value)
+        if text is not value:
+            return Markup(text) if isinstance(value, Markup) else text
+    return value
+
+
 @bp.app_template_filter("as_json")
 def as_json(value: object) -> str:
     """A value as JSON text, escaped by the template like any other string (unlike `tojson`,
@@ -72,6 +86,7 @@ def as_json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+bp.before_request(check_text)
 bp.before_request(check_csrf)
 bp.after_request(record_refused_ui_write)
 

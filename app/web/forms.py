@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from flask import request
 
+from app.core.storable_text import problem
 from app.core.types import SchemaRequest
 from app.formats.base import DEFAULT_SCHEMA_TYPE
 from app.web.errors import BadParameter
@@ -45,6 +46,9 @@ def read_form() -> SchemaForm:
             text = upload.read().decode("utf-8")
         except UnicodeDecodeError:
             raise BadParameter("schema_file", "must be UTF-8 text") from None
+        found = problem(text)  # the form's fields were checked before the page ran (protection.py)
+        if found is not None:
+            raise BadParameter("schema_file", found)
     rows = zip(request.form.getlist("ref_name"), request.form.getlist("ref_subject"),
                request.form.getlist("ref_version"))
     references = [(n.strip(), s.strip(), v.strip()) for n, s, v in rows if n.strip() or s.strip() or v.strip()]

@@ -8,6 +8,11 @@ CSRF: a double-submit token. The first page a browser gets sets a random token i
 `SameSite=Strict`, HttpOnly cookie scoped to `/ui`; every form repeats it in a hidden field;
 a POST whose field does not equal its cookie is refused before anything runs. It needs no
 server-side state, so any gunicorn worker can check a token another one issued.
+
+Text: every path value, query parameter and form field (names included) must be a string
+both databases can store, without NUL or a lone surrogate (app/core/storable_text.py); one
+that is not is refused with the UI's 400 page naming it before any page runs, as the API
+refuses such a body.
 """
 from __future__ import annotations
 
@@ -16,7 +21,8 @@ import secrets
 
 from flask import Response, g, request
 
-from app.web.errors import BadForm
+from app.core.storable_text import problem, shown
+from app.web.errors import BadForm, BadParameter
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
@@ -64,3 +70,16 @@ def check_csrf() -> None:
             "This form's security token is missing or out of date, so nothing was done. "
             "Reload the page and submit it again."
         )
+
+
+def check_text() -> None:
+    """Blueprint before-request hook: no page sees a request string it could not store or show."""
+    values = [*(request.view_args or {}).items(), *request.args.items(multi=True)]
+    if request.method == "POST":
+        values += request.form.items(multi=True)
+    for name, value in values:
+        for text in (name, value):
+            if isinstance(text, str):
+                found = problem(text)
+                if found is not None:
+                    raise BadParameter(shown(name), found)

@@ -93,12 +93,18 @@ def diff(subject: str) -> str:
     )
 
 
+def _utf8(text: str) -> bytes:
+    """A file's bytes; a lone surrogate stored by an older version is written as its JSON
+    escape (`\\ud800`), which is how the schema's text spelled it, instead of failing."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>/download")
 def download(subject: str, version: str) -> Response:
     found = reads.version_of(subject, version)
     name = texts.file_name(found.subject, found.version, found.schema.schema_type)
     return Response(
-        found.text, mimetype="text/plain",
+        _utf8(found.text), mimetype="text/plain",
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
 
@@ -112,13 +118,13 @@ def export(subject: str) -> Response:
         for entry in reads.versions_of(subject):
             found = reads.version_of(subject, str(entry.version))
             name = texts.file_name(found.subject, found.version, found.schema.schema_type)
-            archive.writestr(name, found.text)
+            archive.writestr(name, _utf8(found.text))
             manifest["versions"].append({
                 "version": found.version, "id": found.id, "schemaType": found.schema.schema_type,
                 "file": name, "deleted": found.deleted, "registeredAt": reads.utc(found.ts),
                 "references": [r.to_json() for r in found.schema.references],
             })
-        archive.writestr("manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False))
+        archive.writestr("manifest.json", _utf8(json.dumps(manifest, indent=2, ensure_ascii=False)))
     stem = texts.file_name(subject, 0, "").rsplit("-v0", 1)[0]
     return Response(
         buffer.getvalue(), mimetype="application/zip",

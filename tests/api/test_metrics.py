@@ -80,3 +80,34 @@ def test_pool_connections_are_reported_and_none_stays_checked_out(api: Api) -> N
     assert values["sqlregistry_db_connections_open"] >= 1
     assert values["sqlregistry_db_connections_in_use"] == 0
     assert "sqlregistry_db_connections_invalidated_total" in values
+
+
+def series(api: Api) -> set[str]:
+    return set(samples(api))
+
+
+def test_made_up_methods_and_random_paths_add_no_series_after_the_first(api: Api) -> None:
+    """Labels come from a closed set: a method outside HTTP's standard ones counts as `other`,
+    a path no route matches as `unmatched`, so 300 such requests leave the scrape's size as
+    the first of each kind made it."""
+    import random
+    import string
+
+    chooser = random.Random(28)
+
+    def word(size: int) -> str:
+        return "".join(chooser.choice(string.ascii_uppercase) for _ in range(size))
+
+    def probe(method: str, path: str) -> None:
+        assert api.call(method, path).status in (404, 405)
+
+    shapes = ("/{w}", "/subjects/{w}/versions", "/schemas/ids/{w}/{w}", "/config/{w}/{w}")
+    for shape in shapes:  # the first request of each kind may add its series
+        probe(word(6), shape.format(w=word(5)))
+        probe("GET", shape.format(w=word(5)) + "/no/where")
+    before = series(api)
+    for _ in range(300):
+        probe(word(chooser.randint(3, 12)), chooser.choice(shapes).format(w=word(chooser.randint(1, 30))))
+    after = series(api)
+    assert after == before
+    assert any('method="other"' in name and 'route="unmatched"' in name for name in after)

@@ -32,3 +32,11 @@ def test_a_nul_subject_hint_falls_back_like_any_unknown_name(api: Api) -> None:
 def test_writes_refuse_a_nul_name(api: Api) -> None:
     assert api.register("a\x00b", RECORD_V1).error_code == 42208
     assert api.put(f"/config/{NUL}", {"compatibility": "NONE"}).error_code == 42208
+
+
+def test_audit_filters_naming_a_nul_find_nothing(api: Api) -> None:
+    """On PostgreSQL such a filter used to reach the database and fail with a 500."""
+    api.registered("s", RECORD_V1)
+    assert api.get("/audit", subject="a\x00b").json == []
+    assert api.get("/audit", principal="anonymous\x00").json == []
+    assert len(api.get("/audit").json) == 1
