@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import weakref
 from typing import Any, Sequence
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from app.client.cache import OnceCache, TtlCache
 from app.client.fingerprint import Fingerprint
@@ -81,6 +81,10 @@ class RegistryClient:
         bearer_token: str | None = None,
     ) -> None:
         url_list = [url.strip() for url in urls.split(",")] if isinstance(urls, str) else list(urls)
+        for url in url_list:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise ValueError(f"a registry URL starts with http:// or https:// and names a host, got {url!r}")
         self._options: dict[str, Any] = dict(
             urls=url_list, auth=auth, timeout=timeout, retries=retries, backoff=backoff,
             backoff_max=backoff_max, cache_ttl=cache_ttl, pool_size=pool_size, bearer_token=bearer_token,

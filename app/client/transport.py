@@ -22,7 +22,7 @@ import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 import urllib3
 from urllib3.exceptions import HTTPError as Urllib3Error
@@ -83,10 +83,6 @@ class Transport:
     ) -> None:
         if not urls:
             raise ValueError("at least one registry URL is needed")
-        for url in urls:
-            parts = urlsplit(url)
-            if parts.scheme not in ("http", "https") or not parts.netloc:
-                raise ValueError(f"a registry URL starts with http:// or https:// and names a host, got {url!r}")
         self.urls = tuple(url.rstrip("/") for url in urls)
         self.timeout = timeout
         self.policy = policy
