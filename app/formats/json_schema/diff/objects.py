@@ -96,7 +96,7 @@ def _property_removed(ctx: Context, before: Node, update: ObjectNode, name: str)
     if covering is not None:
         sub = ctx.subcontext()
         yield Compare(sub, before, covering)
-        ctx.extend(sub.differences)
+        ctx.extend(sub)
         ctx.add("PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
     elif isinstance(before, FalseNode):
@@ -121,7 +121,7 @@ def _property_added(ctx: Context, after: Node, original: ObjectNode, update: Obj
     if covering is not None:
         sub = ctx.subcontext()
         yield Compare(sub, covering, after)
-        ctx.extend(sub.differences)
+        ctx.extend(sub)
         ctx.add("PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
     if required:
