@@ -8,6 +8,10 @@ The pair differs as the Avro pair of bench/avro_checker.py does: every sixth pro
 checker keeps its model of each parsed schema; the "first check" row gives it copies it has
 not modelled yet, which is what a check against a just-parsed candidate costs. Prints
 microseconds per call; nothing is asserted (speed targets live in benchmarks).
+
+The last rows are the JSON checker's worst shape: definitions D1..Dn whose two properties
+both refer to D(n-1), so 2^n paths lead to D0, whose type the reader changes. The checker
+compares and reports each pair of types once, so the cost grows with n, not 2^n.
 """
 from __future__ import annotations
 
@@ -52,6 +56,18 @@ def json_object(properties: int, widened: bool = False) -> str:
     })
 
 
+SHARED_LEVELS = (16, 20, 40)
+
+
+def doubling(levels: int, leaf: str) -> str:
+    definitions: dict[str, dict] = {"D0": {"type": leaf}}
+    for i in range(1, levels + 1):
+        below = {"$ref": f"#/$defs/D{i - 1}"}
+        definitions[f"D{i}"] = {"type": "object", "properties": {"a": below, "b": below}}
+    return json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions,
+                       "$ref": f"#/$defs/D{levels}"})
+
+
 def unmodelled(schema: ParsedSchema) -> ParsedSchema:
     """The same schema under a new native object, which no checker cache has seen."""
     return ParsedSchema(schema.schema_type, schema.canonical, replace(schema.native))
@@ -79,6 +95,11 @@ def main() -> None:
     }
     for label, figures in rows.items():
         print(f"{label:28s} {figures['JSON']:9.1f} {figures['AVRO']:10.1f}")
+    fmt = JsonSchemaFormat()
+    for levels in SHARED_LEVELS:
+        writer, reader = fmt.parse(doubling(levels, "string"), {}), fmt.parse(doubling(levels, "integer"), {})
+        first = per_call(lambda: fmt.can_read(unmodelled(reader), unmodelled(writer)), 50)
+        print(f"shared defs, 2^{levels} paths: first check {first:9.1f} us")
 
 
 if __name__ == "__main__":
