@@ -49,6 +49,7 @@ class Lookup:
                 store, qs.context, request.schema_type, request.schema, refs,
                 normalize=normalize, strict=False, live_refs=False, guard=guard,
             )
+            self.resolver.check_request(candidate)
             found, in_scope = self._match(store, row, config, candidate, metadata, rule_set, deleted)
             if found is not None:
                 return subject_version(self.resolver, store, qs, found, fmt)

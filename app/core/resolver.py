@@ -19,7 +19,7 @@ from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
 from app.core.store import ResolvedReference, Store, VersionRow
 from app.core.types import QualifiedSubject, SchemaReference
-from app.formats.base import Fingerprints, ParsedSchema, SchemaFormat, SchemaParseError, supports
+from app.formats.base import Fingerprints, ParsedSchema, RequestChecks, SchemaFormat, SchemaParseError, supports
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,14 @@ class SchemaResolver:
             if normalize:
                 parsed = fmt.normalize(parsed)
         return Candidate(schema_type, parsed, resolved)
+
+    def check_request(self, candidate: Candidate) -> None:
+        """For a candidate parsed leniently: what its format refuses in any schema a request
+        brings (`RequestChecks`)."""
+        fmt = self.format(candidate.schema_type)
+        if supports(fmt, RequestChecks):
+            with format_refusals():
+                fmt.check_request(candidate.parsed)
 
     def parse_early(self, schema_type: str, text: Any, refs: Sequence[Any]) -> ParsedSchema | None:
         """A registration's schema parsed before it takes the subject's lock, so that other

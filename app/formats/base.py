@@ -156,6 +156,18 @@ class Fingerprints(Protocol):
 
 
 @runtime_checkable
+class RequestChecks(Protocol):
+    """Optional: what a format refuses in a schema a request brings even where the core parses
+    it leniently (a lookup, which must still find versions stored without the strict checks).
+    JSON Schema: a regular expression that does not compile, which Confluent's loaders refuse
+    wherever they read a schema."""
+
+    def check_request(self, schema: ParsedSchema) -> None:
+        """`SchemaParseError` for what no request may bring, however leniently parsed."""
+        ...
+
+
+@runtime_checkable
 class TopLevelFields(Protocol):
     """An optional capability: formats whose schemas have named top-level fields.
 
