@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .changes import PROPERTY_NAMES_ADDED, PROPERTY_NAMES_REMOVED
 from .context import Compare, Context, Steps
 from .nodes import EmptyNode, FalseNode, Node, ObjectNode
 from .scalars import compare_bound
@@ -22,6 +23,7 @@ def compare_objects(ctx: Context, original: ObjectNode, update: ObjectNode) -> S
     yield from _compare_dependencies(ctx, original, update)
     yield from _compare_additional(ctx, original, update)
     yield from _compare_unevaluated(ctx, original, update)
+    yield from _compare_property_names(ctx, original, update)
     _compare_counts(ctx, original, update)
 
 
@@ -129,6 +131,28 @@ def _property_added(ctx: Context, after: Node, original: ObjectNode, update: Obj
                 else "REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL")
     else:
         ctx.add("OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL")
+
+
+def _compare_property_names(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
+    """`propertyNames` is the schema of every key: a reader may drop it or widen it, not add
+    or narrow it. Two of them are compared as a pair, so a narrowing inside is reported below
+    `#/propertyNames` (`MAX_LENGTH_DECREASED #/propertyNames/maxLength`). An empty schema or
+    `true` constrains no key: the same as none."""
+    before, after = _key_constraint(original), _key_constraint(update)
+    if before is None and after is None:
+        return
+    with ctx.at("propertyNames"):
+        if after is None:
+            ctx.add(PROPERTY_NAMES_REMOVED)
+        elif before is None:
+            ctx.add(PROPERTY_NAMES_ADDED)
+        else:
+            yield Compare(ctx, before, after)
+
+
+def _key_constraint(node: ObjectNode) -> Node | None:
+    names = node.property_names
+    return None if names is None or isinstance(names, EmptyNode) else names
 
 
 def _compare_dependencies(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
