@@ -261,7 +261,20 @@ class SchemaResolver:
         """Lookup equality (§5.12), not compatibility, so neither side is reader or writer:
         same text, same references (or none sent), metadata equal once `confluent:version`
         is ignored, same rule set."""
-        if stored.schema != candidate.text or stored.schema_type != candidate.schema_type:
+        if stored.schema != candidate.text:
+            return False
+        return self.same_documents(stored, candidate, metadata, rule_set)
+
+    def same_documents(
+        self,
+        stored: StoredSchema,
+        candidate: Candidate,
+        metadata: dict[str, Any] | None,
+        rule_set: dict[str, Any] | None,
+    ) -> bool:
+        """`equivalent` but for the text: for a stored schema its format found to be the
+        candidate spelled otherwise (`SchemaEquality`)."""
+        if stored.schema_type != candidate.schema_type:
             return False
         if candidate.references and tuple(candidate.plain_references) != stored.references:
             return False

@@ -168,6 +168,18 @@ class RequestChecks(Protocol):
 
 
 @runtime_checkable
+class SchemaEquality(Protocol):
+    """Optional: a format whose canonical text keeps apart spellings of one schema (JSON Schema
+    keeps each object's key order, as Confluent's does). When no version holds a lookup's text,
+    Confluent's lookup compares the parsed schemas instead; the core asks this."""
+
+    def same_schema(self, schema: ParsedSchema, stored_text: str) -> bool:
+        """Whether `stored_text`, a canonical text this format produced, is `schema` spelled
+        otherwise. Cheap when it is not: the core asks it of a subject's versions in turn."""
+        ...
+
+
+@runtime_checkable
 class TopLevelFields(Protocol):
     """An optional capability: formats whose schemas have named top-level fields.
 
