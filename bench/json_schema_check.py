@@ -22,12 +22,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the shared-definitions shape
 
 from avro_checker import per_call, record  # noqa: E402
 
 from app.formats.avro import AvroFormat  # noqa: E402
 from app.formats.base import ParsedSchema  # noqa: E402
 from app.formats.json_schema import JsonSchemaFormat  # noqa: E402
+from support.json_samples import shared_definitions  # noqa: E402
 
 PROPERTIES = 100
 KINDS = [
@@ -59,15 +61,6 @@ def json_object(properties: int, widened: bool = False) -> str:
 SHARED_LEVELS = (16, 20, 40)
 
 
-def doubling(levels: int, leaf: str) -> str:
-    definitions: dict[str, dict] = {"D0": {"type": leaf}}
-    for i in range(1, levels + 1):
-        below = {"$ref": f"#/$defs/D{i - 1}"}
-        definitions[f"D{i}"] = {"type": "object", "properties": {"a": below, "b": below}}
-    return json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions,
-                       "$ref": f"#/$defs/D{levels}"})
-
-
 def unmodelled(schema: ParsedSchema) -> ParsedSchema:
     """The same schema under a new native object, which no checker cache has seen."""
     return ParsedSchema(schema.schema_type, schema.canonical, replace(schema.native))
@@ -97,7 +90,8 @@ def main() -> None:
         print(f"{label:28s} {figures['JSON']:9.1f} {figures['AVRO']:10.1f}")
     fmt = JsonSchemaFormat()
     for levels in SHARED_LEVELS:
-        writer, reader = fmt.parse(doubling(levels, "string"), {}), fmt.parse(doubling(levels, "integer"), {})
+        writer = fmt.parse(json.dumps(shared_definitions(levels, "string")), {})
+        reader = fmt.parse(json.dumps(shared_definitions(levels, "integer")), {})
         first = per_call(lambda: fmt.can_read(unmodelled(reader), unmodelled(writer)), 50)
         print(f"shared defs, 2^{levels} paths: first check {first:9.1f} us")
 

@@ -251,20 +251,6 @@ class SchemaResolver:
         self._requested.put(key, parsed)
         return parsed
 
-    def equivalent(
-        self,
-        stored: StoredSchema,
-        candidate: Candidate,
-        metadata: dict[str, Any] | None,
-        rule_set: dict[str, Any] | None,
-    ) -> bool:
-        """Lookup equality (§5.12), not compatibility, so neither side is reader or writer:
-        same text, same references (or none sent), metadata equal once `confluent:version`
-        is ignored, same rule set."""
-        if stored.schema != candidate.text:
-            return False
-        return self.same_documents(stored, candidate, metadata, rule_set)
-
     def same_documents(
         self,
         stored: StoredSchema,
@@ -272,8 +258,9 @@ class SchemaResolver:
         metadata: dict[str, Any] | None,
         rule_set: dict[str, Any] | None,
     ) -> bool:
-        """`equivalent` but for the text: for a stored schema its format found to be the
-        candidate spelled otherwise (`SchemaEquality`)."""
+        """Lookup equality but for the text, which the caller compares (or its format,
+        `SchemaEquality`): neither side is reader or writer; same references (or none sent),
+        metadata equal once `confluent:version` is ignored, same rule set."""
         if stored.schema_type != candidate.schema_type:
             return False
         if candidate.references and tuple(candidate.plain_references) != stored.references:
@@ -298,7 +285,9 @@ class SchemaResolver:
             return by_hash[-1]
         newest_first = list(reversed(versions))
         for version, stored in zip(newest_first, self.contents(store, [v.schema_pk for v in newest_first])):
-            if any(self.equivalent(stored, candidate, md, rule_set) for md in metadata_options):
+            if stored.schema == candidate.text and any(
+                self.same_documents(stored, candidate, md, rule_set) for md in metadata_options
+            ):
                 return version
         return None
 

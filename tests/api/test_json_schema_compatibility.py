@@ -8,6 +8,7 @@ import json
 import pytest
 
 from api_client import Api
+from support.json_samples import shared_definitions
 
 JSON = "JSON"
 OPEN = json.dumps({"type": "object", "properties": {"name": {"type": "string", "maxLength": 10}}})
@@ -108,19 +109,9 @@ def test_adding_property_names_is_refused_under_backward(api: Api) -> None:
     assert api.register("s", KEYED, schemaType=JSON).error_code == 40901
 
 
-def _doubling(levels: int, leaf: str) -> str:
-    """Definitions D1..Dn whose properties `a` and `b` both refer to D(n-1): 2^n paths to D0."""
-    definitions: dict[str, dict] = {"D0": {"type": leaf}}
-    for i in range(1, levels + 1):
-        below = {"$ref": f"#/$defs/D{i - 1}"}
-        definitions[f"D{i}"] = {"type": "object", "properties": {"a": below, "b": below}}
-    return json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions,
-                       "$ref": f"#/$defs/D{levels}"})
-
-
 def test_a_change_shared_along_two_to_the_thirty_paths_is_reported_once(api: Api) -> None:
-    api.registered("s", _doubling(30, "string"), schemaType=JSON)
-    messages = check(api, "s", _doubling(30, "integer"))["messages"]
+    api.registered("s", json.dumps(shared_definitions(30, "string")), schemaType=JSON)
+    messages = check(api, "s", json.dumps(shared_definitions(30, "integer")))["messages"]
     changes = [m for m in messages if m.startswith("{errorType:")]
     assert changes == ['{errorType:"TYPE_CHANGED", description:"A type at path \'#/' + "/".join(["properties/a"] * 30)
                        + "' is different between the new schema and the old schema'}"]

@@ -15,6 +15,7 @@ from app.formats import work_budget
 from app.formats.base import STRICT_POLICY
 from app.formats.json_schema.diff import comparison, incompatible
 from app.formats.json_schema.model import build_native
+from support.json_samples import shared_definitions
 
 from .json_schema_rules import modern
 
@@ -24,18 +25,8 @@ NAMES = ("a", "b", "c")
 MAX_OWN_DIFFERENCES = 2 * len(NAMES) + 4
 
 
-def _doubling(levels: int, leaf: str) -> dict[str, Any]:
-    """D1..Dn where Di has properties `a` and `b` both referring to D(i-1): 2^n paths lead
-    to D0."""
-    defs: dict[str, Any] = {"D0": {"type": leaf}}
-    for i in range(1, levels + 1):
-        below = {"$ref": f"#/$defs/D{i - 1}"}
-        defs[f"D{i}"] = {"type": "object", "properties": {"a": below, "b": dict(below)}}
-    return modern({"$defs": defs, "$ref": f"#/$defs/D{levels}"})
-
-
 def test_a_change_reached_along_two_to_the_forty_paths_is_compared_and_reported_once() -> None:
-    found = comparison(build_native(_doubling(40, "string"), {}), build_native(_doubling(40, "integer"), {}))
+    found = comparison(build_native(shared_definitions(40, "string"), {}), build_native(shared_definitions(40, "integer"), {}))
     assert [d.type for d in found.differences] == ["TYPE_CHANGED"]
     assert found.differences[0].pointer == "#/" + "/".join(["properties/a"] * 40)
     assert found.pairs <= 41
@@ -43,7 +34,7 @@ def test_a_change_reached_along_two_to_the_forty_paths_is_compared_and_reported_
 
 
 def test_a_compatible_change_reached_along_many_paths_is_reported_once() -> None:
-    found = comparison(build_native(_doubling(40, "integer"), {}), build_native(_doubling(40, "number"), {}))
+    found = comparison(build_native(shared_definitions(40, "integer"), {}), build_native(shared_definitions(40, "number"), {}))
     assert [d.type for d in found.differences] == ["TYPE_EXTENDED"]
     assert not incompatible(found.differences, STRICT_POLICY)
 
@@ -52,7 +43,7 @@ def test_a_walk_stops_at_the_request_budget_with_a_schema_refusal(monkeypatch: p
     """The clock advances one second per reading, so a 20 s budget allows 20 steps."""
     ticks = itertools.count()
     monkeypatch.setattr(work_budget.time, "monotonic", lambda: float(next(ticks)))
-    writer, reader = build_native(_doubling(40, "string"), {}), build_native(_doubling(40, "integer"), {})
+    writer, reader = build_native(shared_definitions(40, "string"), {}), build_native(shared_definitions(40, "integer"), {})
     with work_budget.limited(20.0), pytest.raises(work_budget.WorkBudgetExceeded):
         comparison(writer, reader)
 
@@ -60,7 +51,7 @@ def test_a_walk_stops_at_the_request_budget_with_a_schema_refusal(monkeypatch: p
 def test_a_repeated_pass_compares_again_only_the_pairs_that_leaned_on_a_cycle() -> None:
     """A recursive definition whose change is only known once its pass ends needs a second
     pass; the forty-level shared part, settled in the first, is not compared again."""
-    writer = _doubling(40, "string")
+    writer = shared_definitions(40, "string")
     writer["$defs"]["Node"] = {"type": "object", "properties": {
         "next": {"$ref": "#/$defs/Node"}, "shared": {"$ref": "#/$defs/D40"}, "x": {"type": "string"}}}
     writer["$ref"] = "#/$defs/Node"
