@@ -3,8 +3,8 @@
 The format calls three functions:
 
 - `compare(original, update)`: every difference, compatible ones included, each with
-  Confluent's change type and JSON pointer (`comparison` also counts the work done). In a BACKWARD check `original` is the previous
-  (writer) schema and `update` the new (reader) one.
+  Confluent's change type and JSON pointer (`comparison` also counts the work done). In a
+  BACKWARD check `original` is the previous (writer) schema and `update` the new (reader) one.
 - `incompatible(differences, policy)`: those the policy (STRICT or LENIENT) refuses.
 - `describe(incompatibility, reader_label, writer_label)`: the verbose message entry.
 
