@@ -1,6 +1,7 @@
 """The checker's work is linear in the schemas: each pair of types is compared once and its
 differences are reported once, at the first pointer it is met, however many paths through
-shared definitions lead to it. Work is bounded by counting pairs, passes and differences."""
+shared definitions lead to it. Work is bounded by counting pairs, passes and differences; a
+pattern matched against a property name is stopped if it runs away."""
 from __future__ import annotations
 
 import copy
@@ -12,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.formats import work_budget
-from app.formats.base import STRICT_POLICY
-from app.formats.json_schema.diff import comparison, incompatible
+from app.formats.base import STRICT_POLICY, SchemaParseError
+from app.formats.json_schema.diff import comparison, incompatible, objects
 from app.formats.json_schema.model import build_native
 from support.json_samples import shared_definitions
 
@@ -162,3 +163,21 @@ def test_shared_definitions_forty_deep_compare_with_work_bounded_by_their_count(
     assert found.passes == 1  # no cycles: nothing to repeat
     assert found.pairs <= len(writer) * len(reader)
     assert len(found.differences) <= MAX_OWN_DIFFERENCES * found.pairs
+
+
+def test_a_pattern_that_backtracks_without_end_on_a_property_name_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`^(a|aa)+$` on forty `a`s and a `b` takes some 2^40 steps: the match is stopped."""
+    monkeypatch.setattr(objects, "MATCH_SECONDS", 0.01)
+    partial = {"type": "object", "patternProperties": {"^(a|aa)+$": {"type": "string"}}}
+    added = {**partial, "properties": {"a" * 40 + "b": {"type": "string"}}}
+    with pytest.raises(SchemaParseError) as raised:
+        comparison(build_native(partial, {}), build_native(added, {}))
+    assert "takes too long to match the property name" in raised.value.message
+
+
+def test_an_ecma_262_pattern_python_lacks_matches_property_names() -> None:
+    partial = {"type": "object", "patternProperties": {r"^\p{Lu}": {"type": "string"}}}
+    added = {**partial, "properties": {"Name": {"type": "string"}}}
+    found = comparison(build_native(partial, {}), build_native(added, {}))
+    assert [d.type for d in found.differences] == [
+        "PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", "OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL"]

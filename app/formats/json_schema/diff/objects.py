@@ -9,12 +9,18 @@ question becomes whether the declared property accepts them.
 """
 from __future__ import annotations
 
-import re
+import regex
+
+from app.formats import work_budget
 
 from .changes import PROPERTY_NAMES_ADDED, PROPERTY_NAMES_REMOVED
 from .context import Compare, Context, Steps
-from .nodes import EmptyNode, FalseNode, Node, ObjectNode
+from .nodes import EmptyNode, FalseNode, Node, ObjectNode, value_key
+from .refusals import refusal
 from .scalars import compare_bound
+
+# The longest one property name may take to match one `patternProperties` pattern.
+MATCH_SECONDS = 0.25
 
 
 def compare_objects(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
@@ -48,10 +54,21 @@ def partial_schema(node: ObjectNode, name: str) -> Node | None:
 
 
 def _matches(pattern: str, name: str) -> bool:
+    """Whether `name` matches a `patternProperties` pattern (a pattern that does not compile
+    matches nothing). Python's `re` cannot be stopped, and some patterns backtrack
+    exponentially (`^(a|aa)+$` on a long name), so `regex` matches, with a timeout: within the
+    request's time budget and at most `MATCH_SECONDS`; a match that does not end in time is a
+    refusal, as an exhausted budget is."""
+    work_budget.check()
+    remaining = work_budget.remaining()
+    timeout = MATCH_SECONDS if remaining is None else min(MATCH_SECONDS, remaining)
     try:
-        return re.search(pattern, name) is not None
-    except re.error:
+        return regex.search(pattern, name, timeout=timeout) is not None
+    except regex.error:
         return False
+    except TimeoutError:
+        raise refusal(f"patternProperties pattern {value_key(pattern)[:100]} takes too long to match "
+                      f"the property name {value_key(name)[:100]}") from None
 
 
 def _compare_counts(ctx: Context, original: ObjectNode, update: ObjectNode) -> None:
