@@ -3,17 +3,18 @@
 JSON Schema says these are ECMA-262 regular expressions; a schema whose pattern does not compile
 fails every validator that reads it, so it is refused when it arrives. The choice made here:
 Python's `re`, which agrees with ECMA-262 on most of the syntax, compiles a translation of the
-pattern that rewrites what ECMA-262 spells differently or Python lacks; should that fail, the
-pattern as written is tried too. A pattern is accepted when either compiles:
+pattern that rewrites what ECMA-262 spells differently or Python lacks, and leaves the rest to
+Python as written. So:
 
 - ECMA-262 with its web-compatibility annex (Annex B, what browsers and most validators read
   without the `u` flag) is accepted: named groups `(?<n>...)` and `\\k<n>`, `\\p{...}`, `\\cX`,
   `\\u{...}`, the empty classes `[]` and `[^]`, lookbehinds of any width, backreferences to a
   later or an enclosing group (or octal escapes), identity escapes of letters (`\\e`), class
-  escapes as range ends (`[\\d-z]`), repetition counts past Python's limit.
+  escapes as range ends (`[\\d-z]`), literal `[` in a class (`[[:alpha:]]`), repetition counts
+  past Python's limit.
 - Extensions of Python and Java (whose regex engine Confluent's schema loaders compile with)
-  that ECMA-262 lacks, such as `(?i)` or possessive quantifiers, are accepted as well, so that
-  a schema Confluent accepts is not refused here.
+  that ECMA-262 lacks, such as `(?i)`, `(?P<n>...)` or possessive quantifiers, pass through
+  to Python and are accepted as well, so that a schema Confluent accepts is not refused here.
 - Refused: what neither reads (`([`, `a**`, `[z-a]`, `\\k<n>` naming no group), and groups
   nested more than `MAX_GROUP_DEPTH` deep (Python's compiler recurses per group).
 
@@ -62,10 +63,7 @@ def regex_error(pattern: str) -> str | None:
         translated = _Translation(pattern).text()
     except _Refused as refused:
         return str(refused)
-    error = _compile_error(translated)
-    if error is None or _compile_error(pattern) is None:
-        return None
-    return error
+    return _compile_error(translated)
 
 
 def _compile_error(text: str) -> str | None:
@@ -73,9 +71,16 @@ def _compile_error(text: str) -> str | None:
         re.compile(text)
     except re.error as exc:
         return exc.msg
-    except (OverflowError, RecursionError) as exc:
+    except (OverflowError, RecursionError, ValueError) as exc:
         return str(exc)
     return None
+
+
+def _count(digits: str) -> int:
+    """A repetition count, exact up to far past `_LARGEST_COUNT` (Python refuses to convert
+    integers of thousands of digits, which a pattern may spell)."""
+    significant = digits.lstrip("0") or "0"
+    return int(significant) if len(significant) <= 18 else 10 ** 18
 
 
 def _is_group_name(name: str) -> bool:
@@ -142,15 +147,15 @@ class _Translation:
         if match is None:
             self.out.append("\\{")  # not a quantifier: a literal brace (Annex B)
             return i + 1
-        low, comma, high = int(match[1]), match[2], match[3]
+        low, comma, high = _count(match[1]), match[2], match[3]
         if comma is None:
             self.out.append(f"{{{min(low, _LARGEST_COUNT)}}}")
         elif not high:
             self.out.append(f"{{{min(low, _LARGEST_COUNT)},}}")
-        elif low > int(high):
-            self.out.append(match[0])  # min above max: Python refuses it too
+        elif low > _count(high):
+            self.out.append("{2,1}")  # min above max: an error in both dialects
         else:
-            self.out.append(f"{{{min(low, _LARGEST_COUNT)},{min(int(high), _LARGEST_COUNT)}}}")
+            self.out.append(f"{{{min(low, _LARGEST_COUNT)},{min(_count(high), _LARGEST_COUNT)}}}")
         return match.end()
 
     def _character_class(self, i: int) -> int:
@@ -172,6 +177,8 @@ class _Translation:
                 continue
             if char == "-" and (after_class_escape or self._class_escape_at(j + 1)):
                 parts.append("\\-")  # a range with a class escape at an end: a literal '-' (Annex B)
+            elif char == "-" and parts[-1] == "-":
+                parts.append("\\-")  # the same range end; Python reserves `--` for set difference
             elif char in "[&~|":
                 parts.append("\\" + char)  # literal in ECMA-262; Python reserves them for set operations
             else:

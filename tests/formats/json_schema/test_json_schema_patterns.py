@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.formats.base import SchemaParseError
 from app.formats.json_schema import JsonSchemaFormat
@@ -28,6 +30,7 @@ VALID = [
     r"(a\1)",
     r"\e",
     "x{99999999999}",
+    "x{" + "1" * 5000 + "}",
     "[[:alpha:]]",
     r"\/",
     "a{,3}",
@@ -42,6 +45,7 @@ INVALID = {
     "a**": "multiple repeat",
     "[z-a]": "bad character range z-a",
     "a{2,1}": "min repeat greater than max repeat",
+    "a{" + "9" * 30 + ",1}": "min repeat greater than max repeat",
     "\\": "bad escape (end of pattern)",
     "*a": "nothing to repeat",
     r"(?<n>a)\k<m>": r"\k<m> names no group",
@@ -105,3 +109,10 @@ def test_a_pattern_key_that_is_data_is_not_a_regex() -> None:
     """`pattern` as a property name or inside `enum` is not a regular expression."""
     schema = {"properties": {"pattern": {"type": "string"}}, "enum": [{"pattern": "(["}]}
     assert FORMAT.parse(json.dumps(schema), {}).canonical
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("\\()[]{}<>^$|?*+-,.:=!kpPcux0129aAZ_$ ")), max_size=30))
+def test_any_text_gets_a_verdict_and_never_an_exception(pattern: str) -> None:
+    error = regex_error(pattern)
+    assert error is None or (isinstance(error, str) and error)
