@@ -8,6 +8,10 @@ The pair differs as the Avro pair of bench/avro_checker.py does: every sixth pro
 checker keeps its model of each parsed schema; the "first check" row gives it copies it has
 not modelled yet, which is what a check against a just-parsed candidate costs. Prints
 microseconds per call; nothing is asserted (speed targets live in benchmarks).
+
+The last rows are the JSON checker's worst shape: definitions D1..Dn whose two properties
+both refer to D(n-1), so 2^n paths lead to D0, whose type the reader changes. The checker
+compares and reports each pair of types once, so the cost grows with n, not 2^n.
 """
 from __future__ import annotations
 
@@ -18,12 +22,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the shared-definitions shape
 
 from avro_checker import per_call, record  # noqa: E402
 
 from app.formats.avro import AvroFormat  # noqa: E402
 from app.formats.base import ParsedSchema  # noqa: E402
 from app.formats.json_schema import JsonSchemaFormat  # noqa: E402
+from support.json_samples import shared_definitions  # noqa: E402
 
 PROPERTIES = 100
 KINDS = [
@@ -50,6 +56,9 @@ def json_object(properties: int, widened: bool = False) -> str:
         "properties": {f"f{i}": kind(i) for i in range(properties)},
         "required": [f"f{i}" for i in range(0, properties, 2)],
     })
+
+
+SHARED_LEVELS = (16, 20, 40)
 
 
 def unmodelled(schema: ParsedSchema) -> ParsedSchema:
@@ -79,6 +88,12 @@ def main() -> None:
     }
     for label, figures in rows.items():
         print(f"{label:28s} {figures['JSON']:9.1f} {figures['AVRO']:10.1f}")
+    fmt = JsonSchemaFormat()
+    for levels in SHARED_LEVELS:
+        writer = fmt.parse(json.dumps(shared_definitions(levels, "string")), {})
+        reader = fmt.parse(json.dumps(shared_definitions(levels, "integer")), {})
+        first = per_call(lambda: fmt.can_read(unmodelled(reader), unmodelled(writer)), 50)
+        print(f"shared defs, 2^{levels} paths: first check {first:9.1f} us")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
 """Lookup (`POST /subjects/{s}`): which version of a subject holds a schema, if any (§5.12).
 
 Matching reads only the versions holding the candidate's exact text (equal identity implies
-equal text), so a lookup costs the same in a subject of 2 versions or 2,000. Registration's
+equal text), so a lookup costs the same in a subject of 2 versions or 2,000; only when none
+does, a format that spells one schema in several ways (`SchemaEquality`) has the subject's
+newest versions compared, as Confluent's lookup compares parsed schemas. Registration's
 pre-check answers the same question its own way, under its own rules (app/core/registration.py).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.core.access import OPEN, Guard
 from app.core.checking import CompatibilityChecks
@@ -14,10 +16,25 @@ from app.core.documents import merged_documents, request_documents
 from app.core.errors import InvalidSchema, SchemaNotFound, SubjectNotFound
 from app.core.identity import identity_hash
 from app.core.records import SubjectVersion
-from app.core.resolver import Candidate, SchemaResolver
+from app.core.resolver import Candidate, SchemaResolver, format_refusals
 from app.core.store import Storage, Store, SubjectRow, VersionRow
 from app.core.subjects import subject_version
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
+from app.formats import work_budget
+from app.formats.base import SchemaEquality, supports
+
+
+# How many of a subject's newest versions a lookup compares when no version holds its text,
+# and how many it reads at a time: a lookup's cost stays bounded in a subject of any length.
+SPELLING_SCAN_LIMIT = 1000
+SPELLING_SCAN_BATCH = 50
+
+
+class Documents(NamedTuple):
+    """Metadata and rule set a stored version must have to match a lookup."""
+
+    metadata: dict[str, Any] | None
+    rule_set: dict[str, Any] | None
 
 
 class Lookup:
@@ -49,6 +66,7 @@ class Lookup:
                 store, qs.context, request.schema_type, request.schema, refs,
                 normalize=normalize, strict=False, live_refs=False, guard=guard,
             )
+            self.resolver.check_request(candidate)
             found, in_scope = self._match(store, row, config, candidate, metadata, rule_set, deleted)
             if found is not None:
                 return subject_version(self.resolver, store, qs, found, fmt)
@@ -94,9 +112,38 @@ class Lookup:
         ]
         digest = identity_hash(candidate.text, candidate.plain_references, metadata, rule_set)
         found = self.resolver.find_match(store, matching, digest, candidate, [metadata], rule_set)
+        documents = [Documents(metadata, rule_set)]
         if found is None and head.latest_live is not None:
             latest = self.resolver.content(store, head.latest_live.schema_pk)
             md, rs = merged_documents(metadata, rule_set, latest, config, None, None)
             digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
             found = self.resolver.find_match(store, matching, digest, candidate, [md], rs)
+            documents.append(Documents(md, rs))
+        if found is None:
+            found = self._spelled_otherwise(store, row, candidate, documents, deleted)  # type: ignore[arg-type]
         return found, True
+
+    def _spelled_otherwise(
+        self, store: Store, row: SubjectRow, candidate: Candidate, documents: list[Documents], deleted: bool,
+    ) -> VersionRow | None:
+        """When no version holds the text, Confluent's lookup compares parsed schemas: a version
+        holding the schema spelled otherwise (JSON Schema keys in another order) matches, with
+        the same documents as above, newest first. Only for a format that can tell
+        (`SchemaEquality`), and over the newest `SPELLING_SCAN_LIMIT` versions, read a batch at
+        a time so that a match among the recent ones reads only those."""
+        fmt = self.resolver.format(candidate.schema_type)
+        if not supports(fmt, SchemaEquality):
+            return None
+        newest_first = [v for v in reversed(store.versions(row.id)) if deleted or not v.deleted]
+        newest_first = newest_first[:SPELLING_SCAN_LIMIT]
+        for start in range(0, len(newest_first), SPELLING_SCAN_BATCH):
+            batch = newest_first[start:start + SPELLING_SCAN_BATCH]
+            for version, stored in zip(batch, self.resolver.contents(store, [v.schema_pk for v in batch])):
+                with format_refusals():
+                    work_budget.check()
+                    same = stored.schema_type == candidate.schema_type and fmt.same_schema(
+                        candidate.parsed, stored.schema)
+                if same and any(self.resolver.same_documents(stored, candidate, d.metadata, d.rule_set)
+                                for d in documents):
+                    return version
+        return None

@@ -19,7 +19,7 @@ from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
 from app.core.store import ResolvedReference, Store, VersionRow
 from app.core.types import QualifiedSubject, SchemaReference
-from app.formats.base import Fingerprints, ParsedSchema, SchemaFormat, SchemaParseError, supports
+from app.formats.base import Fingerprints, ParsedSchema, RequestChecks, SchemaFormat, SchemaParseError, supports
 
 
 @dataclass(frozen=True)
@@ -219,6 +219,14 @@ class SchemaResolver:
                 parsed = fmt.normalize(parsed)
         return Candidate(schema_type, parsed, resolved)
 
+    def check_request(self, candidate: Candidate) -> None:
+        """For a candidate parsed leniently: what its format refuses in any schema a request
+        brings (`RequestChecks`)."""
+        fmt = self.format(candidate.schema_type)
+        if supports(fmt, RequestChecks):
+            with format_refusals():
+                fmt.check_request(candidate.parsed)
+
     def parse_early(self, schema_type: str, text: Any, refs: Sequence[Any]) -> ParsedSchema | None:
         """A registration's schema parsed before it takes the subject's lock, so that other
         registrations into the subject do not wait for the parse. Only a schema without
@@ -243,17 +251,17 @@ class SchemaResolver:
         self._requested.put(key, parsed)
         return parsed
 
-    def equivalent(
+    def same_documents(
         self,
         stored: StoredSchema,
         candidate: Candidate,
         metadata: dict[str, Any] | None,
         rule_set: dict[str, Any] | None,
     ) -> bool:
-        """Lookup equality (§5.12), not compatibility, so neither side is reader or writer:
-        same text, same references (or none sent), metadata equal once `confluent:version`
-        is ignored, same rule set."""
-        if stored.schema != candidate.text or stored.schema_type != candidate.schema_type:
+        """Lookup equality but for the text, which the caller compares (or its format,
+        `SchemaEquality`): neither side is reader or writer; same references (or none sent),
+        metadata equal once `confluent:version` is ignored, same rule set."""
+        if stored.schema_type != candidate.schema_type:
             return False
         if candidate.references and tuple(candidate.plain_references) != stored.references:
             return False
@@ -277,7 +285,9 @@ class SchemaResolver:
             return by_hash[-1]
         newest_first = list(reversed(versions))
         for version, stored in zip(newest_first, self.contents(store, [v.schema_pk for v in newest_first])):
-            if any(self.equivalent(stored, candidate, md, rule_set) for md in metadata_options):
+            if stored.schema == candidate.text and any(
+                self.same_documents(stored, candidate, md, rule_set) for md in metadata_options
+            ):
                 return version
         return None
 

@@ -156,6 +156,30 @@ class Fingerprints(Protocol):
 
 
 @runtime_checkable
+class RequestChecks(Protocol):
+    """Optional: what a format refuses in a schema a request brings even where the core parses
+    it leniently (a lookup, which must still find versions stored without the strict checks).
+    JSON Schema: a regular expression that does not compile, which Confluent's loaders refuse
+    wherever they read a schema."""
+
+    def check_request(self, schema: ParsedSchema) -> None:
+        """`SchemaParseError` for what no request may bring, however leniently parsed."""
+        ...
+
+
+@runtime_checkable
+class SchemaEquality(Protocol):
+    """Optional: a format whose canonical text keeps apart spellings of one schema (JSON Schema
+    keeps each object's key order, as Confluent's does). When no version holds a lookup's text,
+    Confluent's lookup compares the parsed schemas instead; the core asks this."""
+
+    def same_schema(self, schema: ParsedSchema, stored_text: str) -> bool:
+        """Whether `stored_text`, a canonical text this format produced, is `schema` spelled
+        otherwise. Cheap when it is not: the core asks it of a subject's versions in turn."""
+        ...
+
+
+@runtime_checkable
 class TopLevelFields(Protocol):
     """An optional capability: formats whose schemas have named top-level fields.
 

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from api_client import Api
+from support.json_samples import shared_definitions
 
 JSON = "JSON"
 OPEN = json.dumps({"type": "object", "properties": {"name": {"type": "string", "maxLength": 10}}})
@@ -88,3 +89,29 @@ def test_a_referenced_schema_takes_part_in_the_check(api: Api) -> None:
     reply = api.post("/compatibility/subjects/outer/versions/latest", body, verbose="true").json
     assert reply["is_compatible"] is False
     assert reply["messages"][0].startswith('{errorType:"MAX_LENGTH_DECREASED"')
+
+
+KEYED = json.dumps({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}})
+ANY_KEY = json.dumps({"type": "object"})
+
+
+def test_dropping_property_names_registers_under_backward(api: Api) -> None:
+    """The reader takes any key now: compatible (Confluent ignores the keyword altogether)."""
+    api.registered("s", KEYED, schemaType=JSON)
+    assert api.registered("s", ANY_KEY, schemaType=JSON)["version"] == 2
+
+
+def test_adding_property_names_is_refused_under_backward(api: Api) -> None:
+    api.registered("s", ANY_KEY, schemaType=JSON)
+    assert check(api, "s", KEYED)["messages"][0] == (
+        '{errorType:"PROPERTY_NAMES_ADDED", description:"The keyword at path \'#/propertyNames\' in the new '
+        "schema is not present in the old schema'}")
+    assert api.register("s", KEYED, schemaType=JSON).error_code == 40901
+
+
+def test_a_change_shared_along_two_to_the_thirty_paths_is_reported_once(api: Api) -> None:
+    api.registered("s", json.dumps(shared_definitions(30, "string")), schemaType=JSON)
+    messages = check(api, "s", json.dumps(shared_definitions(30, "integer")))["messages"]
+    changes = [m for m in messages if m.startswith("{errorType:")]
+    assert changes == ['{errorType:"TYPE_CHANGED", description:"A type at path \'#/' + "/".join(["properties/a"] * 30)
+                       + "' is different between the new schema and the old schema'}"]

@@ -1,4 +1,5 @@
-"""JSON schemas and records shared by the JSON Schema serializer tests (tests/client, tests/interop).
+"""JSON schemas and records shared by the JSON Schema serializer tests (tests/client, tests/interop),
+and the compatibility checker's worst shape (`shared_definitions`) for its tests and bench.
 
 The referencing schemas name what they reference the way Confluent's users do: a file-like
 reference name in `$ref`, registered as a reference with that `name`.
@@ -62,3 +63,14 @@ def event_record(n: int, i: int) -> dict[str, Any]:
 
 EVENT_V1, EVENT_V2, EVENT_V3 = (event_version(n) for n in range(1, 4))
 ORDER_RECORD = {"buyer": {"id": 42, "vip": True}, "total": 9.5, "lines": [{"sku": "a-1", "qty": 2}]}
+
+
+def shared_definitions(levels: int, leaf: str) -> dict[str, Any]:
+    """A draft 2020-12 schema of definitions D1..Dn whose properties `a` and `b` both refer to
+    D(n-1), so that 2^n paths lead to D0, `{"type": leaf}`; the root refers to Dn."""
+    definitions: dict[str, Any] = {"D0": {"type": leaf}}
+    for i in range(1, levels + 1):
+        below = {"$ref": f"#/$defs/D{i - 1}"}
+        definitions[f"D{i}"] = {"type": "object", "properties": {"a": below, "b": dict(below)}}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": definitions,
+            "$ref": f"#/$defs/D{levels}"}

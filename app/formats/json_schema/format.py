@@ -3,9 +3,11 @@
 What Confluent's JSON Schema provider does, and this follows: the stored text is the document as
 Jackson prints it (keys in the order given, see `json_text`); `normalize` sorts the keys of every
 object; there are no `format=` renderings; references are resolved by name (`model`). A schema
-arriving through the API is also checked against its draft's metaschema (`metaschema`) and
-every `$ref` in it must resolve, so a broken schema is refused at registration instead of
-failing its users later. Compatibility is the `diff` package's (Confluent's `SchemaDiff`).
+arriving through the API is also checked against its draft's metaschema (`metaschema`), every
+`$ref` in it must resolve and every regular expression must compile (`patterns`), so a broken
+schema is refused at registration instead of failing its users later; a lookup, which parses
+leniently, still refuses a regular expression that does not compile (`check_request`).
+Compatibility is the `diff` package's (Confluent's `SchemaDiff`).
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from app.formats.json_schema.errors import InvalidJsonSchema
 from app.formats.json_schema.json_text import dumps, loads, sorted_keys
 from app.formats.json_schema.metaschema import check_against_metaschema
 from app.formats.json_schema.model import JsonNative, build_native
+from app.formats.json_schema.patterns import check_regexes
 from app.formats.json_schema.subschemas import Ref, scan
 from app.formats.json_schema.elements import elements as schema_elements
 
@@ -91,12 +94,34 @@ class JsonSchemaFormat:
             found = scan(document, draft)  # bounds the nesting before anything recurses
             if strict:
                 check_against_metaschema(document, draft)
+                check_regexes(found.regexes)
             decoded = {name: loads(dependency) for name, dependency in dependencies.items()}
             native = _built(document, decoded, crawl=found.embedded_names or bool(decoded))
             if strict:
                 _check_refs(native, found.refs)
             canonical = dumps(document)
         return ParsedSchema(self.schema_type, canonical, native)
+
+    def check_request(self, schema: ParsedSchema) -> None:
+        """`RequestChecks`: a lookup parses leniently, so as to find versions stored without
+        the strict checks, yet Confluent's loaders refuse a regular expression that does not
+        compile wherever they read a schema; so does this."""
+        document = _native(schema).document
+        with _refusals():
+            check_regexes(scan(document, draft_of(document)).regexes)
+
+    def same_schema(self, schema: ParsedSchema, stored_text: str) -> bool:
+        """`SchemaEquality`: equal documents once every object's keys are sorted (Confluent
+        compares the parsed JSON, where key order does not count but `1` and `1.0` differ, as
+        they do in the sorted texts). Texts of one document in two key orders, printed alike,
+        have one length: that test settles almost every other version without parsing it."""
+        if len(stored_text) != len(schema.canonical):
+            return False
+        try:
+            stored = sorted_keys(loads(stored_text))
+        except InvalidJsonSchema:
+            return False
+        return dumps(stored) == dumps(sorted_keys(_native(schema).document))
 
     def normalize(self, schema: ParsedSchema) -> ParsedSchema:
         """Confluent re-reads its canonical text into key-sorted objects, at every level; the

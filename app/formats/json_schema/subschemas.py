@@ -1,8 +1,9 @@
 """Where the subschemas of a JSON Schema are, and one walk that visits them all without recursing.
 
-The walk serves three purposes: it bounds how deeply schemas nest (the metaschema validation of
+The walk serves four purposes: it bounds how deeply schemas nest (the metaschema validation of
 `jsonschema` takes up to 12 Python frames per level), it finds every `$ref` together with its
-JSON pointer and the base URI it resolves against, and it names the keyword a metaschema error
+JSON pointer and the base URI it resolves against, it finds every regular expression (`pattern`,
+`patternProperties` keys) with its JSON pointer, and it names the keyword a metaschema error
 is about. It follows the keywords that hold subschemas in any draft from 4 to 2020-12, and
 nothing else: values of `enum`, `const`, `default`, `examples` and of unknown keywords are data,
 even when they look like schemas.
@@ -77,13 +78,23 @@ def children(node: dict[str, Any], subschemas: Mapping[str, str]) -> Iterator[tu
 
 
 @dataclass(frozen=True)
+class Regex:
+    """One regular expression of a schema (a `pattern` value or a `patternProperties` key) and
+    where it is (a JSON pointer)."""
+
+    source: str
+    pointer: str
+
+
+@dataclass(frozen=True)
 class Scan:
-    """What one walk over a schema found: its `$ref`s in document order, and whether any
-    subschema below the root names itself (`$id`, `id`) or an anchor, which only a crawl of the
-    document makes resolvable."""
+    """What one walk over a schema found: its `$ref`s and regular expressions in document
+    order, and whether any subschema below the root names itself (`$id`, `id`) or an anchor,
+    which only a crawl of the document makes resolvable."""
 
     refs: list[Ref]
     embedded_names: bool
+    regexes: list[Regex]
 
 
 # Keywords by which a subschema can be found other than by its JSON pointer.
@@ -99,6 +110,7 @@ def scan(document: Any, draft: Draft) -> Scan:
     which `referencing` gives `JsonNative.base_uri`, so the bases agree with its registry.
     """
     refs: list[Ref] = []
+    regexes: list[Regex] = []
     embedded_names = False
     stack: list[tuple[Any, tuple[str | int, ...], str, int]] = [(document, (), ROOT_URI, 0)]
     while stack:
@@ -116,9 +128,19 @@ def scan(document: Any, draft: Draft) -> Scan:
             node_base = urldefrag(urljoin(node_base, identifier))[0]
         if isinstance(ref, str):
             refs.append(Ref(ref, node_base, pointer((*path, "$ref"))))
+        _find_regexes(node, path, regexes)
         for relative, child in reversed(list(children(node, SUBSCHEMA_KEYWORDS))):
             stack.append((child, path + relative, node_base, depth + 1))
-    return Scan(refs, embedded_names)
+    return Scan(refs, embedded_names, regexes)
+
+
+def _find_regexes(node: dict[str, Any], path: tuple[str | int, ...], regexes: list[Regex]) -> None:
+    pattern = node.get("pattern")
+    if isinstance(pattern, str):
+        regexes.append(Regex(pattern, pointer((*path, "pattern"))))
+    by_pattern = node.get("patternProperties")
+    if isinstance(by_pattern, dict):
+        regexes.extend(Regex(key, pointer((*path, "patternProperties", key))) for key in by_pattern)
 
 
 def keyword_of(path: Sequence[str | int]) -> str | None:

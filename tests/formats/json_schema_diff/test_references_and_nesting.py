@@ -83,15 +83,16 @@ def test_a_recursive_schema_reads_itself(shared_dir: Path) -> None:
     assert compare(build_native(schema, {}), build_native(copy.deepcopy(schema), {})) == []
 
 
-def test_a_change_inside_a_recursive_definition_is_found_at_every_level_it_is_reached(shared_dir: Path) -> None:
+def test_a_change_inside_a_recursive_definition_is_reported_once_where_the_walk_first_meets_it(
+    shared_dir: Path,
+) -> None:
+    """The definition is reached again inside itself; that pair of types is reported at the
+    first pointer only (a copy per level reached would grow with every level)."""
     writer = _recursive(shared_dir)
     reader = copy.deepcopy(writer)
     reader["definitions"]["Category"]["properties"]["category_id"]["type"] = "string"
-    found = sorted(f"{d.type} {d.pointer}" for d in compare(build_native(writer, {}), build_native(reader, {})))
-    assert found == [
-        "TYPE_CHANGED #/properties/categories/items/properties/categories/items/properties/category_id",
-        "TYPE_CHANGED #/properties/categories/items/properties/category_id",
-    ]
+    found = [f"{d.type} {d.pointer}" for d in compare(build_native(writer, {}), build_native(reader, {}))]
+    assert found == ["TYPE_CHANGED #/properties/categories/items/properties/category_id"]
 
 
 def _circular(branches: int, circular_properties: int) -> dict[str, Any]:

@@ -3,8 +3,8 @@
 The format calls three functions:
 
 - `compare(original, update)`: every difference, compatible ones included, each with
-  Confluent's change type and JSON pointer. In a BACKWARD check `original` is the previous
-  (writer) schema and `update` the new (reader) one.
+  Confluent's change type and JSON pointer (`comparison` also counts the work done). In a
+  BACKWARD check `original` is the previous (writer) schema and `update` the new (reader) one.
 - `incompatible(differences, policy)`: those the policy (STRICT or LENIENT) refuses.
 - `describe(incompatibility, reader_label, writer_label)`: the verbose message entry.
 
@@ -16,21 +16,46 @@ types and the policies' accepted sets, `messages` words them.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from app.formats.base import STRICT_POLICY, Incompatibility
 from app.formats.json_schema.model import JsonNative
 
 from . import schema_diff
 from .changes import Difference, compatible_changes
-from .context import Context, Pair, Shared
+from .context import Context, Pair, PairResult, Shared, report
 from .loader import model_of
 from .messages import verbose_entry
 from .refusals import refusal
 
-__all__ = ["Difference", "compare", "describe", "incompatible"]
+__all__ = ["Comparison", "Difference", "compare", "comparison", "describe", "incompatible"]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """What a comparison found, and what it cost: the schema pairs compared in each walk of
+    the fixpoint, so that tests bound the work by counting, not timing."""
+
+    differences: list[Difference]
+    pairs_per_pass: tuple[int, ...]
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.pairs_per_pass)
+
+    @property
+    def passes(self) -> int:
+        return len(self.pairs_per_pass)
 
 
 def compare(original: JsonNative, update: JsonNative, *, policy: str = STRICT_POLICY) -> list[Difference]:
-    """Every difference from `original` to `update`.
+    """Every difference from `original` to `update` (see `comparison`)."""
+    return comparison(original, update, policy=policy).differences
+
+
+def comparison(original: JsonNative, update: JsonNative, *, policy: str = STRICT_POLICY) -> Comparison:
+    """Every difference from `original` to `update`, each pair of schemas reported once: at
+    the first pointer it is met, not again wherever shared definitions lead to it.
 
     `policy` matters inside the walk, not just after it: whether a member of a `oneOf` still
     has a partner, or a removed property is covered by a partially open model, is judged by
@@ -39,24 +64,30 @@ def compare(original: JsonNative, update: JsonNative, *, policy: str = STRICT_PO
 
     Recursive schemas are compared by assuming a pair met again inside itself compatible;
     the walk is repeated with the pairs found incompatible fed back, until that assumption
-    no longer changes anything (one walk when no cycle was cut short).
+    no longer changes anything (one walk when no cycle was cut short). A repeated walk
+    compares again only the pairs that leaned on the assumption.
 
-    `SchemaParseError` for schemas nested too deeply to compare, or a `$ref` that does not
-    resolve.
+    `SchemaParseError` for schemas nested too deeply to compare, a `$ref` that does not
+    resolve, or a request whose time budget ran out.
     """
     accepted = compatible_changes(policy)
+    same_draft = original.specification == update.specification
     try:
         original_root = model_of(original)
         update_root = model_of(update)
-        seed: dict[Pair, list[Difference]] = {}
+        seed: frozenset[Pair] = frozenset()
+        settled: dict[Pair, PairResult] = {}
+        pairs_per_pass: list[int] = []
         while True:
-            shared = Shared(accepted, seed, original.specification == update.specification)
+            shared = Shared(accepted, seed, same_draft, settled)
             ctx = Context(shared)
             schema_diff.walk(ctx, original_root, update_root)
-            found = ctx.incompatible_pairs()
-            if not shared.optimistic or found.keys() == seed.keys():
-                return ctx.differences
+            pairs_per_pass.append(shared.pairs_compared)
+            found = shared.incompatible_pairs()
+            if not shared.optimistic or found == seed:
+                return Comparison(report(ctx), tuple(pairs_per_pass))
             seed = found
+            settled = shared.settled()
     except RecursionError:
         raise refusal("Schema is nested too deeply to process") from None
 

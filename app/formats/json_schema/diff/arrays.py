@@ -72,7 +72,7 @@ def _item_removed(ctx: Context, before: Node, update: ArrayNode) -> Steps:
     if covering is not None:
         sub = ctx.subcontext()
         yield Compare(sub, before, covering)
-        ctx.extend(sub.differences)
+        ctx.extend(sub)
         ctx.add("ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
     elif isinstance(before, FalseNode):
@@ -90,7 +90,7 @@ def _item_added(ctx: Context, after: Node, original: ArrayNode) -> Steps:
     if covering is not None:
         sub = ctx.subcontext()
         yield Compare(sub, covering, after)
-        ctx.extend(sub.differences)
+        ctx.extend(sub)
         ctx.add("ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "ITEM_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
     else:

@@ -4,10 +4,12 @@ The names are Confluent's (`Difference.Type` of its JSON Schema provider), becau
 operators read them in verbose compatibility replies and match on them; the two accepted sets
 are Confluent's `COMPATIBLE_CHANGES_STRICT` and `COMPATIBLE_CHANGES_LENIENT`.
 
-One name is ours: `UNSUPPORTED_KEYWORD_CHANGED`. Confluent ignores keywords its model does not
-compare (`format`, `if`/`then`/`else`, `propertyNames`, the `contains` schema, custom keywords),
-so a change to one of them silently passes there. We fail closed instead: such a change is
-reported, and never accepted by either policy.
+Three names are ours. `UNSUPPORTED_KEYWORD_CHANGED`: Confluent ignores keywords its model does
+not compare (`format`, `if`/`then`/`else`, the `contains` schema, custom keywords), so a change
+to one of them silently passes there. We fail closed instead: such a change is reported, and
+never accepted by either policy. Confluent ignores `propertyNames` too; we compare it as the
+schema of every key (see `objects`), and name its removal `PROPERTY_NAMES_REMOVED` (accepted:
+the reader takes any key) and its addition `PROPERTY_NAMES_ADDED` (refused).
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from dataclasses import dataclass
 from app.formats.base import LENIENT_POLICY
 
 UNSUPPORTED_KEYWORD_CHANGED = "UNSUPPORTED_KEYWORD_CHANGED"
+PROPERTY_NAMES_ADDED = "PROPERTY_NAMES_ADDED"
+PROPERTY_NAMES_REMOVED = "PROPERTY_NAMES_REMOVED"
 
 _STRICT = """
 ID_CHANGED DESCRIPTION_CHANGED TITLE_CHANGED DEFAULT_CHANGED SCHEMA_REMOVED TYPE_EXTENDED
@@ -51,7 +55,7 @@ PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL PROPERTY_ADDED_NOT_COVERED_BY_PARTIAL
 PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL
 """
 
-COMPATIBLE_STRICT: frozenset[str] = frozenset(_STRICT.split())
+COMPATIBLE_STRICT: frozenset[str] = frozenset(_STRICT.split()) | {PROPERTY_NAMES_REMOVED}
 COMPATIBLE_LENIENT: frozenset[str] = COMPATIBLE_STRICT | frozenset(_LENIENT_EXTRA.split())
 
 

@@ -9,7 +9,6 @@ combinations of one member, or from a one-member one to `oneOf`, or to one membe
 """
 from __future__ import annotations
 
-from .changes import Difference
 from .context import Compare, Context, Steps
 from .nodes import ALL_OF, ANY_OF, ONE_OF, CombinedNode, Node
 
@@ -24,14 +23,14 @@ def compare_combined(ctx: Context, original: CombinedNode, update: CombinedNode)
     elif len(before) > len(after):
         ctx.add("SUM_TYPE_NARROWED" if original.criterion in (ANY_OF, ONE_OF) else "PRODUCT_TYPE_NARROWED")
 
-    compatible: dict[int, dict[int, list[Difference]]] = {}
+    compatible: dict[int, dict[int, Context]] = {}
     for i, member in enumerate(before):
         with ctx.at(f"{original.criterion}/{i}"):
             for j, candidate in enumerate(after):
                 sub = ctx.subcontext()
                 yield Compare(sub, member, candidate)
                 if sub.is_compatible():
-                    compatible.setdefault(i, {})[j] = sub.differences
+                    compatible.setdefault(i, {})[j] = sub
     matching = _maximum_matching(compatible, len(after))
     for j, i in sorted(matching.items(), key=lambda pair: pair[1]):
         ctx.extend(compatible[i][j])
@@ -69,7 +68,7 @@ def _distinct(members: list[Node]) -> list[Node]:
     return kept
 
 
-def _maximum_matching(edges: dict[int, dict[int, list[Difference]]], right_size: int) -> dict[int, int]:
+def _maximum_matching(edges: dict[int, dict[int, Context]], right_size: int) -> dict[int, int]:
     """A maximum bipartite matching (augmenting paths), as right index -> left index.
 
     Combinations are small (a handful of members), so the simple algorithm is plenty; it is

@@ -77,7 +77,7 @@ _ANNOTATIONS = frozenset({
 
 # Keywords of an object or array schema that no rule compares (Confluent reads them and
 # ignores them): left unconsumed, so that they land in `unsupported` and fail closed.
-_UNCOMPARED = frozenset({"propertyNames", "contains"})
+_UNCOMPARED = frozenset({"contains"})
 
 
 def is_extension(keyword: str) -> bool:
@@ -372,6 +372,8 @@ class SchemaLoader:
                     node.schema_dependencies[name] = self.load(dependency, resolver, depth)
         if self.modern and "unevaluatedProperties" in schema:
             node.unevaluated = self.load(schema["unevaluatedProperties"], resolver, depth)
+        if self.draft6_or_later and "propertyNames" in schema:
+            node.property_names = self.load(schema["propertyNames"], resolver, depth)
         return node
 
     def _array(self, schema: dict[str, Any], resolver: Any, depth: int, consumed: set[str]) -> ArrayNode:

@@ -112,7 +112,8 @@ class NumberNode(Node):
 class ObjectNode(Node):
     """`additional` is False for `additionalProperties: false`; `additional_schema` holds a
     schema given for it (`true` counts as absent, as Confluent reads it); `unevaluated` is the
-    2019-09+ `unevaluatedProperties` schema (None when absent)."""
+    2019-09+ `unevaluatedProperties` schema and `property_names` the draft 6+ `propertyNames`
+    schema (None when absent)."""
 
     properties: dict[str, Node] = field(default_factory=dict)
     required: frozenset[str] = frozenset()
@@ -124,6 +125,7 @@ class ObjectNode(Node):
     min_properties: int | None = None
     max_properties: int | None = None
     unevaluated: Node | None = None
+    property_names: Node | None = None
 
 
 @dataclass(eq=False, slots=True)

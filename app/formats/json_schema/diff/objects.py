@@ -9,11 +9,18 @@ question becomes whether the declared property accepts them.
 """
 from __future__ import annotations
 
-import re
+import regex
 
+from app.formats import work_budget
+
+from .changes import PROPERTY_NAMES_ADDED, PROPERTY_NAMES_REMOVED
 from .context import Compare, Context, Steps
-from .nodes import EmptyNode, FalseNode, Node, ObjectNode
+from .nodes import EmptyNode, FalseNode, Node, ObjectNode, value_key
+from .refusals import refusal
 from .scalars import compare_bound
+
+# The longest one property name may take to match one `patternProperties` pattern.
+MATCH_SECONDS = 0.25
 
 
 def compare_objects(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
@@ -22,6 +29,7 @@ def compare_objects(ctx: Context, original: ObjectNode, update: ObjectNode) -> S
     yield from _compare_dependencies(ctx, original, update)
     yield from _compare_additional(ctx, original, update)
     yield from _compare_unevaluated(ctx, original, update)
+    yield from _compare_property_names(ctx, original, update)
     _compare_counts(ctx, original, update)
 
 
@@ -46,10 +54,21 @@ def partial_schema(node: ObjectNode, name: str) -> Node | None:
 
 
 def _matches(pattern: str, name: str) -> bool:
+    """Whether `name` matches a `patternProperties` pattern (a pattern that does not compile
+    matches nothing). Python's `re` cannot be stopped, and some patterns backtrack
+    exponentially (`^(a|aa)+$` on a long name), so `regex` matches, with a timeout: within the
+    request's time budget and at most `MATCH_SECONDS`; a match that does not end in time is a
+    refusal, as an exhausted budget is."""
+    work_budget.check()
+    remaining = work_budget.remaining()
+    timeout = MATCH_SECONDS if remaining is None else min(MATCH_SECONDS, remaining)
     try:
-        return re.search(pattern, name) is not None
-    except re.error:
+        return regex.search(pattern, name, timeout=timeout) is not None
+    except regex.error:
         return False
+    except TimeoutError:
+        raise refusal(f"patternProperties pattern {value_key(pattern)[:100]} takes too long to match "
+                      f"the property name {value_key(name)[:100]}") from None
 
 
 def _compare_counts(ctx: Context, original: ObjectNode, update: ObjectNode) -> None:
@@ -96,7 +115,7 @@ def _property_removed(ctx: Context, before: Node, update: ObjectNode, name: str)
     if covering is not None:
         sub = ctx.subcontext()
         yield Compare(sub, before, covering)
-        ctx.extend(sub.differences)
+        ctx.extend(sub)
         ctx.add("PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
     elif isinstance(before, FalseNode):
@@ -121,7 +140,7 @@ def _property_added(ctx: Context, after: Node, original: ObjectNode, update: Obj
     if covering is not None:
         sub = ctx.subcontext()
         yield Compare(sub, covering, after)
-        ctx.extend(sub.differences)
+        ctx.extend(sub)
         ctx.add("PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL" if sub.is_compatible()
                 else "PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL")
     if required:
@@ -129,6 +148,28 @@ def _property_added(ctx: Context, after: Node, original: ObjectNode, update: Obj
                 else "REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL")
     else:
         ctx.add("OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL")
+
+
+def _compare_property_names(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:
+    """`propertyNames` is the schema of every key: a reader may drop it or widen it, not add
+    or narrow it. Two of them are compared as a pair, so a narrowing inside is reported below
+    `#/propertyNames` (`MAX_LENGTH_DECREASED #/propertyNames/maxLength`). An empty schema or
+    `true` constrains no key: the same as none."""
+    before, after = _key_constraint(original), _key_constraint(update)
+    if before is None and after is None:
+        return
+    with ctx.at("propertyNames"):
+        if after is None:
+            ctx.add(PROPERTY_NAMES_REMOVED)
+        elif before is None:
+            ctx.add(PROPERTY_NAMES_ADDED)
+        else:
+            yield Compare(ctx, before, after)
+
+
+def _key_constraint(node: ObjectNode) -> Node | None:
+    names = node.property_names
+    return None if names is None or isinstance(names, EmptyNode) else names
 
 
 def _compare_dependencies(ctx: Context, original: ObjectNode, update: ObjectNode) -> Steps:

@@ -13,9 +13,11 @@ while it is running, whatever the depth.
 """
 from __future__ import annotations
 
+from app.formats import work_budget
+
 from . import arrays, combined, objects, scalars, values
 from .changes import UNSUPPORTED_KEYWORD_CHANGED
-from .context import MAX_COMPARE_DEPTH, WALK_TOO_DEEP, Compare, Context, Steps
+from .context import MAX_COMPARE_DEPTH, WALK_TOO_DEEP, Compare, Context, Pair, PairResult, Steps
 from .nodes import (
     ALL_OF,
     ANY_OF,
@@ -40,11 +42,12 @@ CONNECT_TYPE = "connect.type"
 
 
 def walk(ctx: Context, original: Node, update: Node) -> None:
-    """Adds to `ctx` every difference from `original` to `update`, running the nested
-    comparisons from an explicit stack."""
+    """Adds to `ctx` every finding from `original` to `update`, running the nested
+    comparisons from an explicit stack (and checking the request's time budget once a step)."""
     first = start_pair(ctx, original, update)
     stack: list[Steps] = [first] if first is not None else []
     while stack:
+        work_budget.check()
         try:
             request = next(stack[-1])
         except StopIteration:
@@ -58,13 +61,13 @@ def walk(ctx: Context, original: Node, update: Node) -> None:
 
 
 def start_pair(ctx: Context, original: Node | None, update: Node | None) -> Steps | None:
-    """Adds to `ctx` the differences from `original` to `update` (either may be missing) when
+    """Adds to `ctx` the findings from `original` to `update` (either may be missing) when
     they are known at once; otherwise returns the steps that will add them.
 
-    The pair's differences are computed once, relative to the pair, and rebased wherever the
-    pair is met again (see `context`). A pair met again while it is still being compared is
-    a cycle: assumed compatible, unless an earlier pass found it incompatible. Most pairs of a
-    recursive union are met again, hence no generator for those.
+    A pair is compared once per walk and recorded as met wherever it is met (see `context`).
+    A pair met again while it is still being compared is a cycle: assumed compatible, unless
+    an earlier pass found it incompatible. Most pairs of a recursive union are met again,
+    hence no generator for those.
     """
     if original is None or update is None:
         if original is not None:
@@ -79,27 +82,32 @@ def start_pair(ctx: Context, original: Node | None, update: Node | None) -> Step
         return None  # the same schema, written the same way: nothing to report
     key = (id(original), id(update))
     found = shared.memo.get(key)
-    if found is None:
-        if key not in shared.in_progress:
-            return _pair_steps(ctx, key, original, update)
-        found = shared.seed.get(key)
-        if found is None:
+    if found is not None:
+        if not found.settled:
+            shared.assumptions += 1
+        ctx.add_pair(key, found)
+    elif key not in shared.in_progress:
+        return _pair_steps(ctx, key, original, update)
+    else:
+        shared.assumptions += 1
+        if key in shared.seed:
+            ctx.add_cycle(key)
+        else:
             shared.optimistic = True
-            return None
-    if found:
-        ctx.add_rebased(found)
     return None
 
 
-def _pair_steps(ctx: Context, key: tuple[int, int], original: Node, update: Node) -> Steps:
+def _pair_steps(ctx: Context, key: Pair, original: Node, update: Node) -> Steps:
     shared = ctx.shared
     shared.in_progress.add(key)
+    shared.pairs_compared += 1
+    assumptions = shared.assumptions
     pair_ctx = Context(shared)
     yield from _compare_kinds(pair_ctx, original, update)
     shared.in_progress.discard(key)
-    found = shared.memo[key] = pair_ctx.differences
-    if found:
-        ctx.add_rebased(found)
+    result = shared.memo[key] = PairResult(pair_ctx.findings, pair_ctx.compatible,
+                                           shared.assumptions == assumptions)
+    ctx.add_pair(key, result)
 
 
 def same_source(original: Node, update: Node) -> bool:
@@ -193,14 +201,14 @@ def _joins_union(ctx: Context, original: Node, update: CombinedNode) -> Steps[bo
         sub = ctx.subcontext()
         yield Compare(sub, original, members[0])
         if sub.is_compatible():
-            ctx.extend(sub.differences)
+            ctx.extend(sub)
             return True
     elif update.criterion in (ANY_OF, ONE_OF):
         for member in members:
             sub = ctx.subcontext()
             yield Compare(sub, original, member)
             if sub.is_compatible():
-                ctx.extend(sub.differences)
+                ctx.extend(sub)
                 ctx.add("SUM_TYPE_EXTENDED")
                 return True
     return False
@@ -214,14 +222,14 @@ def _leaves_product(ctx: Context, original: CombinedNode, update: Node) -> Steps
         sub = ctx.subcontext()
         yield Compare(sub, members[0], update)
         if sub.is_compatible():
-            ctx.extend(sub.differences)
+            ctx.extend(sub)
             return True
     elif original.criterion == ALL_OF:
         for member in members:
             sub = ctx.subcontext()
             yield Compare(sub, member, update)
             if sub.is_compatible():
-                ctx.extend(sub.differences)
+                ctx.extend(sub)
                 ctx.add("PRODUCT_TYPE_NARROWED")
                 return True
     return False
