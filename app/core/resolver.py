@@ -196,8 +196,12 @@ class SchemaResolver:
         live_refs: bool,
         guard: Guard = OPEN,
         early: ParsedSchema | None = None,
+        prior: Candidate | None = None,
     ) -> Candidate:
-        """`early` is `text` already parsed by `parse_early` (strictly, not normalized)."""
+        """`early` is `text` already parsed by `parse_early` (strictly, not normalized).
+        `prior` is this text's candidate built earlier with the same flags (registration's
+        lock-free pre-check): its parse is kept when the references resolve to the same
+        versions again (stored content is immutable), so the lock is not held for a parse."""
         fmt = self.format(schema_type)
         if not isinstance(text, str) or not text.strip():
             raise InvalidSchema("Empty schema")
@@ -212,6 +216,8 @@ class SchemaResolver:
             # Confluent resolves references inside the provider's parse, so a missing one is
             # reported under the same "Invalid schema of type T, details: ..." template.
             raise InvalidSchema(f"Invalid schema of type {schema_type}, details: {exc.message}") from None
+        if prior is not None and prior.schema_type == schema_type and prior.references == resolved:
+            return prior
         with format_refusals():
             # A strict parse that succeeded gives what a lenient one would.
             parsed = early if early is not None and not refs else fmt.parse(text, deps, strict=strict)

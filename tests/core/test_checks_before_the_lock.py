@@ -1,0 +1,186 @@
+"""A registration compares schemas before it takes the subject's lock (SQLite: before
+`BEGIN IMMEDIATE`, which every writer of the file waits for), and under the lock only
+confirms that what it compared is still the subject's newest.
+
+The comparison is made to block, deterministically, by a format that wraps Avro and whose
+`can_read` waits on an event the test sets; what must complete meanwhile runs in a thread
+joined with a generous limit, so that a regression fails instead of hanging the suite.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from app.core.errors import IncompatibleSchema, InvalidSchema
+from app.core.records import SubjectVersion
+from app.core.registry import RegistryService
+from app.core.types import SchemaRequest
+
+PATIENCE_S = 60  # only ever waited out when a registration is stuck behind the blocked one
+
+
+class BlockingCheck:
+    """Delegates to the wrapped format; once armed, the next `can_read` signals `entered` and
+    waits for `release` (the arming is spent on that call, so later ones run freely)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.armed = False
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.calls = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def can_read(self, reader: Any, writer: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        if self.armed:
+            self.armed = False
+            self.entered.set()
+            self.release.wait(PATIENCE_S)
+        return self.inner.can_read(reader, writer, **kwargs)
+
+
+@pytest.fixture
+def gate(service: RegistryService) -> Iterator[BlockingCheck]:
+    blocking = BlockingCheck(service.formats["AVRO"])
+    service.formats["AVRO"] = blocking
+    yield blocking
+    blocking.release.set()
+
+
+class Outcome:
+    """What a registration run in a thread returned or raised."""
+
+    def __init__(self) -> None:
+        self.value: SubjectVersion | None = None
+        self.error: BaseException | None = None
+
+
+def in_thread(work: Callable[[], SubjectVersion]) -> tuple[threading.Thread, Outcome]:
+    outcome = Outcome()
+
+    def run() -> None:
+        try:
+            outcome.value = work()
+        except BaseException as exc:  # handed to the test's thread
+            outcome.error = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def finished(work: Callable[[], SubjectVersion]) -> SubjectVersion:
+    """`work`'s result, run in a thread while the test's own thread keeps the check blocked."""
+    thread, outcome = in_thread(work)
+    thread.join(PATIENCE_S)
+    assert not thread.is_alive(), "the registration waited for the blocked compatibility check"
+    if outcome.error is not None:
+        raise outcome.error
+    assert outcome.value is not None
+    return outcome.value
+
+
+def record(**fields: Any) -> SchemaRequest:
+    """An Avro record whose fields have these types, each with a default (so that adding one
+    keeps BACKWARD compatibility); `"string"` defaults to "", anything else to 0."""
+    return SchemaRequest(schema=json.dumps({"type": "record", "name": "Rec", "fields": [
+        {"name": name, "type": kind, "default": "" if kind == "string" else 0} for name, kind in fields.items()
+    ]}))
+
+
+def blocked_registration(
+    service: RegistryService, gate: BlockingCheck, subject: str, request: SchemaRequest
+) -> tuple[threading.Thread, Outcome]:
+    """A registration started in a thread and held inside its compatibility check."""
+    gate.armed = True
+    thread, outcome = in_thread(lambda: service.register(subject, request))
+    assert gate.entered.wait(PATIENCE_S), "the registration never compared"
+    return thread, outcome
+
+
+def settle(thread: threading.Thread, outcome: Outcome, gate: BlockingCheck) -> Outcome:
+    gate.release.set()
+    thread.join(PATIENCE_S)
+    assert not thread.is_alive()
+    return outcome
+
+
+def test_an_unrelated_subject_registers_while_a_compatibility_check_runs(
+    service: RegistryService, gate: BlockingCheck
+) -> None:
+    service.register("slow", record(a="string"))
+    thread, outcome = blocked_registration(service, gate, "slow", record(a="string", b="int"))
+
+    other = finished(lambda: service.register("other", record(x="string")))
+
+    assert (other.subject, other.version) == ("other", 1)
+    done = settle(thread, outcome, gate)
+    assert done.error is None and done.value is not None and done.value.version == 2
+
+
+def test_the_same_subject_registers_while_a_compatibility_check_runs(
+    service: RegistryService, gate: BlockingCheck
+) -> None:
+    service.register("s", record(a="string"))
+    thread, outcome = blocked_registration(service, gate, "s", record(a="string", b="int"))
+
+    meanwhile = finished(lambda: service.register("s", record(a="string", c="string")))
+
+    assert meanwhile.version == 2
+    done = settle(thread, outcome, gate)
+    assert done.error is None and done.value is not None and done.value.version == 3
+
+
+def test_a_check_overtaken_by_a_new_version_is_made_again_against_it(
+    service: RegistryService, gate: BlockingCheck
+) -> None:
+    """Compatible with version 1, which it was compared with, but not with version 2, which
+    landed meanwhile: refused, naming version 2."""
+    service.register("s", record(a="string"))
+    thread, outcome = blocked_registration(service, gate, "s", record(a="string", b="int"))
+
+    finished(lambda: service.register("s", record(a="string", b="string")))
+
+    done = settle(thread, outcome, gate)
+    assert isinstance(done.error, IncompatibleSchema)
+    assert "{oldSchemaVersion: 2}" in done.error.message
+    assert service.list_versions("s") == [1, 2]
+
+
+def test_a_check_overtaken_by_a_compatible_version_registers_after_it(
+    service: RegistryService, gate: BlockingCheck
+) -> None:
+    service.register("s", record(a="string"))
+    thread, outcome = blocked_registration(service, gate, "s", record(a="string", b="int"))
+    finished(lambda: service.register("s", record(a="string", c="string")))
+    calls_before_release = gate.calls
+
+    done = settle(thread, outcome, gate)
+
+    assert done.value is not None and done.value.version == 3
+    assert gate.calls == calls_before_release + 1  # compared again, with version 2, under the lock
+
+
+def test_a_verdict_whose_versions_are_unchanged_is_not_reached_twice(
+    service: RegistryService, gate: BlockingCheck
+) -> None:
+    service.register("s", record(a="string"))
+    before = gate.calls
+    service.register("s", record(a="string", b="int"))
+    assert gate.calls == before + 1
+
+
+def test_a_refusal_reached_before_the_lock_changes_nothing(service: RegistryService, gate: BlockingCheck) -> None:
+    service.register("s", record(a="string"))
+    with pytest.raises(IncompatibleSchema):
+        service.register("s", record(a="int"))
+    with pytest.raises(InvalidSchema):
+        service.register("s", SchemaRequest(schema='{"type": "record", "name": "Rec", "fields": 1}'))
+    assert service.list_versions("s") == [1]
