@@ -14,7 +14,7 @@ from app.core import compatibility
 from app.core.access import OPEN, Action, Guard
 from app.core.config import effective_config, rows_needed
 from app.core.documents import merged_documents, metadata_property, request_documents
-from app.core.errors import InvalidSchema, VersionNotFound
+from app.core.errors import InvalidSchema, VersionNotFound, WorkBudgetSpent
 from app.core.records import CompatibilityReport, StoredSchema
 from app.core.resolver import Candidate, SchemaResolver
 from app.core.store import Storage, Store, SubjectRow, VersionRow
@@ -99,7 +99,7 @@ class CompatibilityChecks:
         try:
             evaluation = self.evaluate(subject, version, request, normalize, guard)
         except InvalidSchema as exc:
-            if verbose:
+            if verbose and not isinstance(exc, WorkBudgetSpent):  # a spent budget is no verdict
                 return CompatibilityReport(False, [exc.message])
             raise
         return CompatibilityReport(not evaluation.messages, evaluation.messages)

@@ -20,7 +20,7 @@ from app.core.audit import DELETE_POLICY, NO_AUDIT, SET_POLICY, Audit
 from app.core.config import effective_config, rows_needed
 from app.core.documents import request_references
 from app.core.errors import InvalidPolicy, PolicyNotFound
-from app.core.resolver import SchemaResolver
+from app.core.resolver import SchemaResolver, within_budget
 from app.core.store import NO_ORIGIN, Origin, Storage, Store
 from app.core.subjects import validate_subject
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
@@ -234,7 +234,11 @@ class PolicyService:
         if _reads_every_version(uses):
             versions = _LiveVersions(load)
         ctx = RuleContext(qs.qualified(), versions, config)
-        return evaluate(uses, self.catalogue, latest, proposed, ctx)
+        outcome = evaluate(uses, self.catalogue, latest, proposed, ctx)
+        # The engine turns a rule's exception into that rule's violation, a spent budget too:
+        # it is the request's refusal, not the schema's.
+        within_budget()
+        return outcome
 
     def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
                latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any],

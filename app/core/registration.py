@@ -41,7 +41,7 @@ from app.core.outline_index import index_rows
 from app.core.policies import policy_keys
 from app.core.registration_verdict import RegistrationVerdicts, Verdict
 from app.core.records import StoredSchema, SubjectVersion
-from app.core.resolver import Candidate, SchemaResolver
+from app.core.resolver import Candidate, SchemaResolver, format_refusals
 from app.core.store import (
     AuditEntry, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, SettingsRead, Storage, Store, SubjectHead, SubjectRow,
     VersionRow,
@@ -406,13 +406,14 @@ class Registrar:
         added = None
         if not reg.schema_pk:
             fmt = self.resolver.format(candidate.schema_type)
+            with format_refusals():  # a budget spent here rolls the transaction back
+                fingerprints = fmt.fingerprints(candidate.parsed) if supports(fmt, Fingerprints) else None
+                indexed = index_rows(fmt, candidate.parsed)
             added = store.add_version(NewVersion(
                 reg.subject.id, reg.version, None,
                 NewSchema(
                     qs.context, reg.schema_id if reg.explicit_id else None, reg.digest, candidate.schema_type,
-                    candidate.text, candidate.references, reg.metadata, reg.rule_set,
-                    fmt.fingerprints(candidate.parsed) if supports(fmt, Fingerprints) else None,
-                    index_rows(fmt, candidate.parsed),
+                    candidate.text, candidate.references, reg.metadata, reg.rule_set, fingerprints, indexed,
                 ),
                 _audit_entry(audit, reg), unless_held=not reg.explicit_id,
             ))

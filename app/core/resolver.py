@@ -13,13 +13,15 @@ from typing import Any
 
 from app.core.access import OPEN, Action, Guard
 from app.core.cache import CacheStatsFactory, LruCache, no_cache_stats
-from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError
+from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError, WorkBudgetSpent
 from app.core.limits import SchemaLimits, nesting_exceeds
 from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
 from app.core.store import ResolvedReference, Store, VersionRow
 from app.core.types import QualifiedSubject, SchemaReference
+from app.formats import work_budget
 from app.formats.base import Fingerprints, ParsedSchema, SchemaFormat, SchemaParseError, supports
+from app.formats.work_budget import WorkBudgetExceeded
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,19 @@ def format_refusals() -> Iterator[None]:
     """Around every call into a format: its `SchemaParseError` is our 42201, message unchanged."""
     try:
         yield
+    except WorkBudgetExceeded as exc:
+        raise WorkBudgetSpent(exc.message) from None
     except SchemaParseError as exc:
         raise InvalidSchema(exc.message) from None
+
+
+def within_budget() -> None:
+    """For the core's own long loops: the request's time budget, spent -> 42201 (a format's
+    loops check it themselves, inside `format_refusals`)."""
+    try:
+        work_budget.check()
+    except WorkBudgetExceeded as exc:
+        raise WorkBudgetSpent(exc.message) from None
 
 
 class SchemaResolver:
@@ -166,6 +179,7 @@ class SchemaResolver:
         resolved: list[ResolvedReference] = []
         deps: dict[str, str] = {}
         for ref in refs:
+            within_budget()  # a request may name 1,000 references, each with its own
             target = QualifiedSubject.parse(ref.subject)
             ctx = target.context if ref.subject.startswith(":") else context
             guard.check(Action.READ, QualifiedSubject(ctx, target.name).qualified())
@@ -212,6 +226,8 @@ class SchemaResolver:
             refs = sorted(set(refs), key=lambda r: (r.name, r.subject, r.version))
         try:
             resolved, deps = self.resolve_references(store, context, refs, live_only=live_refs, guard=guard)
+        except WorkBudgetSpent:
+            raise
         except InvalidSchema as exc:
             # Confluent resolves references inside the provider's parse, so a missing one is
             # reported under the same "Invalid schema of type T, details: ..." template.

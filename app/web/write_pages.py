@@ -14,7 +14,7 @@ from flask import redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from app.core.access import Action
-from app.core.errors import InvalidSchema, RegistryError
+from app.core.errors import InvalidSchema, RegistryError, WorkBudgetSpent
 from app.web import params, reads
 from app.web.blueprint import bp
 from app.web.forms import SchemaForm, read_form
@@ -42,6 +42,8 @@ def check(subject: str) -> tuple[str, int] | str:
         raise params.BadParameter("target", "must be a version number or registration")
     try:
         result = registry().check_candidate(subject, form.request(), target, principal=principal())
+    except WorkBudgetSpent:
+        raise  # the error page's 503
     except InvalidSchema as exc:
         return _check_page(subject, versions, form, None, exc.message), 422
     except RegistryError as exc:
@@ -80,6 +82,8 @@ def new() -> tuple[str, int] | str | Response:
     require(Action.WRITE, form.subject)
     try:
         done = registry().register(form.subject, form.request(), principal=principal())
+    except WorkBudgetSpent:
+        raise  # the error page's 503
     except InvalidSchema as exc:
         return render_template("new.html", form=form, error=exc.message, types=registry().schema_types(),
                                may_write=True), 422
@@ -94,6 +98,8 @@ def register(subject: str) -> tuple[str, int] | Response:
     form = read_form()
     try:
         done = registry().register(subject, form.request(), principal=principal())
+    except WorkBudgetSpent:
+        raise  # the error page's 503
     except RegistryError as exc:
         return _refused(exc, url_for("ui.check", subject=subject))
     return redirect(url_for("ui.version", subject=done.subject, version=done.version, done="registered"), 303)
