@@ -182,10 +182,10 @@ class Registrar:
                         validate_subject(qs, subject, registering=True)
                     if request is None:
                         raise TypeError("register() needs a request or a prepare callback")
-                    same = pre is not None and pre.qs == target
+                    read = pre if pre is not None and pre.qs == target else None
                     done = self._register(
                         store, target, row, request, normalize, force, guard, early, audit,
-                        pre.settings if same else None, pre.decided if same else None,  # type: ignore[union-attr]
+                        read.settings if read else None, read.decided if read else None,
                     )
                 if done.fresh is not None:
                     self.resolver.remember(*done.fresh)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 from app.core import compatibility
 from app.core.checking import CompatibilityChecks
-from app.core.errors import IncompatibleSchema, InvalidSchema, RegistryError
+from app.core.errors import IncompatibleSchema, InvalidSchema, RegistryError, WorkBudgetSpent
 from app.core.resolver import ResolvedReference
 from app.core.store import Store, SubjectHead, VersionRow
 from app.core.types import CompatibilityLevel, Mode, QualifiedSubject
@@ -78,7 +78,7 @@ class Attempt(Generic[T]):
 
 class Compared(NamedTuple):
     """The compatibility step's messages ([] when compatible), or the format's refusal to
-    compare at all (a schema it cannot take, a spent work budget), which `force` passes."""
+    compare at all (a schema too deeply nested to compare), which `force` passes."""
 
     messages: list[str]
     unrunnable: InvalidSchema | None
@@ -95,9 +95,13 @@ class Verdict(NamedTuple):
 
 def _attempt(step: Callable[[], T]) -> Attempt[T]:
     """Runs a step, keeping a refusal of the request (4xx) for later; a failure of the server
-    or the database surfaces at once, as it did when the steps ran under the lock."""
+    or the database surfaces at once, as it did when the steps ran under the lock, and so
+    does a spent work budget, which is no verdict on the schema: the request ends where it
+    ran out, before any lock is taken."""
     try:
         return Attempt(step(), None)
+    except WorkBudgetSpent:
+        raise
     except RegistryError as exc:
         if exc.http_status >= 500:
             raise
@@ -195,6 +199,8 @@ class RegistrationVerdicts:
                 reserved_violations=self.checks.reserved_violations(
                     reg.config, reg.candidate, reg.metadata, reg.latest),
             )
+        except WorkBudgetSpent:
+            raise  # not a schema the format cannot take: `force` does not pass it
         except InvalidSchema as exc:
             return Compared([], exc)
         return Compared(messages, None)

@@ -8,17 +8,20 @@ joined with a generous limit, so that a regression fails instead of hanging the 
 """
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from app.core.errors import IncompatibleSchema, InvalidSchema
+from app.core.errors import IncompatibleSchema, InvalidSchema, WorkBudgetSpent
 from app.core.records import SubjectVersion
 from app.core.registry import RegistryService
 from app.core.types import SchemaRequest
+from app.formats import work_budget
 
 PATIENCE_S = 60  # only ever waited out when a registration is stuck behind the blocked one
 
@@ -30,6 +33,7 @@ class BlockingCheck:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.armed = False
+        self.steps = 0  # work_budget checks each call makes, as a long comparison would
         self.entered = threading.Event()
         self.release = threading.Event()
         self.calls = 0
@@ -43,6 +47,8 @@ class BlockingCheck:
             self.armed = False
             self.entered.set()
             self.release.wait(PATIENCE_S)
+        for _ in range(self.steps):
+            work_budget.check()
         return self.inner.can_read(reader, writer, **kwargs)
 
 
@@ -183,4 +189,20 @@ def test_a_refusal_reached_before_the_lock_changes_nothing(service: RegistryServ
         service.register("s", record(a="int"))
     with pytest.raises(InvalidSchema):
         service.register("s", SchemaRequest(schema='{"type": "record", "name": "Rec", "fields": 1}'))
+    assert service.list_versions("s") == [1]
+
+
+def test_a_budget_spent_comparing_ends_the_registration_before_its_lock(
+    service: RegistryService, gate: BlockingCheck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The budget's clock advances a second per reading, so 10 steps outrun 5 s. A forced
+    registration too: the budget bounds the work, whatever the check's outcome would be."""
+    service.register("s", record(a="string"))
+    ticks = itertools.count()
+    monkeypatch.setattr(work_budget, "time", SimpleNamespace(monotonic=lambda: float(next(ticks))))
+    gate.steps, before = 10, gate.calls
+    for force in (False, True):
+        with work_budget.limited(5), pytest.raises(WorkBudgetSpent, match="longer than the registry allows"):
+            service.register("s", record(a="string", b="int"), force=force)
+    assert gate.calls == before + 2  # once each, and never under the lock
     assert service.list_versions("s") == [1]
