@@ -13,43 +13,68 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from app.core.errors import IncompatibleSchema, InvalidSchema, WorkBudgetSpent
-from app.core.records import SubjectVersion
 from app.core.registry import RegistryService
 from app.core.types import SchemaRequest
 from app.formats import work_budget
 
+T = TypeVar("T")
 PATIENCE_S = 60  # only ever waited out when a registration is stuck behind the blocked one
 
 
-class BlockingCheck:
-    """Delegates to the wrapped format; once armed, the next `can_read` signals `entered` and
-    waits for `release` (the arming is spent on that call, so later ones run freely)."""
+class Latch:
+    """Once armed, the next `hold` signals `entered` and waits for `release` (the arming is
+    spent on that call, so later ones run freely)."""
 
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
+    def __init__(self) -> None:
         self.armed = False
-        self.steps = 0  # work_budget checks each call makes, as a long comparison would
         self.entered = threading.Event()
         self.release = threading.Event()
         self.calls = 0
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def can_read(self, reader: Any, writer: Any, **kwargs: Any) -> Any:
+    def hold(self) -> None:
         self.calls += 1
         if self.armed:
             self.armed = False
             self.entered.set()
             self.release.wait(PATIENCE_S)
+
+
+class BlockingCheck(Latch):
+    """The wrapped format, its `can_read` held by the latch."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__()
+        self.inner = inner
+        self.steps = 0  # work_budget checks each call makes, as a long comparison would
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def can_read(self, reader: Any, writer: Any, **kwargs: Any) -> Any:
+        self.hold()
         for _ in range(self.steps):
             work_budget.check()
         return self.inner.can_read(reader, writer, **kwargs)
+
+
+class BlockingPolicies(Latch):
+    """The service's policy gate, its evaluation held by the latch."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def errors(self, *args: Any) -> Any:
+        self.hold()
+        return self.inner.errors(*args)
 
 
 @pytest.fixture
@@ -64,11 +89,11 @@ class Outcome:
     """What a registration run in a thread returned or raised."""
 
     def __init__(self) -> None:
-        self.value: SubjectVersion | None = None
+        self.value: Any = None
         self.error: BaseException | None = None
 
 
-def in_thread(work: Callable[[], SubjectVersion]) -> tuple[threading.Thread, Outcome]:
+def in_thread(work: Callable[[], Any]) -> tuple[threading.Thread, Outcome]:
     outcome = Outcome()
 
     def run() -> None:
@@ -82,7 +107,7 @@ def in_thread(work: Callable[[], SubjectVersion]) -> tuple[threading.Thread, Out
     return thread, outcome
 
 
-def finished(work: Callable[[], SubjectVersion]) -> SubjectVersion:
+def finished(work: Callable[[], T]) -> T:
     """`work`'s result, run in a thread while the test's own thread keeps the check blocked."""
     thread, outcome = in_thread(work)
     thread.join(PATIENCE_S)
@@ -102,16 +127,17 @@ def record(**fields: Any) -> SchemaRequest:
 
 
 def blocked_registration(
-    service: RegistryService, gate: BlockingCheck, subject: str, request: SchemaRequest
+    service: RegistryService, gate: Latch, subject: str, request: SchemaRequest
 ) -> tuple[threading.Thread, Outcome]:
-    """A registration started in a thread and held inside its compatibility check."""
+    """A registration started in a thread and held inside its compatibility check (or
+    policy evaluation)."""
     gate.armed = True
     thread, outcome = in_thread(lambda: service.register(subject, request))
     assert gate.entered.wait(PATIENCE_S), "the registration never compared"
     return thread, outcome
 
 
-def settle(thread: threading.Thread, outcome: Outcome, gate: BlockingCheck) -> Outcome:
+def settle(thread: threading.Thread, outcome: Outcome, gate: Latch) -> Outcome:
     gate.release.set()
     thread.join(PATIENCE_S)
     assert not thread.is_alive()
@@ -206,3 +232,43 @@ def test_a_budget_spent_comparing_ends_the_registration_before_its_lock(
             service.register("s", record(a="string", b="int"), force=force)
     assert gate.calls == before + 2  # once each, and never under the lock
     assert service.list_versions("s") == [1]
+
+
+def test_a_transitive_check_overtaken_by_a_delete_is_made_again_without_the_deleted_version(
+    service: RegistryService, gate: BlockingCheck
+) -> None:
+    """Under BACKWARD_TRANSITIVE the candidate fails against version 1 only; version 1 is
+    deleted while the candidate is being compared, which leaves the newest version as it was:
+    the live versions are what the verdict is confirmed against, and it is reached again."""
+    service.update_config("s", {"compatibility": "NONE"})
+    service.register("s", record(a="int"))
+    service.register("s", record(a="string"))
+    service.update_config("s", {"compatibility": "BACKWARD_TRANSITIVE"})
+    thread, outcome = blocked_registration(service, gate, "s", record(a="string", b="string"))
+
+    finished(lambda: service.delete_version("s", "1"))
+
+    done = settle(thread, outcome, gate)
+    assert done.error is None and done.value is not None and done.value.version == 3
+    assert service.list_versions("s") == [2, 3]
+
+
+@pytest.fixture
+def policy_gate(service: RegistryService) -> Iterator[BlockingPolicies]:
+    blocking = BlockingPolicies(service.registrar.verdicts.policies)
+    service.registrar.verdicts.policies = blocking
+    yield blocking
+    blocking.release.set()
+
+
+def test_registrations_proceed_while_a_new_subjects_policies_are_evaluated(
+    service: RegistryService, policy_gate: BlockingPolicies
+) -> None:
+    thread, outcome = blocked_registration(service, policy_gate, "slow", record(a="string"))
+
+    assert finished(lambda: service.register("other", record(x="string"))).version == 1
+    assert finished(lambda: service.register("slow", record(a="string", b="int"))).version == 1
+
+    done = settle(thread, outcome, policy_gate)
+    assert done.error is None and done.value is not None and done.value.version == 2
+    assert policy_gate.calls == 4  # the slow one's again, under the lock: "slow" has a version now
