@@ -46,7 +46,7 @@ class Settings:
     max_schema_depth: int = 128
     # Seconds of work (parsing, policy rules, compatibility checks, diffs) one request may take
     # before it is refused with 42201 (the web UI: 503); well under gunicorn's worker timeout
-    # (deploy/gunicorn.conf.py), which would take every request the worker serves with it.
+    # (WORKER_TIMEOUT_SECONDS), which would take every request the worker serves with it.
     # 0: no budget.
     work_budget_seconds: float = 5.0
     # Whether `PUT /mode` may change modes at all (Confluent's `mode.mutability`).
