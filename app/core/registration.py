@@ -43,8 +43,8 @@ from app.core.registration_verdict import RegistrationVerdicts, Verdict
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, format_refusals
 from app.core.store import (
-    AuditEntry, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, SettingsRead, Storage, Store, SubjectHead, SubjectRow,
-    VersionRow,
+    AuditEntry, IndexedName, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, SettingsRead, Storage, Store, SubjectHead,
+    SubjectRow, VersionRow,
 )
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject, SchemaRequest
@@ -113,12 +113,23 @@ class Registered(NamedTuple):
     fresh: tuple[StoredSchema, ParsedSchema] | None
 
 
+class Derived(NamedTuple):
+    """What storing new content derives from its parse: its fingerprints and field index rows.
+    Linear in the schema (a 2,000-field record takes longer than comparing it), so the
+    pre-check derives them for a registration its verdict lets through."""
+
+    fingerprints: dict[str, str] | None
+    index: list[IndexedName]
+
+
 class Decided(NamedTuple):
-    """A registration the pre-check prepared (its candidate is parsed once) and the policy
-    and compatibility verdict on it, for the write path to confirm under the lock."""
+    """A registration the pre-check prepared (its candidate is parsed once), the policy and
+    compatibility verdict on it, for the write path to confirm under the lock, and what
+    storing it would derive, if the verdict lets it through."""
 
     prepared: Registration
     verdict: Verdict | None  # None when the mode refuses the write: nothing was compared
+    derived: Derived | None = None
 
 
 class PreRead(NamedTuple):
@@ -243,7 +254,16 @@ class Registrar:
             self._check_mode(reg)
         except OperationNotPermitted:
             return Decided(reg, None)
-        return Decided(reg, self.verdicts.decide(store, reg))
+        verdict = self.verdicts.decide(store, reg)
+        return Decided(reg, verdict, self._derive(reg.candidate) if self.verdicts.admits(reg, verdict) else None)
+
+    def _derive(self, candidate: Candidate) -> Derived:
+        fmt = self.resolver.format(candidate.schema_type)
+        with format_refusals():  # under the lock, a budget spent here rolls the transaction back
+            return Derived(
+                fmt.fingerprints(candidate.parsed) if supports(fmt, Fingerprints) else None,
+                index_rows(fmt, candidate.parsed),
+            )
 
     def _reply(self, done: Registered, fmt: str | None) -> SubjectVersion:
         """The registered subject-version; the content is in the cache by now (just stored,
@@ -283,7 +303,8 @@ class Registrar:
         self._check_mode(reg)
         self.verdicts.apply(reg, self.verdicts.confirm(store, reg, decided.verdict if decided is not None else None))
         self._allocate(store, reg)
-        return self._store(store, reg, audit)
+        derived = decided.derived if decided is not None and decided.prepared.candidate is reg.candidate else None
+        return self._store(store, reg, audit, derived)
 
     def _prepare(
         self, store: Store, qs: QualifiedSubject, locked: LockedSubject, request: SchemaRequest,
@@ -398,17 +419,15 @@ class Registrar:
         if reuse is not None:
             reg.schema_pk = reuse.pk
 
-    def _store(self, store: Store, reg: Registration, audit: Audit) -> Registered:
+    def _store(self, store: Store, reg: Registration, audit: Audit, derived: Derived | None) -> Registered:
         """Step 6: the version, of content the context holds or of new content, with the
         change's audit row: one call to storage (one statement on PostgreSQL) unless the
-        content turns out to be held already, which reuses its id."""
+        content turns out to be held already, which reuses its id. `derived`: from the
+        candidate's parse, by the pre-check (derived here otherwise)."""
         qs, candidate, fresh = reg.qs, reg.candidate, None
         added = None
         if not reg.schema_pk:
-            fmt = self.resolver.format(candidate.schema_type)
-            with format_refusals():  # a budget spent here rolls the transaction back
-                fingerprints = fmt.fingerprints(candidate.parsed) if supports(fmt, Fingerprints) else None
-                indexed = index_rows(fmt, candidate.parsed)
+            fingerprints, indexed = derived or self._derive(candidate)
             added = store.add_version(NewVersion(
                 reg.subject.id, reg.version, None,
                 NewSchema(

@@ -151,6 +151,14 @@ class RegistrationVerdicts:
                 error_code=self.settings.incompatible_error_code,
             )
 
+    def admits(self, reg: Registration, verdict: Verdict) -> bool:
+        """Whether `apply` lets `reg` through (the pre-check then derives what storing it needs)."""
+        try:
+            self.apply(reg, verdict)
+        except RegistryError:
+            return False
+        return True
+
     def _policy_applies(self, reg: Registration) -> bool:
         """Policies gate READWRITE registrations only, never imports."""
         return self.policies is not None and not reg.importing and reg.mode is Mode.READWRITE

@@ -62,6 +62,21 @@ class BlockingCheck(Latch):
         return self.inner.can_read(reader, writer, **kwargs)
 
 
+class BlockingDerivation(Latch):
+    """The wrapped format, its `fingerprints` (derived for new content) held by the latch."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def fingerprints(self, parsed: Any) -> Any:
+        self.hold()
+        return self.inner.fingerprints(parsed)
+
+
 class BlockingPolicies(Latch):
     """The service's policy gate, its evaluation held by the latch."""
 
@@ -272,3 +287,17 @@ def test_registrations_proceed_while_a_new_subjects_policies_are_evaluated(
     done = settle(thread, outcome, policy_gate)
     assert done.error is None and done.value is not None and done.value.version == 2
     assert policy_gate.calls == 4  # the slow one's again, under the lock: "slow" has a version now
+
+
+def test_registrations_proceed_while_new_content_is_fingerprinted(service: RegistryService) -> None:
+    """Fingerprints and the field index are derived from the parse before the lock, once."""
+    gate = BlockingDerivation(service.formats["AVRO"])
+    service.formats["AVRO"] = gate
+    try:
+        thread, outcome = blocked_registration(service, gate, "slow", record(a="string"))
+        assert finished(lambda: service.register("other", record(x="string"))).version == 1
+        done = settle(thread, outcome, gate)
+    finally:
+        gate.release.set()
+    assert done.error is None and done.value is not None and done.value.version == 1
+    assert gate.calls == 2
