@@ -44,16 +44,21 @@ class Latch:
             self.release.wait(PATIENCE_S)
 
 
-class BlockingCheck(Latch):
-    """The wrapped format, its `can_read` held by the latch."""
+class Wrapped(Latch):
+    """Delegates everything to `inner`; subclasses hold one of its methods by the latch."""
 
     def __init__(self, inner: Any) -> None:
         super().__init__()
         self.inner = inner
-        self.steps = 0  # work_budget checks each call makes, as a long comparison would
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+class BlockingCheck(Wrapped):
+    """The wrapped format, its `can_read` held by the latch."""
+
+    steps = 0  # work_budget checks each call makes, as a long comparison would
 
     def can_read(self, reader: Any, writer: Any, **kwargs: Any) -> Any:
         self.hold()
@@ -62,30 +67,16 @@ class BlockingCheck(Latch):
         return self.inner.can_read(reader, writer, **kwargs)
 
 
-class BlockingDerivation(Latch):
+class BlockingDerivation(Wrapped):
     """The wrapped format, its `fingerprints` (derived for new content) held by the latch."""
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
     def fingerprints(self, parsed: Any) -> Any:
         self.hold()
         return self.inner.fingerprints(parsed)
 
 
-class BlockingPolicies(Latch):
+class BlockingPolicies(Wrapped):
     """The service's policy gate, its evaluation held by the latch."""
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
     def errors(self, *args: Any) -> Any:
         self.hold()
