@@ -37,6 +37,7 @@ def create_app(
     # No static folder: Flask's `/static/<path>` route would be one the registry does not serve.
     app = RegistryFlask(__name__, static_folder=None)
     app.config["REGISTRY_SETTINGS"] = settings
+    app.work_budget_seconds = settings.work_budget_seconds
     app.extensions["registry"] = service
     register_api(app)
     app.register_blueprint(health.bp)

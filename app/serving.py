@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from gunicorn.app.base import BaseApplication
 
-from app.settings import Settings
+from app.settings import WORKER_TIMEOUT_SECONDS, Settings
 
 if TYPE_CHECKING:
     from app.security.records import AuthFile
@@ -53,7 +53,7 @@ def gunicorn_options(settings: Settings) -> dict[str, Any]:
         "threads": settings.threads,
         "keepalive": KEEPALIVE_SECONDS,
         # A request that takes longer than this is stuck (a lock wait, a runaway check).
-        "timeout": 30,
+        "timeout": WORKER_TIMEOUT_SECONDS,
         # On SIGTERM, finish in-flight requests for up to this long (systemd waits a little longer).
         "graceful_timeout": 30,
         # Recycle workers now and then so slow leaks cannot accumulate; jitter avoids

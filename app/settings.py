@@ -17,6 +17,9 @@ from app.formats.jackson import MAX_DOCUMENT_DEPTH
 _TRUE = {"1", "true", "yes", "on"}
 ACCESS_LOG_FORMATS = ("text", "json")
 _FALSE = {"0", "false", "no", "off"}
+# gunicorn's worker timeout (app/serving.py): a request that takes longer is stuck, and the
+# worker is killed with every other request it serves. A work budget must end well before.
+WORKER_TIMEOUT_SECONDS = 30
 
 
 def _default_workers() -> int:
@@ -41,6 +44,11 @@ class Settings:
     # before any format parses it. At most the formats' own bound (app/formats/jackson.py), which
     # their recursive walks are built for.
     max_schema_depth: int = 128
+    # Seconds of work (parsing, policy rules, compatibility checks, diffs) one request may take
+    # before it is refused with 42201 (the web UI: 503); well under gunicorn's worker timeout
+    # (WORKER_TIMEOUT_SECONDS), which would take every request the worker serves with it.
+    # 0: no budget.
+    work_budget_seconds: float = 5.0
     # Whether `PUT /mode` may change modes at all (Confluent's `mode.mutability`).
     mode_mutability: bool = True
     # Apply pending Alembic migrations when the app starts.
@@ -122,6 +130,11 @@ class Settings:
                 f"REGISTRY_ACCESS_LOG_FORMAT: must be one of {', '.join(ACCESS_LOG_FORMATS)}, "
                 f"got {self.access_log_format!r}"
             )
+        if not 0 <= self.work_budget_seconds < WORKER_TIMEOUT_SECONDS:
+            raise ValueError(
+                f"REGISTRY_WORK_BUDGET_SECONDS: must be at least 0 and under gunicorn's worker timeout "
+                f"({WORKER_TIMEOUT_SECONDS} s), got {self.work_budget_seconds}"
+            )
         self._check_tls()
 
     def _check_tls(self) -> None:
@@ -176,6 +189,11 @@ def _convert(name: str, raw: str, kind: type) -> object:
             return int(raw)
         except ValueError:
             raise ValueError(f"REGISTRY_{name.upper()}: expected an integer, got {raw!r}") from None
+    if kind is float:
+        try:
+            return float(raw)
+        except ValueError:
+            raise ValueError(f"REGISTRY_{name.upper()}: expected a number, got {raw!r}") from None
     return raw
 
 

@@ -14,7 +14,7 @@ from app.core import compatibility
 from app.core.access import OPEN, Action, Guard
 from app.core.config import effective_config, rows_needed
 from app.core.documents import merged_documents, metadata_property, request_documents
-from app.core.errors import InvalidSchema, VersionNotFound
+from app.core.errors import InvalidSchema, VersionNotFound, WorkBudgetSpent
 from app.core.records import CompatibilityReport, StoredSchema
 from app.core.resolver import Candidate, SchemaResolver
 from app.core.store import Storage, Store, SubjectRow, VersionRow
@@ -37,14 +37,16 @@ class CompatibilityChecks:
         level: CompatibilityLevel,
         config: dict[str, Any],
         metadata: dict[str, Any] | None,
+        *,
+        live: list[VersionRow] | None = None,
     ) -> list[compatibility.Previous]:
         """The previous versions `compatibility.versions_to_compare` picks for this level and
         the new schema's compatibility group (`metadata` is the new schema's), newest first.
-        The whole live history is read only when that choice needs it; `latest` is the
-        subject's newest live version."""
+        The whole live history is read only when that choice needs it (`live`, oldest first,
+        when the caller has read it already); `latest` is the subject's newest live version."""
         group = config.get("compatibilityGroup")
         if subject_id is not None and compatibility.needs_all_live_versions(level, group):
-            live = list(reversed(store.live_versions(subject_id)))
+            live = list(reversed(live if live is not None else store.live_versions(subject_id)))
         else:
             live = [latest] if latest is not None else []
         in_group: Callable[[VersionRow], bool] | None = None
@@ -97,7 +99,7 @@ class CompatibilityChecks:
         try:
             evaluation = self.evaluate(subject, version, request, normalize, guard)
         except InvalidSchema as exc:
-            if verbose:
+            if verbose and not isinstance(exc, WorkBudgetSpent):  # a spent budget is no verdict
                 return CompatibilityReport(False, [exc.message])
             raise
         return CompatibilityReport(not evaluation.messages, evaluation.messages)

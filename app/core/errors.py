@@ -179,6 +179,13 @@ class InvalidSchema(RegistryError):
     http_status, error_code = 422, 42201
 
 
+class WorkBudgetSpent(InvalidSchema):
+    """The request's work (parsing, checking, diffing) outran its time budget
+    (`REGISTRY_WORK_BUDGET_SECONDS`, app/formats/work_budget.py): refused with 42201 like the
+    format's refusal it comes from, but it says nothing about the schema, so a verbose
+    compatibility check does not report it as an incompatibility, and the web UI answers 503."""
+
+
 class InvalidVersion(RegistryError):
     http_status, error_code = 422, 42202
 

@@ -20,7 +20,7 @@ from app.core.audit import DELETE_POLICY, NO_AUDIT, SET_POLICY, Audit
 from app.core.config import effective_config, rows_needed
 from app.core.documents import request_references
 from app.core.errors import InvalidPolicy, PolicyNotFound
-from app.core.resolver import SchemaResolver
+from app.core.resolver import SchemaResolver, within_budget
 from app.core.store import NO_ORIGIN, Origin, Storage, Store
 from app.core.subjects import validate_subject
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
@@ -198,17 +198,15 @@ class PolicyService:
     ) -> tuple[list[RuleUse], list[str], str]:
         """The rules in force for `key`, the sets it uses, and where the selection came from;
         `found`: the documents at `policy_keys(*key)`, when the caller has read them already."""
-        context, name = key
         if found is None:
-            found = store.policy_documents(policy_keys(context, name))
-        global_document = found.get(GLOBAL_DOCUMENT) or EMPTY_GLOBAL
-        own = (((context, name), "subject"),) if name else ()
-        for candidate, source in (*own, ((context, ""), "context")):
-            selection = found.get(candidate)
-            if selection is not None:
-                return uses_of(global_document, selection), list(selection.get("use", [])), source
-        selection = {"use": global_document.get("default", [])}
-        return uses_of(global_document, selection), list(selection["use"]), "global"
+            found = store.policy_documents(policy_keys(*key))
+        return _in_force(key, found)
+
+    def compares_every_version(self, qs: QualifiedSubject, documents: Mapping[tuple[str, str], dict[str, Any]]) -> bool:
+        """Whether a rule in force for the subject reads every live version (`against: all`),
+        not only the newest: what registration must find unchanged under its lock to keep a
+        verdict reached before it. `documents` are those at `policy_keys`."""
+        return _reads_every_version(_in_force((qs.context, qs.name), documents)[0])
 
     def _effective_json(self, store: Store, key: tuple[str, str]) -> dict[str, Any]:
         uses, sets, source = self.effective(store, key)
@@ -233,10 +231,14 @@ class PolicyService:
         versions: Sequence[tuple[int, ParsedSchema]] = (
             [(latest_version, latest)] if latest is not None and latest_version is not None else []
         )
-        if any(u.params.get("against") == "all" for u in uses):
+        if _reads_every_version(uses):
             versions = _LiveVersions(load)
         ctx = RuleContext(qs.qualified(), versions, config)
-        return evaluate(uses, self.catalogue, latest, proposed, ctx)
+        outcome = evaluate(uses, self.catalogue, latest, proposed, ctx)
+        # The engine turns a rule's exception into that rule's violation, a spent budget too:
+        # it is the request's refusal, not the schema's.
+        within_budget()
+        return outcome
 
     def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
                latest: ParsedSchema | None, latest_version: int | None, config: Mapping[str, Any],
@@ -268,6 +270,25 @@ class PolicyService:
                     latest = self.resolver.parsed(store, self.resolver.content(store, head.latest_live.schema_pk))
                     latest_version = head.latest_live.version
             return self.evaluate(store, qs, subject_id, candidate.parsed, latest, latest_version, config)
+
+
+def _in_force(
+    key: tuple[str, str], found: Mapping[tuple[str, str], dict[str, Any]]
+) -> tuple[list[RuleUse], list[str], str]:
+    """`PolicyService.effective` once the documents at `policy_keys(*key)` are read."""
+    context, name = key
+    global_document = found.get(GLOBAL_DOCUMENT) or EMPTY_GLOBAL
+    own = (((context, name), "subject"),) if name else ()
+    for candidate, source in (*own, ((context, ""), "context")):
+        selection = found.get(candidate)
+        if selection is not None:
+            return uses_of(global_document, selection), list(selection.get("use", [])), source
+    selection = {"use": global_document.get("default", [])}
+    return uses_of(global_document, selection), list(selection["use"]), "global"
+
+
+def _reads_every_version(uses: Sequence[RuleUse]) -> bool:
+    return any(u.params.get("against") == "all" for u in uses)
 
 
 def _global(store: Store) -> dict[str, Any]:

@@ -1,12 +1,18 @@
 """Registration: the flow that stores a schema from a request (lookup is app/core/lookup.py).
 
-Registration follows the reference's order of steps (spec §5.2) inside one transaction that
-holds the subject's row lock, so version numbers and ids are race-free across a fleet. The
-steps are named methods over one `Registration` record: prepare (settings, candidate,
-merged documents, identity), match (the subject already holds it), check the mode, check
-compatibility, allocate (version number and id, or an existing id), store. None of them reads
-the subject's whole history unless a transitive level or a compatibility group needs it, so
-a registration costs the same into a subject of 2 versions or 2,000.
+Registration follows the reference's order of steps (Confluent's registration of a schema)
+inside one transaction that holds the subject's row lock, so version numbers and ids are
+race-free across a fleet. The steps are named methods over one `Registration` record: prepare
+(settings, candidate, merged documents, identity), match (the subject already holds it),
+check the mode, check policies and compatibility, allocate (version number and id, or an
+existing id), store. None of them reads the subject's whole history unless a transitive level
+or a compatibility group needs it, so a registration costs the same into a subject of 2
+versions or 2,000.
+
+What takes time (parsing, the policy rules, the compatibility comparison) is done by the
+lock-free pre-check before the transaction; under the lock the write path confirms that what
+was compared is still the subject's newest (app/core/registration_verdict.py) and compares
+again only if it is not, so no writer waits behind another's comparison.
 
 A request derived from the subject's own versions (the tags endpoint) is built inside that
 same transaction by a `Prepare` callback, so it cannot be based on a version list that a
@@ -16,9 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
-from app.core import compatibility
 from app.core.access import OPEN, Action, Guard
 from app.core.audit import NO_AUDIT, REGISTER, Audit
 from app.core.checking import CompatibilityChecks
@@ -26,7 +31,6 @@ from app.core.config import effective_config, effective_mode, rows_needed
 from app.core.documents import merged_documents, request_documents
 from app.core.errors import (
     IdsExhausted,
-    IncompatibleSchema,
     InvalidSchema,
     OperationNotPermitted,
     StoreError,
@@ -36,27 +40,19 @@ from app.core.identity import identity_hash
 from app.core.imported_ids import check_explicit_id
 from app.core.outline_index import index_rows
 from app.core.policies import policy_keys
+from app.core.registration_verdict import RegistrationVerdicts, Verdict
 from app.core.records import StoredSchema, SubjectVersion
-from app.core.resolver import Candidate, SchemaResolver
+from app.core.resolver import Candidate, SchemaResolver, format_refusals
 from app.core.store import (
-    AuditEntry, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, SettingsRead, Storage, Store, SubjectHead, SubjectRow,
-    VersionRow,
+    AuditEntry, IndexedName, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, SettingsRead, Storage, Store, SubjectHead,
+    SubjectRow, VersionRow,
 )
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
-from app.core.types import DEFAULT_CONTEXT, CompatibilityLevel, Mode, QualifiedSubject, SchemaRequest
+from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import Fingerprints, ParsedSchema, supports
-from app.policies.engine import refusal_message
-from app.policies.rule import Violation
 from app.settings import Settings
 
 _WRITE_ATTEMPTS = 5
-
-class PolicyGate(Protocol):
-    """Registration's policy step (app/core/policies.py): the error-severity violations."""
-
-    def errors(self, store: Store, qs: QualifiedSubject, subject_id: int, proposed: ParsedSchema,
-               latest: ParsedSchema | None, latest_version: int | None, config: dict[str, Any],
-               documents: Mapping[tuple[str, str], dict[str, Any]]) -> list[Violation]: ...
 
 
 Prepare = Callable[[Store, QualifiedSubject, list[VersionRow]], SchemaRequest]
@@ -118,26 +114,46 @@ class Registered(NamedTuple):
     fresh: tuple[StoredSchema, ParsedSchema] | None
 
 
+class Derived(NamedTuple):
+    """What storing new content derives from its parse: its fingerprints and field index rows.
+    Linear in the schema (a 2,000-field record takes longer than comparing it), so the
+    pre-check derives them for a registration its verdict lets through."""
+
+    fingerprints: dict[str, str] | None
+    index: list[IndexedName]
+
+
+class Decided(NamedTuple):
+    """A registration the pre-check prepared (its candidate is parsed once), the policy and
+    compatibility verdict on it, for the write path to confirm under the lock, and what
+    storing it would derive, if the verdict lets it through."""
+
+    prepared: Registration
+    verdict: Verdict | None  # None when the mode refuses the write: nothing was compared
+    derived: Derived | None = None
+
+
 class PreRead(NamedTuple):
     """What the lock-free pre-check found: the subject it resolved to (after its alias), the
     settings rows for it (the subject's own among them, if it exists), whether the subject
-    as named has a row, the version holding the schema when the subject has one, and for a
-    subject that does not exist yet, the identity the request would get in it."""
+    as named has a row, the version holding the schema when the subject has one, for a
+    subject that does not exist yet, the identity the request would get in it, and what it
+    decided when nothing matched."""
 
     qs: QualifiedSubject
     settings: SettingsRead
     named_exists: bool
     found: Registered | None
     identity: str | None
+    decided: Decided | None = None
 
 
 class Registrar:
     def __init__(self, storage: Storage, resolver: SchemaResolver, checks: CompatibilityChecks, settings: Settings):
         self.storage = storage
         self.resolver = resolver
-        self.checks = checks
         self.settings = settings
-        self.policies: PolicyGate | None = None  # set by the service (app/core/policies.py)
+        self.verdicts = RegistrationVerdicts(checks, settings)
 
     # ------------------------------------------------------------------ register
     def register(
@@ -178,9 +194,10 @@ class Registrar:
                         validate_subject(qs, subject, registering=True)
                     if request is None:
                         raise TypeError("register() needs a request or a prepare callback")
-                    settings = pre.settings if pre is not None and pre.qs == target else None
+                    read = pre if pre is not None and pre.qs == target else None
                     done = self._register(
-                        store, target, row, request, normalize, force, guard, early, audit, settings
+                        store, target, row, request, normalize, force, guard, early, audit,
+                        read.settings if read else None, read.decided if read else None,
                     )
                 if done.fresh is not None:
                     self.resolver.remember(*done.fresh)
@@ -201,9 +218,11 @@ class Registrar:
         Serializers re-register their schema on every start, so this is a hot path.
 
         No match (a new subject or a new schema) sends the caller down the write path, with
-        the settings rows read here (the subject's row comes with them, one statement).
-        Errors are the write path's own, in its order: the same checks run on the same rows
-        before anything is written (a database failure surfaces here, once, not twice)."""
+        the settings rows read here (the subject's row comes with them, one statement) and
+        the verdict of the policy and compatibility steps, reached here so that the lock is
+        not held while schemas are compared. Errors are the write path's own, in its order:
+        the same checks run on the same rows before anything is written (a database failure
+        surfaces here, once, not twice); the verdict's refusals wait for their step."""
         with self.storage.read() as store:
             read = store.settings_and_policies(rows_needed(qs.context, qs.name), policy_keys(qs.context, qs.name))
             row = named = read.rows.get((qs.context, qs.name))
@@ -212,26 +231,40 @@ class Registrar:
                 qs = target
                 read = store.settings_and_policies(rows_needed(qs.context, qs.name), policy_keys(qs.context, qs.name))
                 row = read.rows.get((qs.context, qs.name))
+            if row is None and named is not None:  # an alias to a subject yet to be created
+                return PreRead(qs, read, True, None, None)
+            guard.check(_write_action(force), qs.qualified())  # the write path's order: refused before invalid
+            # A subject created for this request has no versions and no config of its own.
+            locked = LockedSubject(row or SubjectRow(0, qs.context, qs.name, None, None), row is None)
+            reg = self._prepare(store, qs, locked, request, normalize, force, guard, early, read)
             if row is None:
-                return PreRead(qs, read, named is not None, None, self._new_subject_identity(
-                    store, qs, request, normalize, force, guard, early, read) if named is None else None)
-            guard.check(_write_action(force), qs.qualified())
-            reg = self._prepare(store, qs, LockedSubject(row, False), request, normalize, force, guard, early, read)
+                # The identity the write path locks with the subject's new row, in one
+                # statement; not for references, which are resolved again under the lock.
+                identity = None if request.references else reg.digest
+                return PreRead(qs, read, False, None, identity, self._decide(store, reg))
             found = self._existing(store, reg)
-        return PreRead(qs, read, True, None if found is None else Registered(qs, found, None), None)
+            if found is not None:
+                return PreRead(qs, read, True, Registered(qs, found, None), None)
+            return PreRead(qs, read, True, None, None, self._decide(store, reg))
 
-    def _new_subject_identity(
-        self, store: Store, qs: QualifiedSubject, request: SchemaRequest, normalize: bool, force: bool,
-        guard: Guard, early: ParsedSchema | None, settings: SettingsRead,
-    ) -> str | None:
-        """The identity this request gets in a subject created for it (no versions, no config
-        of its own), which the write path can then lock with the subject's new row, in one
-        statement. Not for references, which are resolved again under the lock."""
-        if request.references:
-            return None
-        guard.check(_write_action(force), qs.qualified())  # the write path's order: refused before invalid
-        blank = LockedSubject(SubjectRow(0, qs.context, qs.name, None, None), True)
-        return self._prepare(store, qs, blank, request, normalize, force, guard, early, settings).digest
+    def _decide(self, store: Store, reg: Registration) -> Decided:
+        """The policy and compatibility verdict on a registration not yet locked, unless the
+        mode refuses it first (the write path then refuses it, or decides under the lock if
+        the mode changed meanwhile)."""
+        try:
+            self._check_mode(reg)
+        except OperationNotPermitted:
+            return Decided(reg, None)
+        verdict = self.verdicts.decide(store, reg)
+        return Decided(reg, verdict, self._derive(reg.candidate) if self.verdicts.admits(reg, verdict) else None)
+
+    def _derive(self, candidate: Candidate) -> Derived:
+        fmt = self.resolver.format(candidate.schema_type)
+        with format_refusals():  # under the lock, a budget spent here rolls the transaction back
+            return Derived(
+                fmt.fingerprints(candidate.parsed) if supports(fmt, Fingerprints) else None,
+                index_rows(fmt, candidate.parsed),
+            )
 
     def _reply(self, done: Registered, fmt: str | None) -> SubjectVersion:
         """The registered subject-version; the content is in the cache by now (just stored,
@@ -261,26 +294,30 @@ class Registrar:
     def _register(
         self, store: Store, qs: QualifiedSubject, row: LockedSubject, request: SchemaRequest,
         normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None, audit: Audit,
-        settings: SettingsRead | None,
+        settings: SettingsRead | None, decided: Decided | None,
     ) -> Registered:
-        reg = self._prepare(store, qs, row, request, normalize, force, guard, early, settings)
+        prior = decided.prepared if decided is not None else None
+        reg = self._prepare(store, qs, row, request, normalize, force, guard, early, settings, prior)
         found = self._existing(store, reg)
         if found is not None:
             return Registered(qs, found, None)
         self._check_mode(reg)
         if reg.explicit_id:
             check_explicit_id(guard, qs, int(reg.request.id), self.settings.max_imported_id)  # type: ignore[arg-type]
-        self._check_policies(store, reg)
-        self._check_compatibility(store, reg)
+        self.verdicts.apply(reg, self.verdicts.confirm(store, reg, decided.verdict if decided is not None else None))
         self._allocate(store, reg)
-        return self._store(store, reg, audit)
+        derived = decided.derived if decided is not None and decided.prepared.candidate is reg.candidate else None
+        return self._store(store, reg, audit, derived)
 
     def _prepare(
         self, store: Store, qs: QualifiedSubject, locked: LockedSubject, request: SchemaRequest,
         normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None, settings: SettingsRead | None,
+        prior: Registration | None = None,
     ) -> Registration:
         """Step 1: the settings in force, the candidate parsed (references resolved), the
         documents merged, the identity computed. An empty schema re-registers the latest.
+        `prior` is this request prepared by the pre-check: its parse is kept if the same
+        settings apply and the references resolve as they did.
 
         `settings` are the rows and policy documents the pre-check read: the global and context
         rows and the documents are used as read (under READ COMMITTED nothing locks them, so a
@@ -309,6 +346,8 @@ class Registrar:
             normalize=(normalize or bool(config.get("normalize"))) and not importing,
             strict=not importing and config.get("validateNewSchemas") is not False,
             live_refs=True, guard=guard, early=early if text is request.schema else None,
+            prior=prior.candidate if prior is not None and text is request.schema
+            and (prior.config, prior.mode) == (config, mode) else None,
         )
         if importing:
             md, rs = metadata, rule_set
@@ -351,47 +390,6 @@ class Registrar:
         if not reg.explicit_id and reg.mode is not Mode.READWRITE:
             raise OperationNotPermitted.not_read_write(qs.qualified(), qs.context_qualifier)
 
-    def _check_policies(self, store: Store, reg: Registration) -> None:
-        """Step 3b: the subject's schema policies (READWRITE only, not when importing). A forced
-        registration passes, with what it skipped kept for its audit row."""
-        if self.policies is None or reg.importing or reg.mode is not Mode.READWRITE:
-            return
-        latest = self.resolver.parsed(store, reg.latest) if reg.latest is not None else None
-        version = reg.head.latest_live.version if reg.head.latest_live is not None else None
-        errors = self.policies.errors(
-            store, reg.qs, reg.subject.id, reg.candidate.parsed, latest, version, reg.config, reg.policy_documents)
-        if reg.force:
-            reg.forced_past = tuple(v.brief() for v in errors)
-        elif errors:
-            raise InvalidSchema(refusal_message(reg.qs.qualified(), errors))
-
-    def _check_compatibility(self, store: Store, reg: Registration) -> None:
-        """Step 4: against the versions the level names (none when importing; a forced
-        registration passes, with what it skipped kept for its audit row)."""
-        if reg.importing:
-            return
-        level = CompatibilityLevel.parse(reg.config["compatibility"])
-        history = self.checks.history(store, reg.subject.id, reg.head.latest_live, level, reg.config, reg.metadata)
-        try:
-            messages = compatibility.check(
-                self.resolver.formats, level, reg.candidate.parsed, history,
-                validate_fields=bool(reg.config.get("validateFields")), policy=compatibility.policy_of(reg.config),
-                reserved_violations=self.checks.reserved_violations(
-                    reg.config, reg.candidate, reg.metadata, reg.latest),
-            )
-        except InvalidSchema:
-            if not reg.force:  # forced past a check that cannot even run: nothing to record
-                raise
-            messages = []
-        if messages and reg.force:  # the trail never holds schema text: the old schema's entry stays out
-            reg.forced_incompatibilities = tuple(m for m in messages if not m.startswith("{oldSchema: "))
-        elif messages:
-            raise IncompatibleSchema(
-                "Schema being registered is incompatible with an earlier schema for subject "
-                f'"{reg.qs.qualified()}", details: [{", ".join(messages)}]',
-                error_code=self.settings.incompatible_error_code,
-            )
-
     def _allocate(self, store: Store, reg: Registration) -> None:
         """Step 5: the version number, under the lock of the identity (so two first
         registrations of one schema cannot mint two ids); for an imported id, the content it
@@ -424,21 +422,20 @@ class Registrar:
         if reuse is not None:
             reg.schema_pk = reuse.pk
 
-    def _store(self, store: Store, reg: Registration, audit: Audit) -> Registered:
+    def _store(self, store: Store, reg: Registration, audit: Audit, derived: Derived | None) -> Registered:
         """Step 6: the version, of content the context holds or of new content, with the
         change's audit row: one call to storage (one statement on PostgreSQL) unless the
-        content turns out to be held already, which reuses its id."""
+        content turns out to be held already, which reuses its id. `derived`: from the
+        candidate's parse, by the pre-check (derived here otherwise)."""
         qs, candidate, fresh = reg.qs, reg.candidate, None
         added = None
         if not reg.schema_pk:
-            fmt = self.resolver.format(candidate.schema_type)
+            fingerprints, indexed = derived or self._derive(candidate)
             added = store.add_version(NewVersion(
                 reg.subject.id, reg.version, None,
                 NewSchema(
                     qs.context, reg.schema_id if reg.explicit_id else None, reg.digest, candidate.schema_type,
-                    candidate.text, candidate.references, reg.metadata, reg.rule_set,
-                    fmt.fingerprints(candidate.parsed) if supports(fmt, Fingerprints) else None,
-                    index_rows(fmt, candidate.parsed),
+                    candidate.text, candidate.references, reg.metadata, reg.rule_set, fingerprints, indexed,
                 ),
                 _audit_entry(audit, reg), unless_held=not reg.explicit_id,
             ))

@@ -115,7 +115,7 @@ class RegistryService(BrowsingViews):
         self.audit = self.trail.audit
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
                                       events=events)
-        self.registrar.policies = self.policies  # the gate between mode and compatibility
+        self.registrar.verdicts.policies = self.policies  # the gate between mode and compatibility
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )

@@ -13,13 +13,15 @@ from typing import Any
 
 from app.core.access import OPEN, Action, Guard
 from app.core.cache import CacheStatsFactory, LruCache, no_cache_stats
-from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError
+from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError, WorkBudgetSpent
 from app.core.limits import SchemaLimits, nesting_exceeds
 from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
 from app.core.store import ResolvedReference, Store, VersionRow
 from app.core.types import QualifiedSubject, SchemaReference
+from app.formats import work_budget
 from app.formats.base import Fingerprints, ParsedSchema, RequestChecks, SchemaFormat, SchemaParseError, supports
+from app.formats.work_budget import WorkBudgetExceeded
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,19 @@ def format_refusals() -> Iterator[None]:
     """Around every call into a format: its `SchemaParseError` is our 42201, message unchanged."""
     try:
         yield
+    except WorkBudgetExceeded as exc:
+        raise WorkBudgetSpent(exc.message) from None
     except SchemaParseError as exc:
         raise InvalidSchema(exc.message) from None
+
+
+def within_budget() -> None:
+    """For the core's own long loops: the request's time budget, spent -> 42201 (a format's
+    loops check it themselves, inside `format_refusals`)."""
+    try:
+        work_budget.check()
+    except WorkBudgetExceeded as exc:
+        raise WorkBudgetSpent(exc.message) from None
 
 
 class SchemaResolver:
@@ -166,6 +179,7 @@ class SchemaResolver:
         resolved: list[ResolvedReference] = []
         deps: dict[str, str] = {}
         for ref in refs:
+            within_budget()  # a request may name 1,000 references, each with its own
             target = QualifiedSubject.parse(ref.subject)
             ctx = target.context if ref.subject.startswith(":") else context
             guard.check(Action.READ, QualifiedSubject(ctx, target.name).qualified())
@@ -196,8 +210,12 @@ class SchemaResolver:
         live_refs: bool,
         guard: Guard = OPEN,
         early: ParsedSchema | None = None,
+        prior: Candidate | None = None,
     ) -> Candidate:
-        """`early` is `text` already parsed by `parse_early` (strictly, not normalized)."""
+        """`early` is `text` already parsed by `parse_early` (strictly, not normalized).
+        `prior` is this text's candidate built earlier with the same flags (registration's
+        lock-free pre-check): its parse is kept when the references resolve to the same
+        versions again (stored content is immutable), so the lock is not held for a parse."""
         fmt = self.format(schema_type)
         if not isinstance(text, str) or not text.strip():
             raise InvalidSchema("Empty schema")
@@ -208,10 +226,14 @@ class SchemaResolver:
             refs = sorted(set(refs), key=lambda r: (r.name, r.subject, r.version))
         try:
             resolved, deps = self.resolve_references(store, context, refs, live_only=live_refs, guard=guard)
+        except WorkBudgetSpent:
+            raise
         except InvalidSchema as exc:
             # Confluent resolves references inside the provider's parse, so a missing one is
             # reported under the same "Invalid schema of type T, details: ..." template.
             raise InvalidSchema(f"Invalid schema of type {schema_type}, details: {exc.message}") from None
+        if prior is not None and prior.schema_type == schema_type and prior.references == resolved:
+            return prior
         with format_refusals():
             # A strict parse that succeeded gives what a lenient one would.
             parsed = early if early is not None and not refs else fmt.parse(text, deps, strict=strict)

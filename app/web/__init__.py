@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 from werkzeug.wrappers import Response
 
 from app.api.errors import answer_unrouted_errors
-from app.core.errors import Forbidden, RegistryError
+from app.core.errors import Forbidden, RegistryError, WorkBudgetSpent
 from app.core.storable_text import shown
 from app.web import browse, subject_pages, write_pages  # noqa: F401  (their routes join the blueprint)
 from app.web.attempts import note_error_code, record_refused_ui_write
@@ -30,6 +30,7 @@ from app.web.reads import utc
 
 log = logging.getLogger(__name__)
 
+BUDGET_SPENT = "This took longer than the registry allows one request; nothing was changed."
 NOTICES = {
     "registered": "The schema was registered.",
     "deleted": "Deleted.",
@@ -122,6 +123,8 @@ def error_page(exc: Exception) -> ResponseReturnValue:
         # Werkzeug's own headers (`Allow` on a 405), not its content type.
         headers = [(name, value) for name, value in exc.get_headers() if name.lower() != "content-type"]
         return render_template("error.html", message=message), code, headers
+    if isinstance(exc, WorkBudgetSpent):  # the server's limit, not the schema's fault: try later
+        return render_template("error.html", message=BUDGET_SPENT), 503
     if isinstance(exc, RegistryError) and exc.http_status < 500:
         note_error_code(exc.error_code)
         return render_template("refused.html", error=exc, back=url_for("ui.index")), exc.http_status

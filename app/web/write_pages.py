@@ -14,7 +14,7 @@ from flask import redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from app.core.access import Action
-from app.core.errors import InvalidSchema, RegistryError
+from app.core.errors import InvalidSchema, RegistryError, WorkBudgetSpent
 from app.web import params, reads
 from app.web.attempts import note_error_code, ui_origin
 from app.web.blueprint import bp
@@ -44,6 +44,8 @@ def check(subject: str) -> tuple[str, int] | str:
         raise params.BadParameter("target", "must be a version number or registration")
     try:
         result = registry().check_candidate(subject, form.request(), target, principal=principal())
+    except WorkBudgetSpent:
+        raise  # the error page's 503
     except InvalidSchema as exc:
         return _check_page(subject, versions, form, None, exc.message), 422
     except RegistryError as exc:
@@ -82,6 +84,8 @@ def new() -> tuple[str, int] | str | Response:
     require(Action.WRITE, form.subject)
     try:
         done = registry().register(form.subject, form.request(), principal=principal(), origin=ui_origin())
+    except WorkBudgetSpent:
+        raise  # the error page's 503
     except InvalidSchema as exc:
         note_error_code(exc.error_code)
         return render_template("new.html", form=form, error=exc.message, types=registry().schema_types(),
@@ -97,6 +101,8 @@ def register(subject: str) -> tuple[str, int] | Response:
     form = read_form()
     try:
         done = registry().register(subject, form.request(), principal=principal(), origin=ui_origin())
+    except WorkBudgetSpent:
+        raise  # the error page's 503
     except RegistryError as exc:
         return _refused(exc, url_for("ui.check", subject=subject))
     return redirect(url_for("ui.version", subject=done.subject, version=done.version, done="registered"), 303)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from app.formats import work_budget
 from app.formats.avro import json_text
 from app.formats.avro.canonical import to_json
 from app.formats.avro.errors import InvalidAvro
@@ -292,6 +293,7 @@ class Parser:
             raise InvalidAvro(f"Record has no fields: {json_text.dumps(node)}")
         self._define(record)  # before the fields, so that a field may refer to its own record
         for pos, field_node in enumerate(fields_node):
+            work_budget.check()  # a record near the size limit holds tens of thousands of fields
             field = self._field(field_node, record.name.space, pos)
             existing = record.field_map.get(field.name)
             if existing is not None:
