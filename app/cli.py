@@ -112,6 +112,7 @@ def cmd_db_check(settings: Settings, args: argparse.Namespace) -> int:
     """List the stored cells holding NUL or a lone surrogate (text_check.py), one line each,
     and exit 1 if there are any; `--fix` replaces those characters by U+FFFD (with an audit
     row) and exits 1 only if some could not be fixed."""
+    from app.core.audit import REPAIR_TEXT
     from app.storage.engine import make_engine, redacted_url
     from app.storage.text_check import flawed_cells, repair
 
@@ -126,7 +127,7 @@ def cmd_db_check(settings: Settings, args: argparse.Namespace) -> int:
         if not args.fix:
             print(f"{len(cells)} stored values hold NUL or a lone surrogate; `{PROG} db check --fix` replaces them")
             return 1
-        fixed = repair(engine, cells, f"{PROG} db check --fix")
+        fixed = repair(engine, cells, f"{PROG} db check --fix", REPAIR_TEXT)
         print(f"replaced the flawed characters of {fixed} of {len(cells)} values with U+FFFD")
         return 0 if fixed == len(cells) else 1
     finally:

@@ -20,7 +20,6 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import JSON, Column, Engine, LargeBinary, String, Table, Text, and_, cast, select, update
 
-from app.core.audit import REPAIR_TEXT
 from app.core.storable_text import TextFlaw, first_flaw, problem, repaired, repaired_document, shown
 from app.core.store import NO_ORIGIN, AuditEntry
 from app.storage.audit import insert_audit
@@ -105,9 +104,9 @@ def _flaw(raw: bytes | str, is_json: bool) -> TextFlaw | None:
     return first_flaw(document)
 
 
-def repair(engine: Engine, cells: list[FlawedCell], principal: str) -> int:
-    """Replace the flawed characters of `cells` by U+FFFD and add one audit row (action
-    REPAIR_TEXT) naming them, in one transaction; how many cells changed. A JSON document
+def repair(engine: Engine, cells: list[FlawedCell], principal: str, action: str) -> int:
+    """Replace the flawed characters of `cells` by U+FFFD and add one audit row (`action`, the
+    core's REPAIR_TEXT) naming them, in one transaction; how many cells changed. A JSON document
     that does not parse is left as it is (and stays reported)."""
     tables = {table.name: table for table in Base.metadata.sorted_tables}
     changed: list[FlawedCell] = []
@@ -128,7 +127,7 @@ def repair(engine: Engine, cells: list[FlawedCell], principal: str) -> int:
                 changed.append(cell)
             if changed:
                 entry = AuditEntry(
-                    action=REPAIR_TEXT, principal=principal, auth_method="cli", origin=NO_ORIGIN,
+                    action=action, principal=principal, auth_method="cli", origin=NO_ORIGIN,
                     detail={"replacedWith": "U+FFFD", "cells": [cell.as_json() for cell in changed]},
                 )
                 insert_audit(conn, entry, now_ms())
