@@ -8,6 +8,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from markupsafe import escape
+
 from app.web.permissions import registry
 
 
@@ -22,9 +24,20 @@ def file_name(subject: str, version: int, schema_type: str) -> str:
     return f"{stem}-v{version}.{extension(schema_type)}"
 
 
+# The text view's bounds, so that the page stays small and quick whatever the schemas: at most
+# this many lines of each side are compared line by line (difflib's time grows with the square
+# of the lines), and at most this many rows, and characters of each side as the page writes
+# them (HTML-escaped: a JSON text's quotes take five each), are shown.
+LINE_DIFF_BUDGET = 2_000
+SHOWN_ROWS = 500
+SHOWN_CHARS = 20_000
+LINE_CHARS = 2_000  # a longer line is shown cut, ending in "…"
+
+
 @dataclass(frozen=True)
 class DiffLine:
-    """One row of the side-by-side diff: `kind` is equal, removed, added or changed."""
+    """One row of the side-by-side view: `kind` is equal, removed, added or changed, or
+    `plain` where the texts were too long to compare line by line."""
 
     kind: str
     left_no: int | None
@@ -33,8 +46,61 @@ class DiffLine:
     right: str
 
 
-def side_by_side(old: str, new: str) -> list[DiffLine]:
+@dataclass(frozen=True)
+class TextDiff:
+    """What the text view shows: its rows, whether they come from a line diff (`compared`),
+    and how many lines of each side are left out."""
+
+    rows: list[DiffLine]
+    compared: bool
+    old_more: int
+    new_more: int
+
+    @property
+    def cut(self) -> bool:
+        return bool(self.old_more or self.new_more)
+
+
+def side_by_side(old: str, new: str) -> TextDiff:
+    """The two texts side by side, compared line by line when both fit the line budget, else
+    placed line for line; either way cut at `SHOWN_ROWS` rows and `SHOWN_CHARS` characters of
+    a side."""
     a, b = old.splitlines(), new.splitlines()
+    compared = len(a) <= LINE_DIFF_BUDGET and len(b) <= LINE_DIFF_BUDGET
+    rows = _line_diff(a, b) if compared else _paired(a, b)
+    shown = _within_budget(rows)
+    last_left = max((r.left_no for r in shown if r.left_no), default=0)
+    last_right = max((r.right_no for r in shown if r.right_no), default=0)
+    return TextDiff(shown, compared, len(a) - last_left, len(b) - last_right)
+
+
+def _within_budget(rows: list[DiffLine]) -> list[DiffLine]:
+    shown: list[DiffLine] = []
+    left = right = 0
+    for row in rows[:SHOWN_ROWS]:
+        row = DiffLine(row.kind, row.left_no, _clipped(row.left), row.right_no, _clipped(row.right))
+        left, right = left + len(escape(row.left)), right + len(escape(row.right))
+        if left > SHOWN_CHARS or right > SHOWN_CHARS:
+            break
+        shown.append(row)
+    return shown
+
+
+def _clipped(line: str) -> str:
+    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + "…"
+
+
+def _paired(a: list[str], b: list[str]) -> list[DiffLine]:
+    """Line i of each side on row i, for as many rows as can be shown (no comparison)."""
+    count = min(max(len(a), len(b)), SHOWN_ROWS)
+    return [
+        DiffLine("plain", i + 1 if i < len(a) else None, a[i] if i < len(a) else "",
+                 i + 1 if i < len(b) else None, b[i] if i < len(b) else "")
+        for i in range(count)
+    ]
+
+
+def _line_diff(a: list[str], b: list[str]) -> list[DiffLine]:
     rows: list[DiffLine] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":

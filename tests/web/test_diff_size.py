@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 from demo_data import register
+
+from app.web import texts
 from support.shared_types import avro_shared_chain as shared_chain
 from support.shared_types import avro_wide_record as wide
 from ui_client import Ui
@@ -29,9 +31,49 @@ def test_diff_of_a_type_shared_on_forty_levels_is_a_small_page(ui: Ui, service: 
     assert len(back.find_all("li")) == 1
     assert page.main.find(data_verdict=True).attrs["data-verdict"] == "incompatible"
     assert len(page.main.find(id="structural").text) < 5_000
-    # the text view shows both texts in full, pretty-printed: 2 x 70 kB at this depth, nearly
-    # all of it indentation (a chain 40 records deep is indented 120 levels)
-    assert len(page.body) < 300_000
+    # both texts pretty-printed are 2 x 70 kB at this depth, nearly all of it indentation (a
+    # chain 40 records deep is indented 120 levels): the text view shows their first lines
+    assert len(page.body.encode()) < 100_000
+    assert page.main.find("p", data_more_lines=True) is not None
+
+
+def test_text_view_of_a_pair_past_the_line_budget_shows_their_first_lines_uncompared(
+    ui: Ui, service: Any
+) -> None:
+    lines = texts.LINE_DIFF_BUDGET + 500  # a field is 4 lines pretty-printed
+    two_versions(service, "huge", wide(lines // 4, "string"), wide(lines // 4, "int"))
+
+    page = ui.get("/ui/subjects/huge/diff", view="text")
+
+    assert page.status == 200
+    assert page.main.find(data_textdiff="uncompared") is not None
+    rows = page.main.find(id="textdiff").find_all("tr")[1:]
+    assert 0 < len(rows) <= texts.SHOWN_ROWS
+    assert all(r.attrs["class"] == "plain" for r in rows)
+    old_more, new_more = page.main.find("p", data_more_lines=True).attrs["data-more-lines"].split()
+    assert int(old_more) > 2_000 and int(new_more) > 2_000
+    assert len(page.body.encode()) < 250_000
+
+
+def test_text_view_of_a_pair_within_the_line_budget_compares_every_line(ui: Ui, service: Any) -> None:
+    two_versions(service, "small", wide(20, "string"), wide(20, "int"))
+
+    page = ui.get("/ui/subjects/small/diff", view="text")
+
+    assert page.main.find(data_textdiff="uncompared") is None
+    assert page.main.find("p", data_more_lines=True) is None
+    assert len(page.main.find(id="textdiff").find_all("tr", **{"class": "changed"})) == 20
+
+
+def test_a_line_longer_than_a_page_is_shown_cut(ui: Ui, service: Any) -> None:
+    doc = "x" * (texts.SHOWN_CHARS * 3)
+    two_versions(service, "long-doc", {**wide(1, "string"), "doc": doc}, {**wide(1, "int"), "doc": doc})
+
+    page = ui.get("/ui/subjects/long-doc/diff", view="text")
+
+    shown = page.main.find(id="textdiff")
+    assert any(code.text.endswith("…") for code in shown.find_all("code"))
+    assert len(page.body.encode()) < texts.SHOWN_CHARS * 2
 
 
 def test_diff_lists_the_first_hundred_rows_and_reasons_and_counts_the_rest(ui: Ui, service: Any) -> None:
