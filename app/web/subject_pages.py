@@ -9,7 +9,7 @@ from flask import Response, render_template
 
 from app.core.access import Action
 from app.core.errors import VersionNotFound
-from app.web import params, reads, texts
+from app.web import field_display, params, reads, texts  # noqa: F401  (field_display: template helpers)
 from app.web.blueprint import bp
 from app.web.errors import NoSuchVersion
 from app.web.permissions import may, principal, registry
