@@ -32,6 +32,7 @@ LINE_DIFF_BUDGET = 2_000
 SHOWN_ROWS = 500
 SHOWN_CHARS = 20_000
 LINE_CHARS = 2_000  # a longer line is shown cut, ending in "…"
+INDENT_SHOWN = 40  # a line indented deeper is shown from this column, after a "…"
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def _within_budget(rows: list[DiffLine]) -> list[DiffLine]:
     shown: list[DiffLine] = []
     left = right = 0
     for row in rows[:SHOWN_ROWS]:
-        row = DiffLine(row.kind, row.left_no, _clipped(row.left), row.right_no, _clipped(row.right))
+        row = DiffLine(row.kind, row.left_no, _shown(row.left), row.right_no, _shown(row.right))
         left, right = left + len(escape(row.left)), right + len(escape(row.right))
         if left > SHOWN_CHARS or right > SHOWN_CHARS:
             break
@@ -86,7 +87,12 @@ def _within_budget(rows: list[DiffLine]) -> list[DiffLine]:
     return shown
 
 
-def _clipped(line: str) -> str:
+def _shown(line: str) -> str:
+    """A deeply nested schema's pretty text is mostly indentation (a chain 40 records deep
+    starts lines at column 240), which wraps each line into a column of blanks."""
+    text = line.lstrip(" ")
+    if len(line) - len(text) > INDENT_SHOWN:
+        line = " " * (INDENT_SHOWN - 2) + "… " + text
     return line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + "…"
 
 

@@ -32,8 +32,8 @@ def test_diff_of_a_type_shared_on_forty_levels_is_a_small_page(ui: Ui, service: 
     assert page.main.find(data_verdict=True).attrs["data-verdict"] == "incompatible"
     assert len(page.main.find(id="structural").text) < 5_000
     # both texts pretty-printed are 2 x 70 kB at this depth, nearly all of it indentation (a
-    # chain 40 records deep is indented 120 levels): the text view shows their first lines
-    assert len(page.body.encode()) < 100_000
+    # chain 40 records deep is indented 120 levels): the text view shows their first 500 lines
+    assert len(page.body.encode()) < 120_000
     assert page.main.find("p", data_more_lines=True) is not None
 
 
@@ -101,3 +101,14 @@ def test_check_page_lists_the_first_hundred_reasons(ui: Ui, service: Any) -> Non
     assert len(page.main.find(data_direction="backward").find_all("li")) == 100
     assert len(page.main.find_all("tr", data_change="changed")) == 100
     assert "{moreIncompatibilities: 20, note: " in page.body  # the verdict's list, capped by the core
+
+
+def test_text_view_shows_deep_indentation_from_a_bounded_column(ui: Ui, service: Any) -> None:
+    two_versions(service, "deep", shared_chain(40, "string"), shared_chain(40, "int"))
+
+    page = ui.get("/ui/subjects/deep/diff", view="text")
+
+    shown = [code.text for code in page.main.find(id="textdiff").find_all("code")]
+    indents = [len(line) - len(line.lstrip(" ")) for line in shown]
+    assert max(indents) <= texts.INDENT_SHOWN
+    assert any(line.lstrip(" ").startswith("… ") for line in shown)
