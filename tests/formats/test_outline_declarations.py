@@ -25,7 +25,8 @@ def test_protobuf_fields_read_as_the_proto_text_declares_them() -> None:
         'syntax = "proto3";\npackage shop;\nmessage Item {\n  int64 id = 1;\n  repeated string tags = 4;\n'
         "  map<string, int32> counts = 5;\n  optional string note = 9;\n"
         "  oneof payment {\n    string card = 6;\n    int64 cash = 7;\n  }\n"
-        "  enum Kind {\n    UNKNOWN = 0;\n    BOOK = 1;\n  }\n}\n"
+        "  enum Kind {\n    UNKNOWN = 0;\n    BOOK = 1;\n  }\n  Kind kind = 8;\n  map<string, Kind> kinds = 10;\n"
+        "  message Price {\n    Kind kind = 1;\n  }\n}\n"
     )
 
     found = declared("PROTOBUF", text)
@@ -38,6 +39,10 @@ def test_protobuf_fields_read_as_the_proto_text_declares_them() -> None:
     assert found["Item.card"] == "string card = 6"
     assert found["Item.payment"] == "oneof payment { string card = 6; int64 cash = 7; }"
     assert found["Item.Kind"] == "enum Kind { UNKNOWN = 0; BOOK = 1; }"
+    # a type nested in the field's message by its name there; from deeper, by its path
+    assert found["Item.kind"] == "Kind kind = 8"
+    assert found["Item.kinds"] == "map<string, Kind> kinds = 10"
+    assert found["Item.Price.kind"] == "Item.Kind kind = 1"
 
 
 def test_protobuf_declarations_spell_number_label_and_default_so_pages_do_not_repeat_them() -> None:

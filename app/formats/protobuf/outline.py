@@ -17,6 +17,7 @@ show them, and a diff against its own stored version would then list every comme
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -87,7 +88,7 @@ def _field(
     locations = (f"{pointer}/{field.number}",) + ((f"{pointer}/{oneof}/{field.number}",) if oneof else ())
     options = f" [default = {default}]" if default is not None else ""
     declared = Declaration(
-        _typed(view, field), f"= {field.number}{options}", spells=("type", "number", "label", "default"),
+        _typed(view, field, parent), f"= {field.number}{options}", spells=("type", "number", "label", "default"),
     )
     return Node(
         f"{parent}.{field.name}", field.name, FIELD_NODE, _label(view, field), f"#{field.number}", default,
@@ -118,11 +119,14 @@ def _enum(enum: EnumView, parent: str) -> Node:
     )
 
 
-def _typed(view: SchemaView, field: FieldView) -> str:
+def _typed(view: SchemaView, field: FieldView, scope: str) -> str:
     """The field's label and type as the text writes them: `repeated string`, `int64`,
-    `optional Address`, `map<string, int32>` (a map field has no label)."""
+    `optional Address`, `map<string, int32>` (a map field has no label). A type nested in the
+    field's own message (`scope`, its path) is written by its name there, as a `.proto` file
+    writes it (`Kind`, not `Item.Kind`): the name resolves to it from inside the message."""
     label = field.label.lower() if field.label is not None else ""
-    return f"{label} {_label(view, field)}".strip()
+    written = re.sub(rf"(?<![\w.]){re.escape(scope)}\.(?=\w)", "", _label(view, field))
+    return f"{label} {written}".strip()
 
 
 def _braced(entries: Iterable[str]) -> str:
