@@ -28,42 +28,36 @@ def outline(schema: Schema, referenced: tuple[str, ...] = ()) -> Node:
 def label(schema: Schema) -> str:
     """How a type reads in the tree: `long`, `timestamp-millis (long)`, `Address`,
     `array<string>`, `map<long>`, `union<null, Address>`."""
-    if isinstance(schema, Named):
-        return schema.name.name
-    if isinstance(schema, Array):
-        return f"array<{label(schema.items)}>"
-    if isinstance(schema, Map):
-        return f"map<{label(schema.values)}>"
-    if isinstance(schema, Union):
-        return "union<" + ", ".join(label(branch) for branch in schema.branches) + ">"
-    base = schema.type.lower()
-    logical = schema.logical
-    if logical is None:
-        return base
-    if logical.name == "decimal":
-        return f"decimal({logical.precision},{logical.scale}) ({base})"
-    return f"{logical.name} ({base})"
+    return _spelled(schema, prose=False)
 
 
 def written(schema: Schema) -> str:
     """How a person reads the type: `long`, `long (timestamp-millis)`, `Address`,
     `array<string>`, `map<long>`, `null | Address`. Unlike `label`, which diffs compare and
     the search index stores, free to change with how pages should read."""
+    return _spelled(schema, prose=True)
+
+
+def _spelled(schema: Schema, prose: bool) -> str:
     if isinstance(schema, Named):
         return schema.name.name
     if isinstance(schema, Array):
-        return f"array<{written(schema.items)}>"
+        return f"array<{_spelled(schema.items, prose)}>"
     if isinstance(schema, Map):
-        return f"map<{written(schema.values)}>"
+        return f"map<{_spelled(schema.values, prose)}>"
     if isinstance(schema, Union):
-        return " | ".join(written(branch) for branch in schema.branches)
+        branches = [_spelled(branch, prose) for branch in schema.branches]
+        return " | ".join(branches) if prose else "union<" + ", ".join(branches) + ">"
     base = schema.type.lower()
     logical = schema.logical
     if logical is None:
         return base
     if logical.name == "decimal":
-        return f"{base} (decimal({logical.precision}, {logical.scale}))"
-    return f"{base} ({logical.name})"
+        precision = f"{logical.precision}, {logical.scale}" if prose else f"{logical.precision},{logical.scale}"
+        logical_text = f"decimal({precision})"
+    else:
+        logical_text = logical.name
+    return f"{base} ({logical_text})" if prose else f"{logical_text} ({base})"
 
 
 def _written_as(schema: Schema) -> Declaration:
