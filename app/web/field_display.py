@@ -13,6 +13,8 @@ from urllib.parse import quote
 
 from app.web.blueprint import bp
 
+VALUE_CHARS = 300
+
 if TYPE_CHECKING:  # the UI's core modules load on first use (issue 12)
     from app.core.structural_diff import Change, DiffRow, Reason
 
@@ -42,12 +44,14 @@ def detail_words(value: object, key: str) -> str:
 @bp.app_template_filter("value_words")
 def value_words(value: object) -> str:
     """A value as a page shows it: text unquoted, lists joined with commas, other values as
-    JSON."""
+    JSON; cut at `VALUE_CHARS` (a doc or an enum can be as long as a schema)."""
     if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return ", ".join(v if isinstance(v, str) else _json(v) for v in value)
-    return _json(value)
+        text = value
+    elif isinstance(value, list):
+        text = ", ".join(v if isinstance(v, str) else _json(v) for v in value[:VALUE_CHARS])
+    else:
+        text = _json(value)
+    return text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS] + "…"
 
 
 @bp.app_template_filter("change_words")
