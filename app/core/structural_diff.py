@@ -21,7 +21,7 @@ from typing import Any
 from app.core.compatibility import DIFFERENT_TYPES
 from app.core.resolver import format_refusals
 from app.formats import work_budget
-from app.formats.base import STRICT_POLICY, Incompatibility, Node, Outlines, ParsedSchema, SchemaFormat, supports
+from app.formats.base import STRICT_POLICY, Explains, Incompatibility, Node, Outlines, ParsedSchema, SchemaFormat, supports
 
 ADDED = "added"
 REMOVED = "removed"
@@ -47,14 +47,16 @@ class Change:
 @dataclass(frozen=True)
 class Reason:
     """One incompatibility of one direction. `message` is the entry Confluent's verbose
-    reply would give (`SchemaFormat.describe`, new/old labels as registration uses them);
-    `path` is the field the location resolves to ("" for the schema as a whole)."""
+    reply would give (`SchemaFormat.describe`, new/old labels as registration uses them),
+    `description` its sentence alone for people (`Explains`; the entry itself for a format
+    without it); `path` is the field the location resolves to ("" for the schema as a whole)."""
 
     direction: str
     type: str
     location: str
     message: str
     path: str
+    description: str
 
 
 @dataclass(frozen=True)
@@ -107,8 +109,8 @@ def structural_diff(
     `InvalidSchema` (42201, through `format_refusals`) for schemas too deeply nested to
     compare, or when the request's work budget runs out."""
     if old.schema_type != new.schema_type:
-        backward = Direction(BACKWARD, False, (Reason(BACKWARD, "DIFFERENT_SCHEMA_TYPE", "", DIFFERENT_TYPES, ""),))
-        forward = Direction(FORWARD, False, (Reason(FORWARD, "DIFFERENT_SCHEMA_TYPE", "", DIFFERENT_TYPES, ""),))
+        backward = Direction(BACKWARD, False, (_different_types(BACKWARD),))
+        forward = Direction(FORWARD, False, (_different_types(FORWARD),))
         explanation = f"The versions have different schema types ({old.schema_type} and {new.schema_type})"
         return StructuralDiff((), backward, forward, False, explanation)
     fmt = formats[new.schema_type]
@@ -232,15 +234,23 @@ class LocationIndex:
 def _reason(fmt: SchemaFormat, direction: str, found: Incompatibility, index: LocationIndex) -> tuple[Reason, Node]:
     """The reason, and the node its location resolves to (reader first); a location no node
     claims (the schema as a whole, a type of an imported file) resolves to the reader's root."""
-    reader, writer = ("new", "old") if direction == BACKWARD else ("old", "new")
     node = index.resolve(found.location) or index.root
-    message = fmt.describe(found, reader, writer)
-    return Reason(direction, found.type, found.location, message, node.path), node
+    return _described(fmt, direction, found, node.path), node
 
 
 def _unplaced(fmt: SchemaFormat, direction: str, found: Sequence[Incompatibility]) -> tuple[Reason, ...]:
+    return tuple(_described(fmt, direction, i, "") for i in found)
+
+
+def _described(fmt: SchemaFormat, direction: str, found: Incompatibility, path: str) -> Reason:
     reader, writer = ("new", "old") if direction == BACKWARD else ("old", "new")
-    return tuple(Reason(direction, i.type, i.location, fmt.describe(i, reader, writer), "") for i in found)
+    message = fmt.describe(found, reader, writer)
+    sentence = fmt.explain(found, reader, writer) if supports(fmt, Explains) else message
+    return Reason(direction, found.type, found.location, message, path, sentence)
+
+
+def _different_types(direction: str) -> Reason:
+    return Reason(direction, "DIFFERENT_SCHEMA_TYPE", "", DIFFERENT_TYPES, "", DIFFERENT_TYPES)
 
 
 def _placed_rows(old_root: Node, new_root: Node, reasons: Sequence[tuple[Reason, Node]]) -> list[DiffRow]:

@@ -143,6 +143,17 @@ class SchemaFormat(Protocol):
 
 
 @runtime_checkable
+class Explains(Protocol):
+    """Optional: an incompatibility as a sentence for people (the web UI), where `describe`
+    gives Confluent's entry (`{errorType:..., description:...}`), which clients parse and
+    people should not have to. Without it pages show `describe`'s entry."""
+
+    def explain(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+        """The entry's description alone, labels as `describe` takes them; never raises."""
+        ...
+
+
+@runtime_checkable
 class Fingerprints(Protocol):
     """Optional: digests a reader can name a schema by, algorithm -> lowercase hex (Avro: the
     Parsing Canonical Form's crc64, md5 and sha256, for single-object encoding).
@@ -234,6 +245,18 @@ TYPE_NODE = "type"  # a named type declared in the schema: Avro record/enum/fixe
 GROUP_NODE = "group"  # structure holding fields without being one: a union's record branch
 
 
+@dataclass(frozen=True)
+class Declaration:
+    """How the schema's own language writes an element, around its name: `before` it and
+    `after` it (Protobuf: `repeated string` tags `= 4`; Avro: tags `array<string>`; JSON
+    Schema: tags `array of string`). `spells` names the attributes it already shows (`type`,
+    `default`, keys of `Node.detail`), so that a page does not repeat them beside it."""
+
+    before: str = ""
+    after: str = ""
+    spells: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, eq=False)
 class Node:
     """One element of a schema's outline: what the browser shows as a tree, what the
@@ -261,6 +284,10 @@ class Node:
     value (Avro: aliases, symbols, size, order; JSON Schema: required, enum, constraints
     such as minimum or pattern; Protobuf: number, label, oneof). A change of any of them is
     a `changed` row in a diff.
+
+    `declared` is how the format's language writes the element (`Declaration`), for pages;
+    unlike `type`, which diffs compare and the search index stores, it is free to change
+    with how a page should read. None: the name and `type`.
     """
 
     path: str
@@ -276,6 +303,11 @@ class Node:
     locations: tuple[str, ...] = ()
     named: str | None = None
     named_kind: str = ""
+    declared: Declaration | None = None
+
+    @property
+    def declaration(self) -> Declaration:
+        return self.declared or Declaration(after=self.type, spells=("type",))
 
     def walk(self) -> Iterator[Node]:
         """This node and every node below it, depth first in declaration order (iterative:

@@ -9,7 +9,7 @@ from flask import Response, render_template
 
 from app.core.access import Action
 from app.core.errors import VersionNotFound
-from app.web import params, reads, texts
+from app.web import field_display, params, reads, texts  # noqa: F401  (field_display: template helpers)
 from app.web.blueprint import bp
 from app.web.errors import NoSuchVersion
 from app.web.permissions import may, principal, registry
@@ -71,7 +71,8 @@ def _as_json(document: object) -> str:
 @bp.get("/subjects/<subject:subject>/diff")
 def diff(subject: str) -> str:
     """Structural rows, both directions and the verdict under the effective level come from
-    the service (`RegistryService.diff`); the text view is a line diff of its texts."""
+    the service (`RegistryService.diff`); the text view is a line diff of its texts, bounded
+    (`texts.side_by_side`)."""
     from_n, to_n = params.number("from"), params.number("to")
     view = params.choice("view", ("structural", "text"), "structural")
     normalize = params.flag("normalize")
@@ -89,7 +90,7 @@ def diff(subject: str) -> str:
     return render_template(
         "diff.html", subject=found.subject, found=found, versions=versions, view=view, normalize=normalize,
         single=single and identical, identical=identical, from_n=found.old.version, to_n=found.new.version,
-        lines=texts.side_by_side(found.old_text, found.new_text), rows=found.diff.rows,
+        text_diff=texts.side_by_side(found.old_text, found.new_text), rows=found.diff.rows,
     )
 
 

@@ -469,3 +469,20 @@ def test_a_diff_past_the_request_budget_is_a_42201() -> None:
 
     with work_budget.limited(1e-9), pytest.raises(InvalidSchema, match="took longer than the registry allows"):
         structural_diff(FORMATS, old, new)
+
+
+@pytest.mark.parametrize("schema_type, old, new", [
+    ("AVRO", avro({"name": "id", "type": "long"}), avro({"name": "id", "type": "string"})),
+    ("JSON", json_schema({"id": {"type": "integer"}}), json_schema({"id": {"type": "string"}})),
+    ("PROTOBUF", proto("int64 id = 1;"), proto("string id = 1;")),
+], ids=["avro", "json", "protobuf"])
+def test_a_reason_carries_confluents_entry_and_its_sentence_for_people(schema_type: str, old: str, new: str) -> None:
+    fmt = FORMATS[schema_type]
+
+    found = structural_diff(FORMATS, fmt.parse(old, {}), fmt.parse(new, {}))
+
+    reason = found.backward.reasons[0]
+    assert reason.message.startswith("{errorType:")  # Confluent's entry, as the REST API answers
+    assert not reason.description.startswith("{") and "errorType" not in reason.description
+    assert "new schema" in reason.description  # labelled as registration labels the sides
+    assert reason.description.split(":")[0] in reason.message

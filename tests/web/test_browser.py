@@ -98,7 +98,16 @@ def test_walk_from_list_to_context(page: tuple[Any, Watch]) -> None:
         result = tab.locator("[data-verdict]").first
         assert result.get_attribute("data-verdict") == verdict
         if verdict == "incompatible":
-            assert "priority" in result.inner_text()
+            # Confluent's raw entries are folded away; the reason reads as a sentence whose
+            # link leads to the row of its field.
+            assert "{errorType" not in result.inner_text()
+            reason = tab.locator('[data-direction="backward"] li').first
+            assert "priority" in reason.inner_text()
+            reason.locator("a.at").click()
+            assert tab.url.endswith("#field-priority")
+            target = tab.locator("tr:target")
+            assert target.count() == 1 and "priority" in target.inner_text()
+            assert target.is_visible()
         assert tab.locator('form[data-form="check"] textarea[name="schema"]').input_value() == json.dumps(schema)
         watch.check(tab)
 

@@ -102,13 +102,27 @@ class AvroFormat:
         """Confluent's verbose entry; `reader_label` names the reader side, `writer_label` the writer."""
         if incompatibility.type == UNEXPECTED_EXCEPTION:
             return f"Unexpected exception during compatibility check: {incompatibility.message}"
-        template = _DESCRIPTIONS.get(incompatibility.type, "")
-        description = template.format(
-            path=incompatibility.location, msg=incompatibility.message, r=reader_label, w=writer_label
-        )
+        description = self._description(incompatibility, reader_label, writer_label)
         return (
             f"{{errorType:'{incompatibility.type}', description:'{description}', "
             f"additionalInfo:'{incompatibility.message}'}}"
+        )
+
+    def explain(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+        """`Explains`: the description, then the detail Confluent puts in `additionalInfo`
+        when the description does not already quote it."""
+        if incompatibility.type == UNEXPECTED_EXCEPTION:
+            return f"Unexpected exception during compatibility check: {incompatibility.message}"
+        description = self._description(incompatibility, reader_label, writer_label)
+        if not incompatibility.message or "{msg}" in _DESCRIPTIONS.get(incompatibility.type, "{msg}"):
+            return description
+        return f"{description}: {incompatibility.message}"
+
+    @staticmethod
+    def _description(incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+        template = _DESCRIPTIONS.get(incompatibility.type, "")
+        return template.format(
+            path=incompatibility.location, msg=incompatibility.message, r=reader_label, w=writer_label
         )
 
     def fingerprints(self, schema: ParsedSchema) -> dict[str, str]:

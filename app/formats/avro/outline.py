@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Record, Schema, Union
-from app.formats.base import FIELD_NODE, GROUP_NODE, TYPE_NODE, Node
+from app.formats.base import FIELD_NODE, GROUP_NODE, TYPE_NODE, Declaration, Node
 
 
 def outline(schema: Schema, referenced: tuple[str, ...] = ()) -> Node:
@@ -28,21 +28,43 @@ def outline(schema: Schema, referenced: tuple[str, ...] = ()) -> Node:
 def label(schema: Schema) -> str:
     """How a type reads in the tree: `long`, `timestamp-millis (long)`, `Address`,
     `array<string>`, `map<long>`, `union<null, Address>`."""
+    return _spelled(schema, prose=False)
+
+
+def written(schema: Schema) -> str:
+    """How a person reads the type: `long`, `long (timestamp-millis)`, `Address`,
+    `array<string>`, `map<long>`, `null | Address`. Unlike `label`, which diffs compare and
+    the search index stores, free to change with how pages should read."""
+    return _spelled(schema, prose=True)
+
+
+def _spelled(schema: Schema, prose: bool) -> str:
     if isinstance(schema, Named):
         return schema.name.name
     if isinstance(schema, Array):
-        return f"array<{label(schema.items)}>"
+        return f"array<{_spelled(schema.items, prose)}>"
     if isinstance(schema, Map):
-        return f"map<{label(schema.values)}>"
+        return f"map<{_spelled(schema.values, prose)}>"
     if isinstance(schema, Union):
-        return "union<" + ", ".join(label(branch) for branch in schema.branches) + ">"
+        branches = [_spelled(branch, prose) for branch in schema.branches]
+        return " | ".join(branches) if prose else "union<" + ", ".join(branches) + ">"
     base = schema.type.lower()
     logical = schema.logical
     if logical is None:
         return base
     if logical.name == "decimal":
-        return f"decimal({logical.precision},{logical.scale}) ({base})"
-    return f"{logical.name} ({base})"
+        precision = f"{logical.precision}, {logical.scale}" if prose else f"{logical.precision},{logical.scale}"
+        logical_text = f"decimal({precision})"
+    else:
+        logical_text = logical.name
+    return f"{base} ({logical_text})" if prose else f"{logical_text} ({base})"
+
+
+def _written_as(schema: Schema) -> Declaration:
+    return Declaration(after=written(schema), spells=("type",))
+
+
+_RECORD = Declaration(before="record", spells=("type",))
 
 
 class _Outliner:
@@ -57,13 +79,14 @@ class _Outliner:
         if isinstance(schema, Record):
             children = self._fields(schema, "", "")
             return Node("", schema.name.name, TYPE_NODE, "record", "", None, schema.doc, children, detail,
-                        named=schema.name.full, named_kind="record")
+                        named=schema.name.full, named_kind="record", declared=_RECORD)
         children = self._below(schema, "", "")
         kind = TYPE_NODE if named else GROUP_NODE
         name = schema.name.name if isinstance(schema, Named) else ""
         doc = schema.doc if isinstance(schema, Named) else None
+        declared = Declaration(before=schema.type.lower(), spells=("type",)) if named else _written_as(schema)
         return Node("", name, kind, _declared_label(schema), "", None, doc, children, detail, named=named,
-                    named_kind=schema.type.lower() if named else "")
+                    named_kind=schema.type.lower() if named else "", declared=declared)
 
     def _define(self, schema: Schema) -> str | None:
         """The full name `schema` defines here, marking it defined; None for an unnamed
@@ -91,6 +114,7 @@ class _Outliner:
             path, field.name, FIELD_NODE, label(field.type), field.name, default, field.doc, children, detail,
             match_aliases=tuple(field.aliases), locations=(pointer,),
             named=named.name.full if named else None, named_kind=named.type.lower() if named else "",
+            declared=_written_as(field.type),
         )
 
     def _below(self, schema: Schema, path: str, pointer: str) -> tuple[Node, ...]:
@@ -108,7 +132,7 @@ class _Outliner:
             groups.append(Node(
                 group_path, record.name.name, GROUP_NODE, "record", record.name.full, None, record.doc,
                 self._fields(record, group_path, at), _type_detail(record), locations=(at,), named=record.name.full,
-                named_kind="record",
+                named_kind="record", declared=_RECORD,
             ))
         return tuple(groups)
 

@@ -151,6 +151,12 @@ class JsonSchemaFormat:
 
         return describe(incompatibility, reader_label, writer_label)
 
+    def explain(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+        """`Explains`: the sentence of `describe`'s entry."""
+        from app.formats.json_schema.diff.messages import description
+
+        return description(incompatibility.type, incompatibility.location, reader_label, writer_label)
+
     def outline(self, schema: ParsedSchema) -> Node:
         """`Outlines`: properties as fields, definitions as named types."""
         from app.formats.json_schema.outline import outline

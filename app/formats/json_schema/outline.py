@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.formats.base import FIELD_NODE, GROUP_NODE, TYPE_NODE, Node
+from app.formats.base import FIELD_NODE, GROUP_NODE, TYPE_NODE, Declaration, Node
 
 # Keywords a diff compares and the tree shows besides type, default and description. Those
 # that may hold a schema are detail only when they hold a boolean (`_SINGLE` makes a node of
@@ -44,7 +44,7 @@ _DEPENDENCIES = ("dependencies", "dependentRequired", "dependentSchemas")
 def outline(document: Any) -> Node:
     """The root node of a schema document (an object, or `true`/`false`)."""
     if not isinstance(document, dict):
-        return Node("", "", GROUP_NODE, json.dumps(document), "")
+        return Node("", "", GROUP_NODE, json.dumps(document), "", declared=_written_as(document))
     children = _children(document, "", "#")
     for keyword in _DEFINITIONS:
         definitions = document.get(keyword)
@@ -54,6 +54,7 @@ def outline(document: Any) -> Node:
     return Node(
         "", title or "", TYPE_NODE if title else GROUP_NODE, label(document), "", _default(document),
         _doc(document), tuple(children), _detail(document), named=title, named_kind="schema" if title else "",
+        declared=_written_as(document),
     )
 
 
@@ -86,6 +87,41 @@ def label(schema: Any) -> str:
             return "object"
         return "any"
     return text
+
+
+def written(schema: Any) -> str:
+    """How a person reads the type: `string`, `integer | null`, `array of string`, `Address`
+    (a `$ref`), `one of string, integer`, `enum`. Unlike `label`, which diffs compare and the
+    search index stores, free to change with how pages should read."""
+    if not isinstance(schema, dict):
+        return "anything" if schema is True else "nothing" if schema is False else json.dumps(schema)
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        return ref.rstrip("/").rsplit("/", 1)[-1] or ref
+    kind = schema.get("type")
+    text = " | ".join(str(k) for k in kind) if isinstance(kind, list) else kind if isinstance(kind, str) else ""
+    if text in ("array", "") and isinstance(schema.get("items"), (dict, bool)) and "prefixItems" not in schema:
+        items = written(schema["items"])
+        return f"array of ({items})" if " " in items else f"array of {items}"
+    for combinator, words in _COMBINATION_WORDS.items():
+        branches = schema.get(combinator)
+        if isinstance(branches, list) and not text:
+            return f"{words} " + ", ".join(written(b) for b in branches)
+    if text:
+        return text
+    return next((word for key, word in _UNTYPED_WORDS if key in schema), "any")
+
+
+_COMBINATION_WORDS = {"allOf": "all of", "anyOf": "any of", "oneOf": "one of"}
+_UNTYPED_WORDS = (("enum", "enum"), ("const", "const"), ("properties", "object"))
+
+
+def _written_as(schema: Any) -> Declaration:
+    """A schema that is only an `enum` is written as its values: `"a" | "b"`."""
+    if isinstance(schema, dict) and "type" not in schema and isinstance(schema.get("enum"), list):
+        values = " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+        return Declaration(after=values, spells=("type", "enum"))
+    return Declaration(after=written(schema), spells=("type",))
 
 
 def _children(schema: dict[str, Any], parent: str, pointer: str) -> list[Node]:
@@ -140,7 +176,7 @@ def _properties(schema: dict[str, Any], parent: str, pointer: str) -> list[Node]
         children = _children(sub, path, at) if isinstance(sub, dict) else []
         nodes.append(Node(
             path, name, FIELD_NODE, label(sub), name, _default(sub), _doc(sub), tuple(children), detail,
-            locations=(at, f"{pointer}/required/{_escape(name)}"),
+            locations=(at, f"{pointer}/required/{_escape(name)}"), declared=_written_as(sub),
         ))
     return nodes
 
@@ -153,7 +189,7 @@ def _keyword_node(name: str, key: str, schema: Any, parent: str, at: str) -> Nod
     children = _children(schema, path, at) if isinstance(schema, dict) else []
     return Node(
         path, name, GROUP_NODE, label(schema), key, _default(schema), _doc(schema),
-        tuple(children), _detail(schema), locations=(at,),
+        tuple(children), _detail(schema), locations=(at,), declared=_written_as(schema),
     )
 
 
@@ -178,6 +214,7 @@ def _definition(keyword: str, name: str, schema: Any) -> Node:
     return Node(
         path, name, TYPE_NODE, label(schema), f"{keyword}/{name}", _default(schema), _doc(schema),
         tuple(children), _detail(schema), locations=(at,), named=name, named_kind="definition",
+        declared=_written_as(schema),
     )
 
 

@@ -20,6 +20,7 @@ from google.protobuf.message import DecodeError
 from app.formats.base import STRICT_POLICY, Incompatibility, Node, ParsedSchema, SchemaElement, SchemaParseError
 from app.formats.protobuf.compiler import REFUSAL, compile_text, with_source_info
 from app.formats.protobuf.diff import compare, describe, incompatible
+from app.formats.protobuf.diff.report import description
 from app.formats.protobuf.elements import elements as schema_elements
 from app.formats.protobuf.equivalence import same_schema
 from app.formats.protobuf.model import ProtobufNative
@@ -130,6 +131,10 @@ class ProtobufFormat:
 
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
         return describe(incompatibility, reader_label, writer_label)
+
+    def explain(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
+        """`Explains`: the sentence of `describe`'s entry."""
+        return description(incompatibility.type, incompatibility.location, reader_label, writer_label)
 
     def outline(self, schema: ParsedSchema) -> Node:
         """`Outlines`: messages and enums with their fields, as the text declares them."""

@@ -17,17 +17,20 @@ show them, and a diff against its own stored version would then list every comme
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
 
-from app.formats.base import FIELD_NODE, GROUP_NODE, TYPE_NODE, Node
+from app.formats.base import FIELD_NODE, GROUP_NODE, TYPE_NODE, Declaration, Node
 from app.formats.protobuf.diff.symbols import EnumView, FieldView, MessageView, SchemaView, view_of
 from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.printer import default_literal
 
 # Full field name ("acme.Order.id") -> its default as written, for the fields that have one.
 _Defaults = dict[str, str]
+_MESSAGE = Declaration("message", spells=("type",))
 
 
 def outline(native: ProtobufNative) -> Node:
@@ -61,12 +64,12 @@ def _message(view: SchemaView, defaults: _Defaults, message: MessageView, parent
         _field(view, f, path, pointer, message.oneof_of.get(f.number), defaults.get(f"{message.full_name}.{f.name}"))
         for f in message.fields.values()
     ]
-    children += [_oneof(message, name, numbers, path, pointer) for name, numbers in message.oneofs]
+    children += [_oneof(view, message, name, numbers, path, pointer) for name, numbers in message.oneofs]
     children += [_message(view, defaults, m, path) for m in message.messages]
     children += [_enum(e, path) for e in message.enums]
     return Node(
         path, message.name, TYPE_NODE, "message", f"message:{message.name}", children=tuple(children),
-        locations=(pointer,), named=message.full_name, named_kind="message",
+        locations=(pointer,), named=message.full_name, named_kind="message", declared=_MESSAGE,
     )
 
 
@@ -83,17 +86,26 @@ def _field(
         # The file a type comes from: an import can change a type whose name stays the same.
         detail["import"] = info.file.name
     locations = (f"{pointer}/{field.number}",) + ((f"{pointer}/{oneof}/{field.number}",) if oneof else ())
+    options = f" [default = {default}]" if default is not None else ""
+    declared = Declaration(
+        _typed(view, field, parent), f"= {field.number}{options}", spells=("type", "number", "label", "default"),
+    )
     return Node(
         f"{parent}.{field.name}", field.name, FIELD_NODE, _label(view, field), f"#{field.number}", default,
-        detail=detail, locations=locations,
+        detail=detail, locations=locations, declared=declared,
     )
 
 
-def _oneof(message: MessageView, name: str, numbers: tuple[int, ...], parent: str, pointer: str) -> Node:
-    members = [f"{message.fields[n].name} = {n}" for n in numbers if n in message.fields]
+def _oneof(
+    view: SchemaView, message: MessageView, name: str, numbers: tuple[int, ...], parent: str, pointer: str
+) -> Node:
+    fields = [message.fields[n] for n in numbers if n in message.fields]
+    members = [f"{f.name} = {f.number}" for f in fields]
+    declared = Declaration("oneof", _braced(f"{_label(view, f)} {f.name} = {f.number}" for f in fields),
+                           spells=("type", "fields"))
     return Node(
         f"{parent}.{name}", name, GROUP_NODE, "oneof", f"oneof:{name}", detail={"fields": members},
-        locations=(f"{pointer}/{name}",),
+        locations=(f"{pointer}/{name}",), declared=declared,
     )
 
 
@@ -103,7 +115,23 @@ def _enum(enum: EnumView, parent: str) -> Node:
     return Node(
         path, enum.name, TYPE_NODE, "enum", f"enum:{enum.name}", detail={"symbols": symbols},
         locations=("#/" + path.replace(".", "/"),), named=enum.full_name, named_kind="enum",
+        declared=Declaration("enum", _braced(symbols), spells=("type", "symbols")),
     )
+
+
+def _typed(view: SchemaView, field: FieldView, scope: str) -> str:
+    """The field's label and type as the text writes them: `repeated string`, `int64`,
+    `optional Address`, `map<string, int32>` (a map field has no label). A type nested in the
+    field's own message (`scope`, its path) is written by its name there, as a `.proto` file
+    writes it (`Kind`, not `Item.Kind`): the name resolves to it from inside the message."""
+    label = field.label.lower() if field.label is not None else ""
+    written = re.sub(rf"(?<![\w.]){re.escape(scope)}\.(?=\w)", "", _label(view, field))
+    return f"{label} {written}".strip()
+
+
+def _braced(entries: Iterable[str]) -> str:
+    """Declarations in a block as the text writes them: `{ string card = 6; string iban = 7; }`."""
+    return "{ " + "".join(f"{entry}; " for entry in entries) + "}"
 
 
 def _label(view: SchemaView, field: FieldView) -> str:

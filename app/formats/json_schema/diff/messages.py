@@ -83,8 +83,12 @@ def _property_or_item_template(change: str, path: str) -> str:
 
 
 def verbose_entry(change: str, path: str, reader_label: str, writer_label: str) -> str:
-    """The whole entry, labels filled in (a `%` in the path is escaped first, so a property
-    named `%s` cannot take a label's place)."""
+    """The whole entry, labels filled in."""
+    return f"{{errorType:\"{change}\", description:\"{description(change, path, reader_label, writer_label)}'}}"
+
+
+def description(change: str, path: str, reader_label: str, writer_label: str) -> str:
+    """The entry's sentence, labels filled in (a `%` in the path is escaped first, so a
+    property named `%s` cannot take a label's place)."""
     template = _template(change, path.replace("%", "%%"))
-    description = template % (reader_label, writer_label) if template else ""
-    return f"{{errorType:\"{change}\", description:\"{description}'}}"
+    return template % (reader_label, writer_label) if template else ""
