@@ -4,10 +4,11 @@ step, and the in-process gunicorn application behind `sqlregistry serve`.
 `sqlregistry serve` and `deploy/gunicorn.conf.py` both take their options from
 `gunicorn_options`, so the two ways of starting a server cannot drift apart.
 
-The master imports only what it needs to bind and to migrate (gunicorn, SQLAlchemy, and
-Alembic when the database is behind); Flask and the registry itself are imported by each
-worker after the fork, which keeps database connections out of the master: a pool inherited
-across fork would be shared by processes.
+The master imports what it needs to bind and to migrate (gunicorn, and Alembic when the
+database is behind) and what every worker would otherwise import while its first requests
+wait (SQLAlchemy, the driver, app/storage, the formats: app/preload.py); Flask and the rest of
+the registry are imported by each worker after the fork, and database connections stay out
+of the master: a pool inherited across fork would be shared by processes.
 """
 from __future__ import annotations
 
@@ -251,13 +252,19 @@ def prepare_database(settings: Settings) -> None:
 
     Either way a bad URL, a missing driver or an unreachable server fails here, once, with one
     message, instead of in every worker as it boots. A database at head is recognized through
-    its driver alone (app/storage/head_check.py), so a restart loads neither SQLAlchemy nor
-    Alembic in the master, and workers load SQLAlchemy after their first answer.
+    its driver alone (app/storage/head_check.py), so a restart does not load Alembic. Either
+    way the master then loads what the storage and the formats import (app/preload.py):
+    otherwise each worker would import it after its first answer, with requests waiting.
     """
+    from app.preload import load_worker_modules
     from app.storage.head_check import at_head
 
-    if at_head(settings.database_url):
-        return
+    if not at_head(settings.database_url):
+        _migrate_or_probe(settings)
+    load_worker_modules(settings.database_url)
+
+
+def _migrate_or_probe(settings: Settings) -> None:
     from sqlalchemy import text
 
     from app.storage.engine import make_engine

@@ -1,6 +1,6 @@
 """Registration throughput and cost.
 
-Two measurements, printed as figures only:
+Measurements, printed as figures only:
 
 1. In process (no HTTP): the CPU time of one registration into a subject that already has
    10, 250 and 2,000 versions (BACKWARD; every version is the same 11-field record with its
@@ -8,13 +8,19 @@ Two measurements, printed as figures only:
 2. Over HTTP against `sqlregistry serve` (gunicorn, the default workers): 8 keep-alive
    connections register (a) new schemas into distinct subjects and (b) new versions into
    one subject, and (c) re-register one existing schema, for a fixed time; registrations
-   per second. (d) reads its version with the same load generator, so that (c) can be
-   quoted as a ratio to a read in the same run (issue 17: at least half). The database
+   per second with p50/p90/p99 latency (bench/http_load.py; a request that times out is
+   counted and reported, and the run goes on). (d) reads its version with the same load
+   generator, so that (c) can be quoted as a ratio to a read in the same run (issue 17: at
+   least half). The database
    already holds `--history` subjects, analyzed (see `add_history`). The load comes
    from `wrk` (apt-get install wrk) with a Lua script that writes each request, so that on
    a small machine the generator takes little of the CPU the server and PostgreSQL share;
    without wrk (or with `--python-load`), from threads of http.client.
-3. With `--audit both`: the audit trail's cost (issue 18's target: at least 0.9x on
+3. Right after an in-process import (`--after-import`, issue 30): a fresh server on a
+   database an in-process registry has just written to, measured second by second from its
+   first answer, 4 connections, (a) and (b): p50/p90/p99 of each second. Throughput alone
+   hid a stall of seconds there (its workers imported SQLAlchemy while requests waited).
+4. With `--audit both`: the audit trail's cost (issue 18's target: at least 0.9x on
    PostgreSQL), twice. In process, two services side by side on two databases, one with the
    trail off (REGISTRY_AUDIT=false) and one with it on, registering alternate batches into
    distinct subjects: the best batch of each (a shared machine's noise only ever slows a
@@ -23,19 +29,16 @@ Two measurements, printed as figures only:
 
     python bench/registrations.py [--seconds 10] [--writers 8] [--no-postgres] [--no-sqlite] [--skip-length]
                                   [--audit on|off|both] [--rounds 3] [--python-load] [--history 2000]
+                                  [--after-import 2000] [--only-after-import]
 """
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -46,9 +49,10 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 from app.settings import Settings  # noqa: E402
+from bench.http_load import CONTENT_TYPE, LoadResult, Request, python_load, wrk_load  # noqa: E402
 
-CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 LENGTHS = (10, 250, 2000)
+AFTER_IMPORT_CONNECTIONS = 4  # issue 30's report: 4 connections, 2 workers
 
 
 def schema(name: str, extra_fields: int, tag: str = "") -> str:
@@ -90,7 +94,6 @@ def cost_by_length(label: str, database_url: str, samples: int = 20) -> None:
 
 
 # ------------------------------------------------------------------ 2. throughput over HTTP
-Request = tuple[str, str, "str | None"]  # method, path, JSON body
 KINDS = ("to distinct subjects", "into one subject", "again (existing schema)", "read of its version 1")
 
 
@@ -98,7 +101,7 @@ def registering(subject: str, text: str) -> Request:
     return "POST", f"/subjects/{subject}/versions", json.dumps({"schema": text})
 
 
-def python_requests(kind: str, run: int) -> Callable[[int, int], Request]:
+def python_requests(kind: str, run: str) -> Callable[[int, int], Request]:
     """`request_for(writer, n)` for the Python generator; the Lua script below writes the same."""
     return {
         "to distinct subjects": lambda w, n: registering(f"d{run}-{w}-{n}", schema(f"R{w}x{n}", 0)),
@@ -135,53 +138,20 @@ end
 """
 
 
-def wrk_throughput(base_url: str, connections: int, seconds: float, kind: str, run: int, workdir: Path) -> float:
+def wrk_script(kind: str, run: str, workdir: Path) -> Path:
     fields = json.dumps([{"name": f"f{i}", "type": "string", "default": ""} for i in range(10)])[1:-1]
-    script = workdir / "registrations.lua"
-    script.write_text(WRK_SCRIPT % {"kind": json.dumps(kind), "run": json.dumps(str(run)), "fields": fields,
+    script = workdir / f"registrations-{run}.lua"
+    script.write_text(WRK_SCRIPT % {"kind": json.dumps(kind), "run": json.dumps(run), "fields": fields,
                                     "content_type": CONTENT_TYPE})
-    out = subprocess.run(
-        ["wrk", f"-t{min(connections, 2)}", f"-c{connections}", f"-d{seconds:.0f}s", "-s", str(script), base_url],
-        check=True, capture_output=True, text=True,
-    ).stdout
-    failed = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: .*", out)
-    if failed:
-        raise RuntimeError(f"requests failed ({kind}): {failed.group(0)}")
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    return script
 
 
-def throughput(base_url: str, writers: int, seconds: float, request_for: Callable[[int, int], Request]) -> float:
-    """The Python generator: `request_for(writer, n)` -> the request to send; returns requests per second."""
-    host, _, port = base_url.removeprefix("http://").partition(":")
-    counts = [0] * writers
-    failures: list[str] = []
-    deadline = time.perf_counter() + seconds
-
-    def drive(writer: int) -> None:
-        conn = http.client.HTTPConnection(host, int(port), timeout=30)
-        n = 0
-        while time.perf_counter() < deadline:
-            method, path, body = request_for(writer, n)
-            conn.request(method, path, body, {"Content-Type": CONTENT_TYPE} if body else {})
-            reply = conn.getresponse()
-            payload = reply.read()
-            if reply.status != 200:
-                failures.append(f"{reply.status} {payload[:200]!r}")
-                return
-            counts[writer] += 1
-            n += 1
-        conn.close()
-
-    started = time.perf_counter()
-    threads = [threading.Thread(target=drive, args=(w,)) for w in range(writers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - started
-    if failures:
-        raise RuntimeError(f"requests failed: {failures[:3]}")
-    return sum(counts) / elapsed
+def load(base_url: str, connections: int, seconds: float, kind: str, run: str, workdir: Path,
+         python: bool) -> LoadResult:
+    """One run of `kind` requests from wrk, or with `python` from http.client threads."""
+    if python:
+        return python_load(base_url, connections, seconds, python_requests(kind, run)).result(seconds)
+    return wrk_load(base_url, connections, seconds, wrk_script(kind, run, workdir))
 
 
 def cpu_seconds(match: Callable[[int, str, int], bool]) -> float:
@@ -213,12 +183,12 @@ def postmaster_pid(database_url: str) -> int | None:
     return int(stat[stat.rindex(")") + 2:].split()[1])
 
 
-def add_history(database_url: str, subjects: int) -> None:
-    """`subjects` registered in process, then (PostgreSQL) ANALYZE, as autovacuum does within a
-    minute of a registry's first writes: the registry in use that the figures are about. A
-    brand-new database is slower for that first minute: pooled connections plan their
-    prepared statements while the tables are empty (sequential scans), and PostgreSQL plans
-    them again only once the tables are analyzed."""
+def add_history(database_url: str, subjects: int, analyzed: bool = True) -> None:
+    """`subjects` registered in process, then (PostgreSQL, `analyzed`) ANALYZE, as autovacuum
+    does within a minute of a registry's first writes: the registry in use that the figures
+    are about. A brand-new database is slower for that first minute: pooled connections plan
+    their prepared statements while the tables are empty (sequential scans), and PostgreSQL
+    plans them again only once the tables are analyzed."""
     from app.core.types import SchemaRequest
     from app.wiring import build_registry
 
@@ -228,7 +198,8 @@ def add_history(database_url: str, subjects: int) -> None:
             service.register(f"history-{n}", SchemaRequest(schema=schema(f"History{n}", 0)))
     finally:
         service.storage.close()  # type: ignore[attr-defined]
-    analyze(database_url)
+    if analyzed:
+        analyze(database_url)
 
 
 def analyze(database_url: str) -> None:
@@ -267,25 +238,52 @@ def http_figures(
     database = lambda pid, command, parent: postmaster in (pid, parent)  # noqa: E731
     rates: dict[str, float] = {}
     try:
-        run = time.time_ns()
+        run = str(time.time_ns())
         for kind in KINDS:
             before = cpu_seconds(registry), cpu_seconds(database)
-            if python_load:
-                rate = throughput(server.url, writers, seconds, python_requests(kind, run))
-            else:
-                rate = wrk_throughput(server.url, writers, seconds, kind, run, workdir)
-            rates[kind] = rate
-            requests = rate * seconds
+            result = load(server.url, writers, seconds, kind, run, workdir, python_load)
+            rates[kind] = result.rate
+            requests = max(result.requests, 1)
             app_ms = (cpu_seconds(registry) - before[0]) / requests * 1000
             db_ms = (cpu_seconds(database) - before[1]) / requests * 1000
             print(f"{label:<9} audit {'on ' if audit else 'off'} {writers} connections, {workers} workers: "
-                  f"{rate:6.0f} requests/s {kind:<23} "
+                  f"{kind:<23} {result.summary()} "
                   f"(CPU per request: registry {app_ms:.2f} ms, PostgreSQL {db_ms:.2f} ms)")
         print(f"{label:<9} re-registration / read of a version: "
               f"{rates['again (existing schema)'] / rates['read of its version 1']:.2f}")
     finally:
         server.stop()
     return rates
+
+
+def after_import(label: str, make_url: Callable[[str], str], workdir: Path, seconds: float, workers: int,
+                 history: int) -> None:
+    """A fresh server on a database an in-process registry has just written `history`
+    subjects to (as `sqlregistry import --database-url` or a script using `build_registry`
+    leaves it: at head, not analyzed), driven from the first second after it answers by
+    AFTER_IMPORT_CONNECTIONS connections of the Python generator, whose own timings count each
+    request in the second it was sent, however long its answer took (one-second wrk runs would
+    drop the requests still waiting when a run ends: the slow ones). p50/p90/p99 of each second,
+    of the whole run, and the worst second's p99. One server per kind, so that each kind meets
+    a server in its first seconds."""
+    from support.live import start_server
+
+    for kind in KINDS[:2]:
+        database_url = make_url(f"import{KINDS.index(kind)}")
+        add_history(database_url, history, analyzed=False)
+        server = start_server(database_url, workdir / f"{label}-import.log", workers=workers)
+        try:
+            timings = python_load(server.url, AFTER_IMPORT_CONNECTIONS, seconds,
+                                  python_requests(kind, str(time.time_ns())))
+        finally:
+            server.stop()
+        head = (f"{label:<9} right after an in-process import of {history} subjects, {AFTER_IMPORT_CONNECTIONS} "
+                f"connections, {workers} workers, {kind}")
+        slices = timings.per_second(seconds)
+        for n, second in enumerate(slices):
+            print(f"{head}: second {n + 1:>2}: {second.summary()}")
+        print(f"{head}: whole run: {timings.result(seconds).summary()}; worst second's p99 "
+              f"{max(r.p99 for r in slices) * 1000:.1f} ms")
 
 
 def interleaved_audit_ratio(label: str, make_url: Callable[[str], str], batches: int = 30, size: int = 25) -> None:
@@ -350,6 +348,10 @@ def main() -> None:
     parser.add_argument("--python-load", action="store_true", help="use the Python generator even if wrk exists")
     parser.add_argument("--history", type=int, default=2000,
                         help="subjects registered (and analyzed) before the HTTP figures; 0: a brand-new database")
+    parser.add_argument("--after-import", type=int, default=2000, metavar="SUBJECTS",
+                        help="subjects an in-process registry writes before a fresh server is measured second by "
+                             "second from its first answer (0: skip)")
+    parser.add_argument("--only-after-import", action="store_true", help="skip every other measurement")
     args = parser.parse_args()
     args.python_load = args.python_load or shutil.which("wrk") is None
     print(f"load generator: {'python http.client' if args.python_load else 'wrk'}, {args.writers} connections; "
@@ -368,6 +370,10 @@ def main() -> None:
             print(f"(PostgreSQL skipped: {exc})")
     try:
         for label, make_url in targets:
+            if args.after_import:
+                after_import(label, make_url, workdir, args.seconds, args.workers, args.after_import)
+            if args.only_after_import:
+                continue
             if not args.skip_length:
                 cost_by_length(label, make_url("length"))
             if args.audit == "both":

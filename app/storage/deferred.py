@@ -2,11 +2,12 @@
 
 A worker started by `sqlregistry serve` or the deploy config runs against a database its
 master has already checked (and migrated) before forking, so building the engine at boot
-would prove nothing: it would only put SQLAlchemy's import, about as long as the rest of a
-worker's start, in front of the worker's first answer. `DeferredStorage` stands in for the
-repository until something uses it; `warm()` (gunicorn's `post_worker_init`) builds it on a
-background thread as the worker starts serving, so usually the first request that needs the
-database finds it built, and otherwise waits for it. This module imports nothing heavy.
+would prove nothing. `DeferredStorage` stands in for the repository until something uses it;
+`warm()` (gunicorn's `post_worker_init`) builds it on a background thread as the worker starts
+serving, and a request that needs the database first waits for it. That wait is short only
+because the master has already imported what the build needs (app/preload.py):
+importing SQLAlchemy here, after the first answer, held registrations for seconds. This
+module imports nothing heavy.
 """
 from __future__ import annotations
 

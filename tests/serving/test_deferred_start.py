@@ -63,3 +63,34 @@ def test_a_worker_answers_before_loading_sqlalchemy_and_builds_storage_on_first_
     root, loaded_first, registered, loaded_after = json.loads(result.stdout.strip().splitlines()[-1])
     assert (root, loaded_first, loaded_after) == (200, False, True)
     assert (registered["id"], registered["version"]) == (1, 1)
+
+
+def test_a_master_finding_the_database_at_head_leaves_its_workers_nothing_to_import_to_register(
+    database_url: str,
+) -> None:
+    """The master's database step loads what the storage and the formats import, as migrating
+    did, so a worker forked after it builds its storage and registers its first schema
+    without importing SQLAlchemy, the driver, our storage modules or a format's libraries
+    while requests wait (after a restart on a database at head they used to: issue 30)."""
+    script = (
+        "import json, sys\n"
+        "from app.serving import prepare_database\n"
+        "from app.settings import Settings\n"
+        f"settings = Settings(database_url={database_url!r}, auto_migrate=False, metrics=False)\n"
+        "prepare_database(settings)\n"
+        "loaded = set(sys.modules)\n"
+        "from app.factory import create_app\n"
+        "app = create_app(settings, defer_storage=True)\n"
+        "before_first_use = set(sys.modules)\n"
+        "registered = app.test_client().post('/subjects/s/versions', json={'schema': '\"string\"'}).get_json()\n"
+        "heavy = ('sqlalchemy', 'psycopg', 'app.storage', 'app.formats', 'fastavro')\n"
+        "late = sorted(m for m in set(sys.modules) - before_first_use if m.startswith(heavy))\n"
+        "print(json.dumps([registered, late, 'alembic' in loaded]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    registered, late, alembic_loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (registered["id"], registered["version"]) == (1, 1)
+    assert late == []
+    assert not alembic_loaded  # a database at head is still recognized without migrating
