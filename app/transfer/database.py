@@ -46,7 +46,6 @@ RETRY_PAUSES = (0.5, 1.0, 2.0, 4.0)
 # Beyond what `is_transient` names (serialization failure, deadlock): a unique key another
 # writer committed first, and a lock wait cut short by `lock_timeout`.
 _LOST_RACE_SQLSTATES = {"23505", "55P03"}
-_IN_PROCESS_URL = "http://in-process.invalid"  # never connected to: `InProcessRegistry.request` answers
 
 
 def database_error(exc: BaseException) -> bool:
@@ -120,10 +119,7 @@ class InProcessRegistry(RestRegistry):
     def __init__(self, service: Any, label: str) -> None:
         from app.factory import create_app
 
-        # The client's transport underneath insists on an http(s) URL although nothing goes
-        # over it; `where`, which messages and the dump's header name, is the database.
-        super().__init__(Endpoint(_IN_PROCESS_URL))
-        self.where = Endpoint(label)
+        super().__init__(Endpoint(label))
         self.app = create_app(replace(service.settings, metrics=False), registry=service)
 
     def request(self, method: str, path: str, *, query: Mapping[str, Any] | None = None, body: Any = None) -> Any:
