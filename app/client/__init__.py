@@ -18,7 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from app.client.avro import AvroDeserializer, AvroSerializer
-from app.client.canonical import parsing_canonical_form
+from app.fingerprinting.canonical import parsing_canonical_form
 from app.client.errors import (
     IncompatibleSchema,
     InvalidSchema,
@@ -32,7 +32,7 @@ from app.client.errors import (
     SubjectNotFound,
     VersionNotFound,
 )
-from app.client.fingerprint import Fingerprint, schema_fingerprint
+from app.fingerprinting.fingerprint import Fingerprint, schema_fingerprint
 from app.client.framing import CONFLUENT, SINGLE_OBJECT, ConfluentFraming, SingleObjectFraming
 from app.client.naming import import_path, record_name, topic_name, topic_record_name
 from app.client.records import CompatibilityResult, Config, RegisteredSchema, Schema, SchemaReference

@@ -22,7 +22,7 @@ from typing import Any
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
 
 from app.client.errors import SerializationError
-from app.client.fingerprint import Fingerprint, fingerprint_of_form
+from app.fingerprinting.fingerprint import Fingerprint, fingerprint_of_form
 from app.client.framing import WriterKey
 from app.client.records import AVRO, RegisteredSchema, Schema
 from app.client.registry_client import RegistryClient

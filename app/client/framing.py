@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol, Union
 
 from app.client.errors import SerializationError
-from app.client.fingerprint import CRC64, Fingerprint
+from app.fingerprinting.fingerprint import CRC64, Fingerprint
 from app.client.records import Schema
 from app.client.resolver import SchemaSource
 

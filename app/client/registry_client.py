@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from urllib.parse import quote, urlsplit
 
 from app.client.cache import OnceCache, TtlCache
-from app.client.fingerprint import Fingerprint
+from app.fingerprinting.fingerprint import Fingerprint
 from app.client.records import (
     CompatibilityResult,
     Config,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 from typing import Iterable, Protocol, Sequence
 
-from app.client.canonical import parsing_canonical_form
+from app.fingerprinting.canonical import parsing_canonical_form
 from app.client.errors import SchemaNotFound, SubjectNotFound, VersionNotFound
-from app.client.fingerprint import DIGEST_SIZES, Fingerprint, fingerprint_of_form
+from app.fingerprinting.fingerprint import DIGEST_SIZES, Fingerprint, fingerprint_of_form
 from app.client.records import AVRO, RegisteredSchema, Schema, SchemaReference
 
 

@@ -23,7 +23,7 @@ from app.client import (
     schema_fingerprint,
 )
 from app.client.errors import RegistryRequestError
-from app.client.fingerprint import CRC64, MD5, SHA256, Fingerprint
+from app.fingerprinting.fingerprint import CRC64, MD5, SHA256, Fingerprint
 
 
 @pytest.fixture

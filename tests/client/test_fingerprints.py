@@ -14,8 +14,8 @@ import avro.schema
 import fastavro.schema
 import pytest
 
-from app.client.canonical import CanonicalFormError, parsing_canonical_form
-from app.client.fingerprint import (
+from app.fingerprinting.canonical import CanonicalFormError, parsing_canonical_form
+from app.fingerprinting.fingerprint import (
     CRC64,
     MD5,
     SHA256,

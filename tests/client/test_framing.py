@@ -22,7 +22,7 @@ from app.client import (
     SerializationError,
     schema_fingerprint,
 )
-from app.client.fingerprint import CRC64, Fingerprint
+from app.fingerprinting.fingerprint import CRC64, Fingerprint
 from app.client.records import Schema, SchemaReference
 
 

@@ -7,7 +7,7 @@ import json
 from sqlalchemy import text
 from support.migrations import database_at, registry_at_head
 
-from app.client.fingerprint import MD5, schema_fingerprint
+from app.fingerprinting.fingerprint import MD5, schema_fingerprint
 
 INNER = '{"type":"record","name":"Inner","fields":[{"name":"x","type":"int"}]}'
 OUTER = '{"type":"record","name":"Outer","fields":[{"name":"i","type":"Inner"}]}'

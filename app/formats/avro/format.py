@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from app.client.canonical import parsing_canonical_form
-from app.client.fingerprint import CRC64, DIGEST_SIZES, MD5, SHA256, fingerprint_of_form
+from app.fingerprinting.canonical import parsing_canonical_form
+from app.fingerprinting.fingerprint import CRC64, DIGEST_SIZES, MD5, SHA256, fingerprint_of_form
 from app.formats.avro.canonical import to_json
 from app.formats.avro.compatibility import UNEXPECTED_EXCEPTION, check
 from app.formats.avro.elements import elements as schema_elements

@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Sequence
 
-from app.client.canonical import parsing_canonical_form
+from app.fingerprinting.canonical import parsing_canonical_form
 
 CRC64 = "crc64"
 MD5 = "md5"

@@ -10,8 +10,8 @@ Referenced schemas (Confluent's `references`) are inlined where the text first u
 their types, as Java's `SchemaNormalization` does for a schema parsed together with its
 references, so the form (and fingerprint) is the one the writer's own Avro library computes.
 
-This module needs nothing but `json`, so the server can compute the very same form at
-registration (see the report of issue 13) without pulling the client's dependencies in.
+This module needs nothing but `json`, so the server computes the very same form at
+registration as the client does for its framings.
 """
 from __future__ import annotations
 
