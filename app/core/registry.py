@@ -60,6 +60,8 @@ from app.core.subjects import (
     resolve_alias,
     subject_version,
 )
+from app.core.dek.kms import drivers_from
+from app.core.dek.service import DekRegistryService
 from app.core.policies import PolicyService
 from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
@@ -115,6 +117,7 @@ class RegistryService(BrowsingViews):
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
                                       events=events)
         self.registrar.policies = self.policies  # the gate between mode and compatibility
+        self.deks = DekRegistryService(storage, drivers_from(settings), guard=self.guard, audit=self.audit)
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )

@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
+from app.core.dek.records import DekStore
 from app.core.records import StoredSchema, SchemaReference
 
 
@@ -394,7 +395,7 @@ class AuditLog(Protocol):
         ...
 
 
-class Store(Protocol):
+class Store(DekStore, Protocol):
     """Queries and writes on one connection (inside one transaction for writes)."""
 
     # subjects and their settings rows
