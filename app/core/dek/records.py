@@ -27,6 +27,8 @@ DEFAULT_ALGORITHM = Algorithm.AES256_GCM
 MIN_VERSION = 1
 NAME_MAX_LENGTH = 64  # Confluent's limit on KEK names
 SUBJECT_MAX_LENGTH = 1024  # the subjects table's column
+CONTEXT_MAX_LENGTH = 255  # the contexts table's column
+KMS_TYPE_MAX_LENGTH = 255
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,22 @@ def check_dek_subject(subject: str | None) -> str:
     """Non-empty, no control characters (Java's ISO control range), storable."""
     if not subject or len(subject) > SUBJECT_MAX_LENGTH or any(unicodedata.category(c) == "Cc" for c in subject):
         raise InvalidKey("subject")
+    check_text(subject, "subject")
     return subject
+
+
+def check_text(value: str | None, field: str, max_length: int | None = None) -> str | None:
+    """A field that can be stored as it came: no NUL and no lone surrogate (PostgreSQL's text
+    holds neither), within its column."""
+    if value is None:
+        return None
+    if "\x00" in value or (max_length is not None and len(value) > max_length):
+        raise InvalidKey(field)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidKey(field) from None
+    return value
 
 
 def algorithm_of(text: str | None) -> Algorithm:

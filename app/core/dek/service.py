@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TypeVar
 
@@ -35,6 +35,8 @@ from app.core.dek.errors import (
 from app.core.dek.key_material import new_key_material
 from app.core.dek.kms import KmsDrivers, KmsError
 from app.core.dek.records import (
+    CONTEXT_MAX_LENGTH,
+    KMS_TYPE_MAX_LENGTH,
     MIN_VERSION,
     Dek,
     DekKey,
@@ -46,6 +48,7 @@ from app.core.dek.records import (
     algorithm_of,
     check_dek_subject,
     check_kek_name,
+    check_text,
 )
 from app.core.errors import StoreError, WriteConflict
 from app.core.store import NO_ORIGIN, Origin, Storage, Store
@@ -93,6 +96,10 @@ class DekRegistryService:
             raise InvalidKey("kmsKeyId")
         if request.kms_type is None:
             raise InvalidKey("kmsType")
+        check_text(request.kms_type, "kmsType", KMS_TYPE_MAX_LENGTH)
+        check_text(request.kms_key_id, "kmsKeyId")
+        _check_doc_and_props(request.doc, request.kms_props)
+        _check_context(context)
         self._guard(principal).check(Action.ADMIN, "")
         new = Kek(context, name, normalized_kms_type(request.kms_type), request.kms_key_id,
                   dict(sorted((request.kms_props or {}).items())), request.doc, request.shared, deleted=request.deleted)
@@ -112,6 +119,7 @@ class DekRegistryService:
     def update_kek(self, name: str, changes: KekChanges, context: str, *, principal: Principal = ANONYMOUS,
                    origin: Origin = NO_ORIGIN) -> Kek:
         check_kek_name(name)
+        _check_doc_and_props(changes.doc, changes.kms_props)
         self._guard(principal).check(Action.ADMIN, "")
 
         def write(store: Store) -> Kek:
@@ -203,6 +211,7 @@ class DekRegistryService:
         version = MIN_VERSION if request.version is None else request.version
         if not MIN_VERSION <= version <= _INT32_MAX:
             raise InvalidKey("version")
+        check_text(request.encrypted_key_material, "encryptedKeyMaterial")
         self._guard(principal).check(Action.WRITE, _scope(key).qualified())
         material, raw = request.encrypted_key_material, None
         if material is None:
@@ -287,7 +296,7 @@ class DekRegistryService:
     def _key(self, kek_name: str, subject: str | None, algorithm: str | None) -> DekKey:
         check_kek_name(kek_name)
         qs = QualifiedSubject.parse(check_dek_subject(subject))
-        if qs.context == WILDCARD_CONTEXT or not qs.name:
+        if qs.context == WILDCARD_CONTEXT or not qs.name or len(qs.context) > CONTEXT_MAX_LENGTH:
             raise InvalidKey("subject")
         return DekKey(qs.context, kek_name, qs.qualified(), algorithm_of(algorithm))
 
@@ -326,6 +335,17 @@ class DekRegistryService:
         self._audit(principal, origin).record(
             store, action, _scope(dek.key), version=dek.version,
             detail={"kek": dek.key.kek_name, "algorithm": dek.key.algorithm.value, **detail})
+
+
+def _check_doc_and_props(doc: str | None, props: Mapping[str, str] | None) -> None:
+    check_text(doc, "doc")
+    for key, value in (props or {}).items():
+        check_text(key, "kmsProps")
+        check_text(value, "kmsProps")
+
+
+def _check_context(context: str) -> None:
+    check_text(context, "context", CONTEXT_MAX_LENGTH)
 
 
 def _scope(key: DekKey) -> QualifiedSubject:
