@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from conftest import DekApi, client_aead, make_app
+from dek_support import DekApi, client_aead, make_app
 from flask import Flask
 from sqlalchemy import create_engine, text
 
