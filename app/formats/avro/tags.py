@@ -125,3 +125,27 @@ def _text(item: Any) -> str:
     if isinstance(item, str):
         return item
     return "" if isinstance(item, (list, dict)) else dumps(item)
+
+
+def field_tags(root: Schema, known: set[str]) -> dict[str, tuple[str, ...]]:
+    """`FieldTags` for Avro: `Record.field` -> the field's tags, records visited breadth-first
+    as the tags endpoint finds them (referenced types, named in `known`, are not this text's)."""
+    found: dict[str, tuple[str, ...]] = {}
+    queue: deque[Schema] = deque([root])
+    visited: set[int] = set()
+    while queue:
+        node = queue.popleft()
+        if isinstance(node, Union):
+            queue.extend(node.branches)
+        elif isinstance(node, Array):
+            queue.append(node.items)
+        elif isinstance(node, Map):
+            queue.append(node.values)
+        elif isinstance(node, Record) and id(node) not in visited and node.name.full not in known:
+            visited.add(id(node))
+            for field in node.fields:
+                value = field.props.get(TAGS_PROPERTY)
+                if isinstance(value, list) and value:
+                    found[f"{node.name.full}.{field.name}"] = tuple(dict.fromkeys(_text(item) for item in value))
+                queue.append(field.type)
+    return found
