@@ -59,6 +59,11 @@ def drivers_from(settings: Settings) -> KmsDrivers:
 
     secret = settings.kms_local_secret
     if not secret and settings.kms_local_secret_file:
-        with open(os.path.expanduser(settings.kms_local_secret_file), encoding="utf-8") as file:
-            secret = file.read().strip()
+        try:
+            with open(os.path.expanduser(settings.kms_local_secret_file), encoding="utf-8") as file:
+                secret = file.read().strip()
+        except OSError as exc:
+            raise ValueError(f"REGISTRY_KMS_LOCAL_SECRET_FILE: {exc.strerror}: {exc.filename}") from None
+        if not secret:
+            raise ValueError(f"REGISTRY_KMS_LOCAL_SECRET_FILE: {settings.kms_local_secret_file} is empty")
     return KmsDrivers({LOCAL_KMS_TYPE: LocalKms(secret)} if secret else {})
