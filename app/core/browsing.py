@@ -82,8 +82,8 @@ class BrowsingViews:
     def encryption(self, schema: StoredSchema) -> list[EncryptionRule]:
         """The schema's ENCRYPT rules and the fields each encrypts (the subject page shows
         them); a format without `FieldTags` contributes only the metadata's tag paths."""
-        if not any(r.get("type", "").startswith("ENCRYPT") for r in (schema.rule_set or {}).get("domainRules") or ()
-                   if isinstance(r, dict)):
+        rules = (schema.rule_set or {}).get("domainRules") or ()
+        if not any(isinstance(r, dict) and str(r.get("type") or "").startswith("ENCRYPT") for r in rules):
             return []
         fmt = self.resolver.format(schema.schema_type)
         tags: dict[str, tuple[str, ...]] = {}
