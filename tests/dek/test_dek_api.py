@@ -277,3 +277,10 @@ def test_every_change_is_in_the_audit_trail_without_key_material(deks: DekApi, d
     ]
     assert rows[-1]["detail"] == {"kek": "shared1", "kmsType": "local-kms", "shared": True}
     assert all("keyMaterial" not in str(r.get("detail")) for r in rows)
+
+
+@pytest.mark.parametrize("path", ["/keks", "/keks/k", "/keks/k/deks"])
+def test_a_context_parameter_no_context_could_have_is_42271_on_reads_too(deks: DekApi, path: str) -> None:
+    for context in ("%00", "." + "c" * 255):
+        reply = deks.get(f"{path}?context={context}")
+        assert (reply.status, reply.json["error_code"]) == (422, 42271), context

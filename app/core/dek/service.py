@@ -81,11 +81,13 @@ class DekRegistryService:
 
     # ------------------------------------------------------------------ KEKs
     def kek_names(self, context: str, deleted: bool, *, principal: Principal = ANONYMOUS) -> list[str]:
+        _check_context(context)
         with self.storage.read() as store:
             return store.kek_names(context, deleted)
 
     def get_kek(self, name: str, context: str, deleted: bool, *, principal: Principal = ANONYMOUS) -> Kek:
         check_kek_name(name)
+        _check_context(context)
         with self.storage.read() as store:
             return _kek(store, context, name, deleted)
 
@@ -119,6 +121,7 @@ class DekRegistryService:
     def update_kek(self, name: str, changes: KekChanges, context: str, *, principal: Principal = ANONYMOUS,
                    origin: Origin = NO_ORIGIN) -> Kek:
         check_kek_name(name)
+        _check_context(context)
         _check_doc_and_props(changes.doc, changes.kms_props)
         self._guard(principal).check(Action.ADMIN, "")
 
@@ -143,6 +146,7 @@ class DekRegistryService:
                    origin: Origin = NO_ORIGIN) -> None:
         """A soft delete refuses while live DEKs use the KEK, a permanent one while any do."""
         check_kek_name(name)
+        _check_context(context)
         self._guard(principal).check(Action.ADMIN, "")
 
         def write(store: Store) -> None:
@@ -164,6 +168,7 @@ class DekRegistryService:
     def undelete_kek(self, name: str, context: str, *, principal: Principal = ANONYMOUS,
                      origin: Origin = NO_ORIGIN) -> None:
         check_kek_name(name)
+        _check_context(context)
         self._guard(principal).check(Action.ADMIN, "")
 
         def write(store: Store) -> None:
@@ -179,6 +184,7 @@ class DekRegistryService:
                      principal: Principal = ANONYMOUS) -> list[str]:
         """The subjects with DEKs under the KEK that the caller may read."""
         check_kek_name(kek_name)
+        _check_context(context)
         with self.storage.read() as store:
             _kek(store, context, kek_name, deleted)
             subjects = store.dek_subjects(context, kek_name, deleted)
@@ -345,6 +351,7 @@ def _check_doc_and_props(doc: str | None, props: Mapping[str, str] | None) -> No
 
 
 def _check_context(context: str) -> None:
+    """`?context=` is any text a client sends: refused (42271) where no context could be named so."""
     check_text(context, "context", CONTEXT_MAX_LENGTH)
 
 
