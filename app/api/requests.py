@@ -28,13 +28,13 @@ from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException
 
 from app.api.limits import check_body_depth
+from app.core.dek.records import DekRequest, KekChanges, KekRequest
 from app.core.errors import (
     BadRequest,
     EndpointNotFound,
     InvalidSubject,
     UnprocessableEntity,
 )
-from app.core.dek.records import DekRequest, KekChanges, KekRequest
 from app.core.tags import TagRequest
 from app.core.types import SchemaRequest
 from app.formats.base import (
