@@ -156,6 +156,22 @@ def test_a_protobuf_pii_field_is_ciphertext_on_the_wire_and_a_fresh_reader_decry
     assert (decoded.name, decoded.ssn) == ("cy", SSN)
 
 
+def test_a_subject_in_a_context_gets_its_kek_and_dek_in_that_context(server_url: str) -> None:
+    """The executor asks for the KEK with `?context=.team` and stores the DEK under the
+    qualified subject; the registry keeps both in `.team`."""
+    subject, context = ":.team:people-ctx-value", SerializationContext("people-ctx", MessageField.VALUE)
+    register(server_url, subject, AVRO, "AVRO", "team_kek")
+    strategy = {"subject.name.strategy": lambda ctx, record_name: subject}
+    data = AvroSerializer(fresh_client(server_url), None, conf={**WRITER_CONF, **strategy}, rule_conf=RULE_CONF)(
+        {"name": "eve", "ssn": SSN}, context)
+    assert SSN.encode() not in data
+    reader = AvroDeserializer(fresh_client(server_url), conf=strategy, rule_conf=RULE_CONF)
+    assert reader(data, context) == {"name": "eve", "ssn": SSN}
+    assert registry_json(server_url, "/dek-registry/v1/keks?context=.team") == ["team_kek"]
+    assert "team_kek" not in registry_json(server_url, "/dek-registry/v1/keks")
+    assert registry_json(server_url, "/dek-registry/v1/keks/team_kek/deks?context=.team") == [subject]
+
+
 def test_a_shared_kek_lets_a_reader_without_the_secret_decrypt(server_url: str) -> None:
     """The server makes the DEK and hands it out unwrapped: neither side's KMS is asked."""
     subject, context = "people-shared-value", SerializationContext("people-shared", MessageField.VALUE)
