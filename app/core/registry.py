@@ -117,10 +117,10 @@ class RegistryService(BrowsingViews):
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
                                       events=events)
         self.registrar.policies = self.policies  # the gate between mode and compatibility
-        self.deks = DekRegistryService(storage, drivers_from(settings), guard=self.guard, audit=self.audit)
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )
+        self.deks = DekRegistryService(storage, drivers_from(settings), guard=self.guard, audit=self.audit)
 
     def guard(self, principal: Principal) -> Guard:
         """The anonymous caller's guard is made once when nothing is authorized (every hot

@@ -15,7 +15,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
-from app.core.dek.records import DekStore
+# The DEK registry's records, named here too: storage takes the core's records from this module.
+from app.core.dek.records import Dek, DekKey, DekStore, Kek
 from app.core.records import StoredSchema, SchemaReference
 
 
