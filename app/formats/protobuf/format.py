@@ -131,17 +131,17 @@ class ProtobufFormat:
     def describe(self, incompatibility: Incompatibility, reader_label: str, writer_label: str) -> str:
         return describe(incompatibility, reader_label, writer_label)
 
-    def field_tags(self, schema: ParsedSchema) -> dict[str, tuple[str, ...]]:
-        """`FieldTags`: the fields' `(confluent.field_meta).tags`."""
-        from app.formats.protobuf.field_tags import field_tags
-
-        return field_tags(_native(schema).file)
-
     def outline(self, schema: ParsedSchema) -> Node:
         """`Outlines`: messages and enums with their fields, as the text declares them."""
         from app.formats.protobuf.outline import outline
 
         return outline(_native(schema))
+
+    def field_tags(self, schema: ParsedSchema) -> dict[str, tuple[str, ...]]:
+        """`FieldTags`: the fields' `(confluent.field_meta).tags`."""
+        from app.formats.protobuf.field_tags import field_tags
+
+        return field_tags(_native(schema).file)
 
     def elements(self, schema: ParsedSchema, *, as_stored: bool = False) -> list[SchemaElement]:
         """`PolicyView`: messages, fields, enums, values, oneofs and the package, located by
