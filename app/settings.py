@@ -103,6 +103,12 @@ class Settings:
     keyfile: str = ""
     ca_certs: str = ""
     cert_reqs: int = 0
+    # The DEK registry's `local-kms` driver (app/core/dek/local_kms.py): the secret its KEKs are
+    # derived from, the same one the clients give confluent-kafka's local KMS driver. Needed only
+    # for `shared` KEKs (the server wraps their DEKs); the file form keeps it out of the
+    # environment. Empty: no local KMS.
+    kms_local_secret: str = ""
+    kms_local_secret_file: str = ""
     # Hide and refuse every write action of the web UI (/ui/). A convenience for a browse-only
     # deployment, not a security boundary: the REST API still accepts writes.
     ui_readonly: bool = False

@@ -26,6 +26,9 @@ listings.
 | `GET /config[/{s}]`, `GET /mode[/{s}]` | READ_CONFIG on the settings addressed |
 | `PUT`/`DELETE /config[/{s}]`, `PUT`/`DELETE /mode[/{s}]` | WRITE_CONFIG on the settings addressed |
 | `DELETE /contexts/{c}` | DELETE on the context |
+| `/dek-registry/v1/keks` reads | nothing beyond authentication (a KEK's DEK subjects filtered) |
+| KEK create, update, delete, undelete | ADMIN on the server |
+| a DEK's reads / create / delete and undelete | READ / WRITE / DELETE on its subject (permanent: ADMIN) |
 | anything not listed (a route added later) | ADMIN on the server, until someone decides |
 
 The authorizer turns actions into roles (`app.security.authorizer`); an address without a
@@ -150,6 +153,28 @@ RULES: dict[str, Rule] = {
     "policies.delete_selection": Rule(Action.WRITE_CONFIG, _settings, audited=audit.DELETE_POLICY),
     "policies.check": READ,
     "policies.policy_rules": AUTHENTICATED,
+    # The DEK registry (issue 29): KEKs are the server's (listed and read by anyone
+    # authenticated, changed by its administrators); a DEK is its subject's. A DEK created
+    # with the subject in the body is checked (WRITE) by the core, which reads the body.
+    "dek_registry.list_keks": AUTHENTICATED,
+    "dek_registry.get_kek": AUTHENTICATED,
+    "dek_registry.create_kek": Rule(Action.ADMIN, _server, audited=audit.CREATE_KEK),
+    "dek_registry.update_kek": Rule(Action.ADMIN, _server, audited=audit.UPDATE_KEK),
+    "dek_registry.delete_kek": Rule(Action.ADMIN, _server, audited=audit.DELETE_KEK, success_status=204),
+    "dek_registry.undelete_kek": Rule(Action.ADMIN, _server, audited=audit.UNDELETE_KEK, success_status=204),
+    "dek_registry.list_dek_subjects": AUTHENTICATED,
+    "dek_registry.create_dek": Rule(None, audited=audit.CREATE_DEK),
+    "dek_registry.create_dek_for_subject": Rule(Action.WRITE, _subject, audited=audit.CREATE_DEK),
+    "dek_registry.get_dek": READ,
+    "dek_registry.list_dek_versions": READ,
+    "dek_registry.get_dek_version": READ,
+    "dek_registry.delete_dek": Rule(
+        Action.DELETE, _subject, admin_flag="permanent", audited=audit.DELETE_DEK, success_status=204),
+    "dek_registry.delete_dek_version": Rule(
+        Action.DELETE, _subject, admin_flag="permanent", audited=audit.DELETE_DEK, success_status=204),
+    "dek_registry.undelete_dek": Rule(Action.DELETE, _subject, audited=audit.UNDELETE_DEK, success_status=204),
+    "dek_registry.undelete_dek_version": Rule(
+        Action.DELETE, _subject, audited=audit.UNDELETE_DEK, success_status=204),
 }
 
 # A route nobody has put in the table is refused to all but the server's administrators.

@@ -33,7 +33,9 @@ from app.core.errors import BadRequest, RegistryError
 
 # First path segments served by the API. Other paths (a browser UI, say) keep Werkzeug's
 # ordinary decoded PATH_INFO.
-API_ROOTS = frozenset({"", "subjects", "schemas", "compatibility", "config", "mode", "contexts", "v1", "audit"})
+API_ROOTS = frozenset({
+    "", "subjects", "schemas", "compatibility", "config", "mode", "contexts", "v1", "audit", "dek-registry",
+})
 
 # First path segments outside the API whose routes also read subjects from the encoded path
 # (the web UI's `/ui/subjects/<subject>`); they get no context rewrite.

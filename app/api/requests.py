@@ -35,6 +35,7 @@ from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException
 
 from app.api.limits import check_body_depth
+from app.core.dek.records import DekRequest, KekChanges, KekRequest
 from app.core.errors import (
     BadRequest,
     EndpointNotFound,
@@ -413,4 +414,38 @@ def tag_request(body: dict[str, Any]) -> TagRequest:
         rule_set=_rule_set(body.get("ruleSet"), "ruleSet"),
         rules_to_merge=_rule_set(body.get("rulesToMerge"), "rulesToMerge"),
         rules_to_remove=tuple(to_remove) if to_remove is not None else None,
+    )
+
+
+# ------------------------------------------------------------------ the DEK registry's bodies
+def kek_request(body: dict[str, Any]) -> KekRequest:
+    """CreateKekRequest; the service says which required field is missing (42271)."""
+    return KekRequest(
+        name=_string(body.get("name"), "name"),
+        kms_type=_string(body.get("kmsType"), "kmsType"),
+        kms_key_id=_string(body.get("kmsKeyId"), "kmsKeyId"),
+        kms_props=_string_map(body.get("kmsProps"), "kmsProps"),
+        doc=_string(body.get("doc"), "doc"),
+        shared=bool(_boolean(body.get("shared"), "shared")),
+        deleted=bool(_boolean(body.get("deleted"), "deleted")),
+    )
+
+
+def kek_changes(body: dict[str, Any]) -> KekChanges:
+    """UpdateKekRequest: the fields a KEK's PUT may change."""
+    return KekChanges(
+        kms_props=_string_map(body.get("kmsProps"), "kmsProps"),
+        doc=_string(body.get("doc"), "doc"),
+        shared=_boolean(body.get("shared"), "shared"),
+    )
+
+
+def dek_request(body: dict[str, Any], subject: str | None = None) -> DekRequest:
+    """CreateDekRequest; `subject` from the path wins over the body's (`POST .../deks/{subject}`)."""
+    return DekRequest(
+        subject=subject if subject is not None else _string(body.get("subject"), "subject"),
+        version=_int32(body.get("version"), "version"),
+        algorithm=_string(body.get("algorithm"), "algorithm"),
+        encrypted_key_material=_string(body.get("encryptedKeyMaterial"), "encryptedKeyMaterial"),
+        deleted=bool(_boolean(body.get("deleted"), "deleted")),
     )

@@ -17,7 +17,8 @@ from app.core.records import StoredSchema
 from app.core.resolver import SchemaResolver
 from app.core.store import Storage, VersionRow
 from app.core.types import SchemaRequest
-from app.formats.base import Node, Outlines, supports
+from app.core.dek.encrypted_fields import EncryptionRule, encryption_rules
+from app.formats.base import FieldTags, Node, Outlines, supports
 
 if TYPE_CHECKING:
     from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
@@ -77,6 +78,19 @@ class BrowsingViews:
 
     def registry_summary(self, *, principal: Principal = ANONYMOUS) -> RegistrySummary:
         return self.browser.summary(self.guard(principal))
+
+    def encryption(self, schema: StoredSchema) -> list[EncryptionRule]:
+        """The schema's ENCRYPT rules and the fields each encrypts (the subject page shows
+        them); a format without `FieldTags` contributes only the metadata's tag paths."""
+        rules = (schema.rule_set or {}).get("domainRules") or ()
+        if not any(isinstance(r, dict) and str(r.get("type") or "").startswith("ENCRYPT") for r in rules):
+            return []
+        fmt = self.resolver.format(schema.schema_type)
+        tags: dict[str, tuple[str, ...]] = {}
+        if supports(fmt, FieldTags):
+            with self.storage.read() as store:
+                tags = fmt.field_tags(self.resolver.parsed(store, schema))
+        return encryption_rules(schema.rule_set, schema.metadata, tags)
 
     def outline(self, schema: StoredSchema) -> Node | None:
         """The field tree of a schema read through this service; None when its format has none."""

@@ -60,6 +60,8 @@ from app.core.subjects import (
     resolve_alias,
     subject_version,
 )
+from app.core.dek.kms import drivers_from
+from app.core.dek.service import DekRegistryService
 from app.core.policies import PolicyService
 from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
@@ -119,6 +121,7 @@ class RegistryService(BrowsingViews):
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )
+        self.deks = DekRegistryService(storage, drivers_from(settings), guard=self.guard, audit=self.audit)
 
     def guard(self, principal: Principal) -> Guard:
         """The anonymous caller's guard is made once when nothing is authorized (every hot

@@ -15,6 +15,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
+# The DEK registry's records, named here too: storage takes the core's records from this module.
+from app.core.dek.records import Dek, DekKey, DekStore, Kek
 from app.core.records import StoredSchema, SchemaReference
 
 
@@ -408,7 +410,7 @@ class AuditLog(Protocol):
         ...
 
 
-class Store(Protocol):
+class Store(DekStore, Protocol):
     """Queries and writes on one connection (inside one transaction for writes)."""
 
     # subjects and their settings rows

@@ -329,6 +329,19 @@ class Outlines(Protocol):
         """The schema's root node; never raises for a schema `parse` accepted."""
 
 
+@runtime_checkable
+class FieldTags(Protocol):
+    """An optional capability: formats whose fields carry inline tags (`confluent:tags` in
+    Avro and JSON Schema, `(confluent.field_meta).tags` in Protobuf), by which data contract
+    rules such as ENCRYPT pick the fields they apply to. Without it, no field shows tags."""
+
+    def field_tags(self, schema: ParsedSchema) -> dict[str, tuple[str, ...]]:
+        """Each tagged field of the schema's own text -> its tags, in document order; the
+        field is named as Confluent's tag paths name it (a record's or message's full name
+        and the field's; for JSON Schema the dotted property path)."""
+        ...
+
+
 class SchemaElement(NamedTuple):
     """One element of a schema as policy rules see it, whatever the format.
 

@@ -17,6 +17,8 @@
 - `policies`: schema policy documents (app/core/policies.py): the global document (named
   sets and the default) at the reserved key ("", ""), which no context uses, and each
   selection at its subject's or context's key, as `subjects` keys settings.
+- `dek_keks`, `dek_deks`: the DEK registry (app/core/dek/): key encryption keys by context and
+  name, and the wrapped data encryption keys under them by subject, algorithm and version.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     MetaData,
@@ -198,3 +201,40 @@ class PolicyDocument(Base):
     context: Mapped[str] = mapped_column(String(255), primary_key=True)
     name: Mapped[str] = mapped_column(String(1024), primary_key=True)
     document: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class KeyEncryptionKey(Base):
+    """A KEK: which KMS key wraps its DEKs (`kms_key_id` of `kms_type`), and whether the server
+    may unwrap them for the clients (`shared`). `ts`: last written, epoch milliseconds."""
+
+    __tablename__ = "dek_keks"
+
+    context: Mapped[str] = mapped_column(String(255), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kms_type: Mapped[str] = mapped_column(String(255))
+    kms_key_id: Mapped[str] = mapped_column(Text)
+    kms_props: Mapped[dict[str, Any]] = mapped_column(JSON)
+    doc: Mapped[str | None] = mapped_column(Text, nullable=True)
+    shared: Mapped[bool] = mapped_column(Boolean)
+    ts: Mapped[int] = mapped_column(BigInteger)
+    deleted: Mapped[bool] = mapped_column(Boolean)
+
+
+class DataEncryptionKey(Base):
+    """A DEK version, wrapped by its KEK (`encrypted_key_material`, base64 as the client sent
+    it); the unwrapped key is never stored. `subject` is qualified, in the KEK's context.
+    The primary key's order serves every read: a KEK's subjects, a subject's versions."""
+
+    __tablename__ = "dek_deks"
+    __table_args__ = (
+        ForeignKeyConstraint(["context", "kek_name"], ["dek_keks.context", "dek_keks.name"]),
+    )
+
+    context: Mapped[str] = mapped_column(String(255), primary_key=True)
+    kek_name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    algorithm: Mapped[str] = mapped_column(String(16), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    encrypted_key_material: Mapped[str] = mapped_column(Text)
+    ts: Mapped[int] = mapped_column(BigInteger)
+    deleted: Mapped[bool] = mapped_column(Boolean)

@@ -43,6 +43,7 @@ from app.core.store import (
 )
 from app.storage.audit import AuditStorage, insert_audit
 from app.storage.browse import BrowseQueries
+from app.storage.dek import DekQueries
 from app.storage.changes import ChangeSignal
 from app.storage import statements as st
 from app.storage.direct import json_value
@@ -89,7 +90,7 @@ def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
 _LOCK_ATTEMPTS = 3
 
 
-class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries):
+class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries, DekQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):

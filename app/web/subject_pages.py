@@ -43,6 +43,7 @@ def subject(subject: str) -> str:
         used_by=reads.used_by(subject, latest.version) if latest else [],
         actions=_actions(subject), levels=params.LEVELS, modes=params.MODES,
         outline=registry().outline(latest.schema) if latest else None,
+        encryption=registry().encryption(latest.schema) if latest else [],
     )
 
 

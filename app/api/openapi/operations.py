@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.api.openapi.schemas import INT32 as INT32_SCHEMA
+from app.api.openapi.schemas import STRING as STRING_SCHEMA
 from app.api.openapi.schemas import Schema, array, ref
 
 # Path and query parameters (names of `components.parameters`, see document.py).
 SUBJECT, VERSION, ID, GUID, DIGEST, CONTEXT = "subject", "version", "id", "guid", "digest", "context"
+KEK, KEK_CONTEXT, DEK_ALGORITHM = "kekName", "kekContext", "dekAlgorithm"
 PAGE = ("offset", "limit")
 
 
@@ -44,6 +47,9 @@ class Operation:
 _SUBJECTS, _SCHEMAS, _CONFIG, _MODE, _COMPAT, _SERVER, _CONTEXTS, _OPS, _POLICIES = (
     "Subjects", "Schemas", "Config", "Mode", "Compatibility", "Server", "Contexts", "Operations", "Policies"
 )
+_KEKS, _DEKS = "Key Encryption Keys", "Data Encryption Keys"
+_DEK_ROOT = "/dek-registry/v1/keks"
+_DEK_PATH = _DEK_ROOT + "/{name}/deks/{subject}"
 _RAW = "The schema text itself (not a JSON document for Protobuf), labelled with the reply's JSON media type."
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -187,4 +193,39 @@ OPERATIONS: tuple[Operation, ...] = (
               errors=(404, 422, 500)),
     Operation("GET", "/policy-rules", "listPolicyRules", "The installed policy rules", _POLICIES,
               reply=array(ref("PolicyRuleInfo")), errors=(500,)),
+    # ---------------------------------------------------------------- the DEK registry (client-side encryption)
+    Operation("GET", _DEK_ROOT, "getKekNames", "The KEKs' names", _KEKS, params=(KEK_CONTEXT, "deleted"),
+              reply=array(STRING_SCHEMA), errors=(422, 500)),
+    Operation("POST", _DEK_ROOT, "registerKek", "Create a KEK (server administrators)", _KEKS,
+              params=(KEK_CONTEXT,), body="CreateKekRequest", reply=ref("Kek"), errors=(409, 422, 500)),
+    Operation("GET", _DEK_ROOT + "/{name}", "getKek", "A KEK", _KEKS, params=(KEK, KEK_CONTEXT, "deleted"),
+              reply=ref("Kek"), errors=(404, 422, 500)),
+    Operation("PUT", _DEK_ROOT + "/{name}", "updateKek", "Change a KEK's kmsProps, doc or shared", _KEKS,
+              params=(KEK, KEK_CONTEXT), body="UpdateKekRequest", reply=ref("Kek"), errors=(404, 422, 500)),
+    Operation("DELETE", _DEK_ROOT + "/{name}", "deregisterKek", "Delete a KEK (soft, then permanent)", _KEKS,
+              params=(KEK, KEK_CONTEXT, "permanent"), status=204, errors=(404, 422, 500)),
+    Operation("POST", _DEK_ROOT + "/{name}/undelete", "undeleteKek", "Undelete a KEK", _KEKS,
+              params=(KEK, KEK_CONTEXT), status=204, errors=(404, 415, 422, 500)),
+    Operation("GET", _DEK_ROOT + "/{name}/deks", "getDekSubjects", "The subjects with DEKs under a KEK", _DEKS,
+              params=(KEK, KEK_CONTEXT, "deleted"), reply=array(STRING_SCHEMA), errors=(404, 422, 500)),
+    Operation("POST", _DEK_ROOT + "/{name}/deks", "registerDek", "Create a DEK (a new version rotates the key)",
+              _DEKS, params=(KEK,), body="CreateDekRequest", reply=ref("Dek"), errors=(404, 409, 422, 500)),
+    Operation("POST", _DEK_PATH, "registerDekForSubject", "Create a DEK of the subject in the path", _DEKS,
+              params=(KEK, SUBJECT), body="CreateDekRequest", reply=ref("Dek"), errors=(404, 409, 422, 500)),
+    Operation("GET", _DEK_PATH, "getDek", "A subject's DEK, version 1", _DEKS,
+              params=(KEK, SUBJECT, DEK_ALGORITHM, "deleted"), reply=ref("Dek"), errors=(404, 422, 500)),
+    Operation("DELETE", _DEK_PATH, "deregisterDekVersions", "Delete every version of a DEK", _DEKS,
+              params=(KEK, SUBJECT, DEK_ALGORITHM, "permanent"), status=204, errors=(404, 422, 500)),
+    Operation("POST", _DEK_PATH + "/undelete", "undeleteDekVersions", "Undelete every version of a DEK", _DEKS,
+              params=(KEK, SUBJECT, DEK_ALGORITHM), status=204, errors=(404, 415, 422, 500)),
+    Operation("GET", _DEK_PATH + "/versions", "getAllDekVersions", "A DEK's versions", _DEKS,
+              params=(KEK, SUBJECT, DEK_ALGORITHM, "deleted"), reply=array(INT32_SCHEMA), errors=(404, 422, 500)),
+    Operation("GET", _DEK_PATH + "/versions/{version}", "getDekByVersion", "One version of a DEK", _DEKS,
+              params=(KEK, SUBJECT, VERSION, DEK_ALGORITHM, "deleted"), reply=ref("Dek"), errors=(404, 422, 500)),
+    Operation("DELETE", _DEK_PATH + "/versions/{version}", "deregisterDekVersion", "Delete one version of a DEK",
+              _DEKS, params=(KEK, SUBJECT, VERSION, DEK_ALGORITHM, "permanent"), status=204,
+              errors=(404, 422, 500)),
+    Operation("POST", _DEK_PATH + "/versions/{version}/undelete", "undeleteDekVersion",
+              "Undelete one version of a DEK", _DEKS, params=(KEK, SUBJECT, VERSION, DEK_ALGORITHM), status=204,
+              errors=(404, 415, 422, 500)),
 )

@@ -41,6 +41,7 @@ SCHEMA_TYPE: Schema = {
 COMPATIBILITY_LEVELS = ["BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE",
                         "FULL", "FULL_TRANSITIVE", "NONE"]
 MODES = ["READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"]
+DEK_ALGORITHMS = ["AES128_GCM", "AES256_GCM", "AES256_SIV"]
 
 _RULE: Schema = {
     "type": "object",
@@ -273,5 +274,35 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
         "required": ["name", "description", "formats", "params", "source"],
         "properties": {"name": STRING, "description": STRING, "formats": array(STRING),
                        "params": {"type": "object"}, "source": STRING},
+    },
+    # The DEK registry (issue 29), as Confluent's entities.
+    "Kek": {
+        "type": "object",
+        "properties": {"name": STRING, "kmsType": STRING, "kmsKeyId": STRING, "kmsProps": STRING_MAP, "doc": STRING,
+                       "shared": BOOLEAN, "ts": INT64, "deleted": BOOLEAN},
+    },
+    "Dek": {
+        "type": "object",
+        "description": "`keyMaterial` (base64) only for a shared KEK's DEK; it is never stored.",
+        "properties": {"kekName": STRING, "subject": STRING, "version": INT32,
+                       "algorithm": {"type": "string", "enum": DEK_ALGORITHMS},
+                       "encryptedKeyMaterial": STRING, "keyMaterial": STRING, "ts": INT64, "deleted": BOOLEAN},
+    },
+    "CreateKekRequest": {
+        "type": "object",
+        "properties": {"name": nullable("string"), "kmsType": nullable("string"), "kmsKeyId": nullable("string"),
+                       "kmsProps": {"type": ["object", "null"], "additionalProperties": STRING},
+                       "doc": nullable("string"), "shared": nullable("boolean"), "deleted": nullable("boolean")},
+    },
+    "UpdateKekRequest": {
+        "type": "object",
+        "properties": {"kmsProps": {"type": ["object", "null"], "additionalProperties": STRING},
+                       "doc": nullable("string"), "shared": nullable("boolean")},
+    },
+    "CreateDekRequest": {
+        "type": "object",
+        "properties": {"subject": nullable("string"), "version": nullable("integer", format="int32"),
+                       "algorithm": nullable("string", examples=DEK_ALGORITHMS),
+                       "encryptedKeyMaterial": nullable("string"), "deleted": nullable("boolean")},
     },
 }

@@ -21,6 +21,7 @@ from app.formats.avro.nesting import check_document
 from app.formats.avro.normalize import normalized_text
 from app.formats.avro.outline import outline as outline_of
 from app.formats.avro.parser import Parser
+from app.formats.avro.tags import field_tags as inline_field_tags
 from app.formats.avro.tags import modify_tags as modify_inline_tags
 from app.formats.base import (
     STRICT_POLICY,
@@ -141,6 +142,11 @@ class AvroFormat:
         record's own fields, none for any other type, as Java's `AvroSchema.hasTopLevelField`."""
         root = _native(schema).schema
         return {field.name for field in root.fields} if isinstance(root, Record) else set()
+
+    def field_tags(self, schema: ParsedSchema) -> dict[str, tuple[str, ...]]:
+        """`FieldTags`: the fields' `confluent:tags`."""
+        native = _native(schema)
+        return inline_field_tags(native.schema, set(native.referenced))
 
     def outline(self, schema: ParsedSchema) -> Node:
         """`Outlines`: the field tree; types of referenced schemas show by name."""

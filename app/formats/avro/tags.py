@@ -33,7 +33,7 @@ name (and Confluent's own listing of tagged entities) says.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from app.formats.avro.json_text import dumps
@@ -85,6 +85,18 @@ def _find(root: Schema, known: set[str], path: str, entity_type: str) -> Record 
     if entity_type not in (FIELD_ENTITY, RECORD_ENTITY) or not parts:
         raise _no_match(path)
     record_name, namespace = parts[-1], ".".join(parts[:-1])
+    for node in _records(root, known):
+        if node.name.name == record_name and namespace in ("", node.name.space or ""):
+            if field_name is None:
+                return node
+            if field_name in node.field_map:
+                return node.field_map[field_name]
+    raise _no_match(path)
+
+
+def _records(root: Schema, known: set[str]) -> Iterator[Record]:
+    """The records this text defines, breadth-first from the root through record fields,
+    union branches, array items and map values (those named in `known` are referenced)."""
     queue: deque[Schema] = deque([root])
     visited: set[int] = set()
     while queue:
@@ -97,13 +109,8 @@ def _find(root: Schema, known: set[str], path: str, entity_type: str) -> Record 
             queue.append(node.values)
         elif isinstance(node, Record) and id(node) not in visited and node.name.full not in known:
             visited.add(id(node))
-            if node.name.name == record_name and namespace in ("", node.name.space or ""):
-                if field_name is None:
-                    return node
-                if field_name in node.field_map:
-                    return node.field_map[field_name]
+            yield node
             queue.extend(field.type for field in node.fields)
-    raise _no_match(path)
 
 
 def _no_match(path: str) -> SchemaParseError:
@@ -125,3 +132,15 @@ def _text(item: Any) -> str:
     if isinstance(item, str):
         return item
     return "" if isinstance(item, (list, dict)) else dumps(item)
+
+
+def field_tags(root: Schema, known: set[str]) -> dict[str, tuple[str, ...]]:
+    """`FieldTags` for Avro: `Record.field` -> the field's tags, records in the order the tags
+    endpoint searches them (referenced types, named in `known`, are not this text's)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for record in _records(root, known):
+        for field in record.fields:
+            value = field.props.get(TAGS_PROPERTY)
+            if isinstance(value, list) and value:
+                found[f"{record.name.full}.{field.name}"] = tuple(dict.fromkeys(_text(item) for item in value))
+    return found

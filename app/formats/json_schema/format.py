@@ -163,6 +163,12 @@ class JsonSchemaFormat:
 
         return outline(_native(schema).document)
 
+    def field_tags(self, schema: ParsedSchema) -> dict[str, tuple[str, ...]]:
+        """`FieldTags`: the properties' `confluent:tags`."""
+        from app.formats.json_schema.field_tags import field_tags
+
+        return field_tags(_native(schema).document)
+
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         """Confluent's JSON Schema has no `format=` renderings: the canonical text is served."""
         return None

@@ -142,6 +142,12 @@ class ProtobufFormat:
 
         return outline(_native(schema))
 
+    def field_tags(self, schema: ParsedSchema) -> dict[str, tuple[str, ...]]:
+        """`FieldTags`: the fields' `(confluent.field_meta).tags`."""
+        from app.formats.protobuf.field_tags import field_tags
+
+        return field_tags(_native(schema).file)
+
     def elements(self, schema: ParsedSchema, *, as_stored: bool = False) -> list[SchemaElement]:
         """`PolicyView`: messages, fields, enums, values, oneofs and the package, located by
         `line:column` in the text as sent (the canonical text for a descriptor sent in

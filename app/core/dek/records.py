@@ -1,0 +1,169 @@
+"""The DEK registry's records and what it needs from storage (`DekStore`, part of the
+core's `Store`).
+
+A KEK is addressed by its context and name; a DEK by its KEK, its subject (qualified, in the
+KEK's context), its algorithm and its version. Deletes are soft first (`deleted`), as for
+subjects; `ts` is when the row was last written, in epoch milliseconds, which is what the
+clients compare with `encrypt.dek.expiry.days` to decide on a new version.
+"""
+from __future__ import annotations
+
+import enum
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from app.core.dek.errors import InvalidKey
+
+
+class Algorithm(str, enum.Enum):
+    AES128_GCM = "AES128_GCM"
+    AES256_GCM = "AES256_GCM"
+    AES256_SIV = "AES256_SIV"
+
+
+DEFAULT_ALGORITHM = Algorithm.AES256_GCM
+MIN_VERSION = 1
+NAME_MAX_LENGTH = 64  # Confluent's limit on KEK names
+SUBJECT_MAX_LENGTH = 1024  # the subjects table's column
+CONTEXT_MAX_LENGTH = 255  # the contexts table's column
+KMS_TYPE_MAX_LENGTH = 255
+
+
+@dataclass(frozen=True)
+class Kek:
+    context: str
+    name: str
+    kms_type: str
+    kms_key_id: str
+    kms_props: Mapping[str, str] = field(default_factory=dict)
+    doc: str | None = None
+    shared: bool = False
+    ts: int = 0
+    deleted: bool = False
+
+    def equivalent(self, other: Kek) -> bool:
+        """Same key apart from when it was written and whether it is deleted: creating a
+        deleted KEK again with the same fields undeletes it (Confluent's rule)."""
+        return (self.kms_type, self.kms_key_id, dict(self.kms_props), self.doc, self.shared) == (
+            other.kms_type, other.kms_key_id, dict(other.kms_props), other.doc, other.shared)
+
+
+@dataclass(frozen=True)
+class DekKey:
+    """Which DEK: all its versions share this."""
+
+    context: str
+    kek_name: str
+    subject: str
+    algorithm: Algorithm
+
+
+@dataclass(frozen=True)
+class Dek:
+    key: DekKey
+    version: int
+    encrypted_key_material: str
+    ts: int = 0
+    deleted: bool = False
+
+
+@dataclass(frozen=True)
+class DekReply:
+    """A DEK as answered: with the unwrapped `key_material` (base64) for a shared KEK."""
+
+    dek: Dek
+    key_material: str | None = None
+
+
+@dataclass(frozen=True)
+class KekRequest:
+    """`POST /keks`'s body after its JSON types were checked; None: absent."""
+
+    name: str | None
+    kms_type: str | None
+    kms_key_id: str | None
+    kms_props: Mapping[str, str] | None = None
+    doc: str | None = None
+    shared: bool = False
+    deleted: bool = False
+
+
+@dataclass(frozen=True)
+class KekChanges:
+    """`PUT /keks/{name}`: only these may change; None keeps the stored value."""
+
+    kms_props: Mapping[str, str] | None = None
+    doc: str | None = None
+    shared: bool | None = None
+
+
+@dataclass(frozen=True)
+class DekRequest:
+    """`POST /keks/{name}/deks`'s body; no `encryptedKeyMaterial` asks a shared KEK for a new key."""
+
+    subject: str | None
+    version: int | None = None
+    algorithm: str | None = None
+    encrypted_key_material: str | None = None
+    deleted: bool = False
+
+
+class DekStore(Protocol):
+    def kek(self, context: str, name: str) -> Kek | None: ...
+    def kek_names(self, context: str, deleted: bool) -> list[str]: ...
+    def put_kek(self, kek: Kek) -> Kek:
+        """Insert or replace the KEK; the stored record (its `ts` set) is returned."""
+        ...
+    def remove_kek(self, context: str, name: str) -> None: ...
+    def dek_subjects(self, context: str, kek_name: str, deleted: bool) -> list[str]: ...
+    def deks(self, key: DekKey, deleted: bool) -> list[Dek]:
+        """The versions of `key`, oldest first."""
+        ...
+    def count_deks(self, context: str, kek_name: str, deleted: bool) -> int: ...
+    def put_dek(self, dek: Dek) -> Dek:
+        """Insert or replace that version; the stored record (its `ts` set) is returned."""
+        ...
+    def remove_deks(self, key: DekKey, versions: list[int]) -> None: ...
+
+
+def check_kek_name(name: str | None) -> str:
+    """Confluent's rule: a letter or `_`, then letters, digits, `_` or `-`; 64 at most."""
+    if not name or len(name) > NAME_MAX_LENGTH or not (name[0].isalpha() or name[0] == "_"):
+        raise InvalidKey("name")
+    if not all(c.isalnum() or c in "_-" for c in name[1:]):
+        raise InvalidKey("name")
+    return name
+
+
+def check_dek_subject(subject: str | None) -> str:
+    """Non-empty, no control characters (Java's ISO control range), storable."""
+    if not subject or len(subject) > SUBJECT_MAX_LENGTH or any(unicodedata.category(c) == "Cc" for c in subject):
+        raise InvalidKey("subject")
+    check_text(subject, "subject")
+    return subject
+
+
+def check_text(value: str | None, field: str, max_length: int | None = None) -> str | None:
+    """A field that can be stored as it came: no NUL and no lone surrogate (PostgreSQL's text
+    holds neither), within its column."""
+    if value is None:
+        return None
+    if "\x00" in value or (max_length is not None and len(value) > max_length):
+        raise InvalidKey(field)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidKey(field) from None
+    return value
+
+
+def algorithm_of(text: str | None) -> Algorithm:
+    """The `algorithm` parameter or field; absent means AES256_GCM."""
+    if text is None:
+        return DEFAULT_ALGORITHM
+    try:
+        return Algorithm(text)
+    except ValueError:
+        raise InvalidKey("algorithm") from None

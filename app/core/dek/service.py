@@ -1,0 +1,388 @@
+"""Every DEK registry operation, with Confluent's rules (its `DekRegistry`) for what exists,
+what conflicts and what a delete may do.
+
+Each method takes the caller (`principal`) and, for writes, the request's `origin`, as the
+registry's other services do: the guard asks the service's authorizer, every committed change
+writes its audit row in its own transaction, and a KMS is asked before that transaction
+opens (a remote KMS must not hold the database's write lock).
+
+Authorization: a KEK is the server's (creating, changing, deleting and undeleting one needs
+an administrator of the server); a DEK belongs to its subject (READ to read it, WRITE to
+create one, DELETE to delete or undelete it, ADMIN on the subject for a permanent delete).
+A KEK lives in a context (`?context=` on the KEK routes, as Confluent's clients send it); a
+DEK's KEK is looked up in its subject's context.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import TypeVar
+
+from app.core import audit as actions
+from app.core.access import ANONYMOUS, OPEN, Action, Guard, Principal
+from app.core.audit import NO_AUDIT, Audit
+from app.core.dek.errors import (
+    DekGenerationFailed,
+    InvalidKey,
+    KeyAlreadyExists,
+    KeyNotFound,
+    KeyNotSoftDeleted,
+    KeyReferenceExists,
+    KeySoftDeleted,
+)
+from app.core.dek.key_material import new_key_material
+from app.core.dek.kms import KmsDrivers, KmsError
+from app.core.dek.records import (
+    CONTEXT_MAX_LENGTH,
+    KMS_TYPE_MAX_LENGTH,
+    MIN_VERSION,
+    Dek,
+    DekKey,
+    DekReply,
+    DekRequest,
+    Kek,
+    KekChanges,
+    KekRequest,
+    algorithm_of,
+    check_dek_subject,
+    check_kek_name,
+    check_text,
+)
+from app.core.errors import StoreError, WriteConflict
+from app.core.store import NO_ORIGIN, Origin, Storage, Store
+from app.core.subjects import parse_version
+from app.core.types import WILDCARD_CONTEXT, QualifiedSubject
+
+_T = TypeVar("_T")
+_EMPTY_AAD = b""
+_WRITE_ATTEMPTS = 3
+_INT32_MAX = 2**31 - 1
+# Confluent stores the cloud KMS types under one spelling whatever the client wrote.
+_KMS_TYPE_PREFIXES = (("aws", "aws-kms"), ("azure", "azure-kms"), ("gcp", "gcp-kms"))
+
+
+def normalized_kms_type(kms_type: str) -> str:
+    low = kms_type.lower()
+    return next((name for prefix, name in _KMS_TYPE_PREFIXES if low.startswith(prefix)), kms_type)
+
+
+class DekRegistryService:
+    def __init__(
+        self, storage: Storage, drivers: KmsDrivers, *,
+        guard: Callable[[Principal], Guard] = lambda principal: OPEN,
+        audit: Callable[[Principal, Origin], Audit] = lambda principal, origin: NO_AUDIT,
+    ):
+        self.storage = storage
+        self.drivers = drivers
+        self._guard = guard
+        self._audit = audit
+
+    # ------------------------------------------------------------------ KEKs
+    def kek_names(self, context: str, deleted: bool, *, principal: Principal = ANONYMOUS) -> list[str]:
+        _check_context(context)
+        with self.storage.read() as store:
+            return store.kek_names(context, deleted)
+
+    def get_kek(self, name: str, context: str, deleted: bool, *, principal: Principal = ANONYMOUS) -> Kek:
+        check_kek_name(name)
+        _check_context(context)
+        with self.storage.read() as store:
+            return _kek(store, context, name, deleted)
+
+    def create_kek(self, request: KekRequest, context: str, *, principal: Principal = ANONYMOUS,
+                   origin: Origin = NO_ORIGIN) -> Kek:
+        name = check_kek_name(request.name)
+        if not request.kms_key_id:
+            raise InvalidKey("kmsKeyId")
+        if request.kms_type is None:
+            raise InvalidKey("kmsType")
+        check_text(request.kms_type, "kmsType", KMS_TYPE_MAX_LENGTH)
+        check_text(request.kms_key_id, "kmsKeyId")
+        _check_doc_and_props(request.doc, request.kms_props)
+        _check_context(context)
+        self._guard(principal).check(Action.ADMIN, "")
+        new = Kek(context, name, normalized_kms_type(request.kms_type), request.kms_key_id,
+                  dict(sorted((request.kms_props or {}).items())), request.doc, request.shared, deleted=request.deleted)
+        self._require_driver(new)
+
+        def write(store: Store) -> Kek:
+            old = store.kek(context, name)
+            # Creating a deleted KEK again, with the same fields, undeletes it.
+            if old is not None and (old.deleted == new.deleted or not old.equivalent(new)):
+                raise KeyAlreadyExists.named(name)
+            stored = store.put_kek(new)
+            self._record_kek(store, principal, origin, actions.CREATE_KEK, stored)
+            return stored
+
+        return self._write(write)
+
+    def update_kek(self, name: str, changes: KekChanges, context: str, *, principal: Principal = ANONYMOUS,
+                   origin: Origin = NO_ORIGIN) -> Kek:
+        check_kek_name(name)
+        _check_context(context)
+        _check_doc_and_props(changes.doc, changes.kms_props)
+        self._guard(principal).check(Action.ADMIN, "")
+
+        def write(store: Store) -> Kek:
+            old = _kek(store, context, name, deleted=False)
+            new = replace(
+                old,
+                kms_props=old.kms_props if changes.kms_props is None else dict(sorted(changes.kms_props.items())),
+                doc=old.doc if changes.doc is None else changes.doc,
+                shared=old.shared if changes.shared is None else changes.shared,
+            )
+            if new.equivalent(old):
+                return old
+            self._require_driver(new)
+            stored = store.put_kek(new)
+            self._record_kek(store, principal, origin, actions.UPDATE_KEK, stored)
+            return stored
+
+        return self._write(write)
+
+    def delete_kek(self, name: str, context: str, permanent: bool, *, principal: Principal = ANONYMOUS,
+                   origin: Origin = NO_ORIGIN) -> None:
+        """A soft delete refuses while live DEKs use the KEK, a permanent one while any do."""
+        check_kek_name(name)
+        _check_context(context)
+        self._guard(principal).check(Action.ADMIN, "")
+
+        def write(store: Store) -> None:
+            old = _kek(store, context, name, deleted=True)
+            if store.count_deks(context, name, deleted=permanent):
+                raise KeyReferenceExists.named(name)
+            if permanent:
+                if not old.deleted:
+                    raise KeyNotSoftDeleted.named(name)
+                store.remove_kek(context, name)
+            elif not old.deleted:
+                store.put_kek(replace(old, deleted=True))
+            else:
+                return
+            self._record_kek(store, principal, origin, actions.DELETE_KEK, old, permanent=permanent)
+
+        self._write(write)
+
+    def undelete_kek(self, name: str, context: str, *, principal: Principal = ANONYMOUS,
+                     origin: Origin = NO_ORIGIN) -> None:
+        check_kek_name(name)
+        _check_context(context)
+        self._guard(principal).check(Action.ADMIN, "")
+
+        def write(store: Store) -> None:
+            old = _kek(store, context, name, deleted=True)
+            if old.deleted:
+                stored = store.put_kek(replace(old, deleted=False))
+                self._record_kek(store, principal, origin, actions.UNDELETE_KEK, stored)
+
+        self._write(write)
+
+    # ------------------------------------------------------------------ DEKs
+    def dek_subjects(self, kek_name: str, context: str, deleted: bool, *,
+                     principal: Principal = ANONYMOUS) -> list[str]:
+        """The subjects with DEKs under the KEK that the caller may read."""
+        check_kek_name(kek_name)
+        _check_context(context)
+        with self.storage.read() as store:
+            _kek(store, context, kek_name, deleted)
+            subjects = store.dek_subjects(context, kek_name, deleted)
+        guard = self._guard(principal)
+        return subjects if guard.unrestricted else guard.filter(subjects)
+
+    def dek_versions(self, kek_name: str, subject: str, algorithm: str | None, deleted: bool, *,
+                     principal: Principal = ANONYMOUS) -> list[int]:
+        key = self._key(kek_name, subject, algorithm)
+        self._guard(principal).check(Action.READ, _scope(key).qualified())
+        with self.storage.read() as store:
+            _kek(store, key.context, kek_name, deleted)
+            return [dek.version for dek in store.deks(key, deleted)]
+
+    def get_dek(self, kek_name: str, subject: str, version: str | None, algorithm: str | None, deleted: bool, *,
+                principal: Principal = ANONYMOUS) -> DekReply:
+        """`version` None is the first version (Confluent's `GET .../deks/{subject}`);
+        `latest` and -1 the newest."""
+        key = self._key(kek_name, subject, algorithm)
+        number = MIN_VERSION if version is None else parse_version(version)
+        self._guard(principal).check(Action.READ, _scope(key).qualified())
+        with self.storage.read() as store:
+            kek = _kek(store, key.context, kek_name, deleted)
+            dek = _dek(store, key, number, deleted)
+        return self._reply(kek, dek)
+
+    def create_dek(self, kek_name: str, request: DekRequest, *, principal: Principal = ANONYMOUS,
+                   origin: Origin = NO_ORIGIN) -> DekReply:
+        key = self._key(kek_name, request.subject, request.algorithm)
+        version = MIN_VERSION if request.version is None else request.version
+        if not MIN_VERSION <= version <= _INT32_MAX:
+            raise InvalidKey("version")
+        check_text(request.encrypted_key_material, "encryptedKeyMaterial")
+        self._guard(principal).check(Action.WRITE, _scope(key).qualified())
+        material, raw = request.encrypted_key_material, None
+        if material is None:
+            with self.storage.read() as store:
+                kek = _kek(store, key.context, kek_name, request.deleted)
+            if not kek.shared:
+                raise InvalidKey("encryptedKeyMaterial")
+            raw = new_key_material(key.algorithm)
+            material = base64.b64encode(self._wrap(kek, raw, key.subject)).decode("ascii")
+        new = Dek(key, version, material, deleted=request.deleted)
+
+        def write(store: Store) -> tuple[Kek, Dek]:
+            kek = _kek(store, key.context, kek_name, request.deleted)
+            old = _version(store.deks(key, deleted=True), version)
+            # Creating a deleted DEK again, with the same key material, undeletes it.
+            if old is not None and (old.deleted == new.deleted or old.encrypted_key_material != material):
+                raise KeyAlreadyExists.named(key.subject)
+            stored = store.put_dek(new)
+            self._record_dek(store, principal, origin, actions.CREATE_DEK, stored)
+            return kek, stored
+
+        kek, stored = self._write(write)
+        if raw is not None:
+            return DekReply(stored, base64.b64encode(raw).decode("ascii"))
+        return self._reply(kek, stored)
+
+    def delete_dek(self, kek_name: str, subject: str, version: str | None, algorithm: str | None,
+                   permanent: bool, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> None:
+        """Every version of the DEK (`version` None) or one; a permanent delete only after a soft one."""
+        key = self._key(kek_name, subject, algorithm)
+        number = None if version is None else parse_version(version)
+        self._guard(principal).check(Action.ADMIN if permanent else Action.DELETE, _scope(key).qualified())
+
+        def write(store: Store) -> None:
+            _kek(store, key.context, kek_name, deleted=True)
+            chosen = [_dek(store, key, number, deleted=True)] if version is not None else _all(store, key)
+            if permanent:
+                if any(not dek.deleted for dek in chosen):
+                    raise KeyNotSoftDeleted.named(key.subject)
+                store.remove_deks(key, [dek.version for dek in chosen])
+            else:
+                chosen = [dek for dek in chosen if not dek.deleted]
+                for dek in chosen:
+                    store.put_dek(replace(dek, deleted=True))
+            for dek in chosen:
+                self._record_dek(store, principal, origin, actions.DELETE_DEK, dek, permanent=permanent)
+
+        self._write(write)
+
+    def undelete_dek(self, kek_name: str, subject: str, version: str | None, algorithm: str | None, *,
+                     principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> None:
+        key = self._key(kek_name, subject, algorithm)
+        number = None if version is None else parse_version(version)
+        self._guard(principal).check(Action.DELETE, _scope(key).qualified())
+
+        def write(store: Store) -> None:
+            kek = _kek(store, key.context, kek_name, deleted=True)
+            if kek.deleted:
+                raise KeySoftDeleted.named(kek_name)
+            chosen = [_dek(store, key, number, deleted=True)] if version is not None else _all(store, key)
+            for dek in chosen:
+                if dek.deleted:
+                    stored = store.put_dek(replace(dek, deleted=False))
+                    self._record_dek(store, principal, origin, actions.UNDELETE_DEK, stored)
+
+        self._write(write)
+
+    # ------------------------------------------------------------------ helpers
+    def _write(self, step: Callable[[Store], _T]) -> _T:
+        """`step` in one write transaction, again when a concurrent writer won a race (two
+        producers creating the same DEK: the second then finds it and gets 40971, which the
+        clients answer by reading it)."""
+        for attempt in range(_WRITE_ATTEMPTS):
+            try:
+                with self.storage.write() as store:
+                    return step(store)
+            except WriteConflict:
+                if attempt == _WRITE_ATTEMPTS - 1:
+                    raise StoreError("Could not write the key: too much concurrent contention") from None
+        raise AssertionError("unreachable")
+
+    def _key(self, kek_name: str, subject: str | None, algorithm: str | None) -> DekKey:
+        check_kek_name(kek_name)
+        qs = QualifiedSubject.parse(check_dek_subject(subject))
+        if qs.context == WILDCARD_CONTEXT or not qs.name or len(qs.context) > CONTEXT_MAX_LENGTH:
+            raise InvalidKey("subject")
+        return DekKey(qs.context, kek_name, qs.qualified(), algorithm_of(algorithm))
+
+    def _require_driver(self, kek: Kek) -> None:
+        """A shared KEK is only as good as the server's KMS for it: refused without one."""
+        if kek.shared and not kek.deleted and not self.drivers.supports(kek.kms_type):
+            raise InvalidKey(f"kmsType: this server has no KMS driver for '{kek.kms_type}', "
+                             "which a shared key needs")
+
+    def _wrap(self, kek: Kek, raw: bytes, subject: str) -> bytes:
+        try:
+            return self.drivers.aead(kek).encrypt(raw, _EMPTY_AAD)
+        except KmsError as exc:
+            raise DekGenerationFailed(f"Could not generate encrypted dek for {subject}: {exc}") from None
+
+    def _reply(self, kek: Kek, dek: Dek) -> DekReply:
+        """For a shared KEK the DEK comes unwrapped too, so the client needs no KMS."""
+        if not kek.shared:
+            return DekReply(dek)
+        try:
+            wrapped = base64.b64decode(dek.encrypted_key_material, validate=True)
+            raw = self.drivers.aead(kek).decrypt(wrapped, _EMPTY_AAD)
+        except (KmsError, binascii.Error) as exc:
+            raise DekGenerationFailed(f"Could not generate raw dek for {dek.key.subject}: {exc}") from None
+        return DekReply(dek, base64.b64encode(raw).decode("ascii"))
+
+    def _record_kek(self, store: Store, principal: Principal, origin: Origin, action: str, kek: Kek,
+                    **detail: object) -> None:
+        self._audit(principal, origin).record(
+            store, action, QualifiedSubject(kek.context, ""),
+            detail={"kek": kek.name, "kmsType": kek.kms_type, "shared": kek.shared, **detail})
+
+    def _record_dek(self, store: Store, principal: Principal, origin: Origin, action: str, dek: Dek,
+                    **detail: object) -> None:
+        """The row names the subject and version; never any key material."""
+        self._audit(principal, origin).record(
+            store, action, _scope(dek.key), version=dek.version,
+            detail={"kek": dek.key.kek_name, "algorithm": dek.key.algorithm.value, **detail})
+
+
+def _check_doc_and_props(doc: str | None, props: Mapping[str, str] | None) -> None:
+    check_text(doc, "doc")
+    for key, value in (props or {}).items():
+        check_text(key, "kmsProps")
+        check_text(value, "kmsProps")
+
+
+def _check_context(context: str) -> None:
+    """`?context=` is any text a client sends: refused (42271) where no context could be named so."""
+    check_text(context, "context", CONTEXT_MAX_LENGTH)
+
+
+def _scope(key: DekKey) -> QualifiedSubject:
+    return QualifiedSubject.parse(key.subject)
+
+
+def _kek(store: Store, context: str, name: str, deleted: bool) -> Kek:
+    kek = store.kek(context, name)
+    if kek is None or (kek.deleted and not deleted):
+        raise KeyNotFound.named(name)
+    return kek
+
+
+def _version(deks: list[Dek], number: int | None) -> Dek | None:
+    """Version `number` among `deks` (oldest first); None: the newest."""
+    if number is None:
+        return deks[-1] if deks else None
+    return next((dek for dek in deks if dek.version == number), None)
+
+
+def _dek(store: Store, key: DekKey, number: int | None, deleted: bool) -> Dek:
+    dek = _version(store.deks(key, deleted), number)
+    if dek is None:
+        raise KeyNotFound.named(key.subject)
+    return dek
+
+
+def _all(store: Store, key: DekKey) -> list[Dek]:
+    deks = store.deks(key, deleted=True)
+    if not deks:
+        raise KeyNotFound.named(key.subject)
+    return deks
+
