@@ -21,9 +21,12 @@ class ProtobufNative:
     `dependencies` are the reference texts it was compiled with (reference name -> text), so
     that a derived form (normalized) can be compiled in the same context. `source` is the
     `.proto` text as sent (policy rules read its comments and point into it); None for a
-    descriptor sent in base64 and for derived forms, whose canonical text is all there is."""
+    descriptor sent in base64 and for derived forms, whose canonical text is all there is.
+    `source_info` is protoc's serialized `SourceCodeInfo` for `source` (empty without one),
+    kept from the one compilation so that a policy check does not compile the text again."""
 
     file: FileDescriptorProto
     imports: Mapping[str, FileDescriptorProto]
     dependencies: Mapping[str, str] = field(default_factory=dict)
     source: str | None = None
+    source_info: bytes = b""
