@@ -15,6 +15,7 @@ from google.protobuf.descriptor_pb2 import (
     FileDescriptorProto,
 )
 
+from app.formats import work_budget
 from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.printer import default_json_name, render
 
@@ -27,6 +28,7 @@ def _without_options(file: FileDescriptorProto) -> FileDescriptorProto:
     copy.ClearField("options")
 
     def message(m: DescriptorProto) -> None:
+        work_budget.check()
         m.ClearField("options")
         for f in (*m.field, *m.extension):
             _clear_field(f)

@@ -27,6 +27,7 @@ from google.protobuf.descriptor_pb2 import (
 )
 from google.protobuf.message import Message
 
+from app.formats import work_budget
 from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.names import SymbolTable
 from app.formats.protobuf.options import OptionReader, OptionValue, quote
@@ -179,6 +180,7 @@ class Printer:
         return {f.type_name.rsplit(".", 1)[-1] for f in fields if f.type == _F.TYPE_GROUP and f.type_name.rsplit(".", 1)[-1] in names}
 
     def _message(self, message: DescriptorProto, scope: str, *, header: str | None = None) -> None:
+        work_budget.check()
         out = self.out
         full = f"{scope}.{message.name}" if scope else message.name
         out.add(header or f"message {message.name} {{")
