@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from support.protoc_calls import CountingProtoc, counting_protoc
 
+from app.formats import work_budget
 from app.formats.base import SchemaParseError
 from app.formats.protobuf import ProtobufFormat
 from app.formats.protobuf.tokens import pieces, same_pieces
@@ -97,3 +98,11 @@ def test_pieces_know_where_they_are() -> None:
     found = [(p.text, text[p.start:p.end]) for p in pieces(text)]
     assert [t for t, _ in found] == ["option", "(", "x", ")", "=", "{", "a", ":", '"b c"', "}", ";"]
     assert all(t == s for t, s in found)
+
+
+def test_a_parse_past_its_work_budget_is_refused_once_protoc_is_done(protoc: CountingProtoc) -> None:
+    """protoc runs in C++ and cannot be interrupted; the format's own loops stop."""
+    text = 'syntax = "proto3";\n' + "".join(f"message M{i} {{ int32 a = 1; }}\n" for i in range(50))
+    with work_budget.limited(1e-9), pytest.raises(work_budget.WorkBudgetExceeded):
+        ProtobufFormat().parse(text, {})
+    assert protoc.calls == {"run_main": 1}
