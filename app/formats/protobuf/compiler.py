@@ -29,7 +29,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import grpc_tools
@@ -37,6 +37,9 @@ from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from grpc_tools import _protoc_compiler
 
 from app.formats.base import SchemaParseError
+from app.formats.protobuf import unlinked
+from app.formats.protobuf.names import SymbolTable
+from app.formats.protobuf.unlinked import Unlinked
 
 REFUSAL = "Invalid schema of type PROTOBUF, details: {}"
 
@@ -61,12 +64,30 @@ _SET_FILE_TAG = (1 << 3) | 2
 @dataclass(frozen=True)
 class Compiled:
     """One compilation: the schema's own file (without source info), every file it imports
-    by import name (topologically ordered, transitive ones included), and the schema's
-    `SourceCodeInfo` still serialized: only a policy check reads it, so it stays in bytes."""
+    by import name (topologically ordered, transitive ones included), the schema's
+    `SourceCodeInfo` still serialized (only a policy check reads it, so it stays in bytes),
+    and the custom options nothing defines, which protoc never saw (`unlinked`)."""
 
     file: FileDescriptorProto
     imports: dict[str, FileDescriptorProto]
     source_info: bytes
+    unlinked: Unlinked = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProtocError:
+    """One of protoc's errors: `line` and `column` 0-based, `line` -1 for a whole file."""
+
+    file: str
+    line: int
+    column: int
+    message: str
+
+    def text(self) -> str:
+        """As protoc's command line prints it: 1-based line and column."""
+        if self.line >= 0:
+            return f"{self.file}:{self.line + 1}:{self.column + 1}: {self.message}"
+        return f"{self.file}: {self.message}"
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:
@@ -173,8 +194,62 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> Compiled:
     """Compile `text` with its references (reference name -> `.proto` text).
 
     `SchemaParseError` carries protoc's messages, one per line, as protoc's command line
-    prints them (`schema.proto:3:27: "Nope" is not defined.`).
+    prints them (`schema.proto:3:27: "Nope" is not defined.`). Custom options that nothing
+    defines are no error (see `unlinked`): in the schema they are kept beside the
+    descriptor, in a reference they are left out of its descriptor.
     """
+    found = _compiled(text, dependencies)
+    if isinstance(found, Compiled):
+        return found
+    main = schema_file_name(dependencies)
+    # A reference that sets such options fails to import, and everything that uses its types
+    # fails with it: it is compiled again without them first.
+    references = {e.file for e in found if e.file != main and unlinked.is_unknown_option(e.message)} & set(dependencies)
+    if references:
+        dependencies = {n: _without_custom_options(t) if n in references else t for n, t in dependencies.items()}
+        found = _compiled(text, dependencies)
+        if isinstance(found, Compiled):
+            return found
+    real = [e for e in found if not unlinked.is_unknown_option(e.message)]
+    if real or not found:
+        raise _refusal(real)
+    return _with_unlinked_options(text, dependencies)
+
+
+def _with_unlinked_options(text: str, dependencies: Mapping[str, str]) -> Compiled:
+    """`text`, whose only errors are custom options protoc cannot resolve, compiled without
+    any custom option, then with those that resolve once the others are gone."""
+    options = unlinked.custom_options(text)
+    every = _checked_compile(unlinked.blanked(text, options), dependencies)
+    symbols = SymbolTable(every.file, every.imports)
+    extensions = unlinked.visible_extensions([every.file, *every.imports.values()])
+    try:
+        placed = unlinked.placed(text, options, every.file, every.source_info)
+    except ValueError as exc:
+        raise SchemaParseError(REFUSAL.format(exc)) from None
+    undefined = [(o, e) for o, e in placed if not unlinked.defined(o, e, symbols, extensions)]
+    final = every if len(undefined) == len(placed) else _checked_compile(
+        unlinked.blanked(text, [o for o, _ in undefined]), dependencies)
+    return Compiled(final.file, final.imports, final.source_info, unlinked.grouped(undefined))
+
+
+def _without_custom_options(text: str) -> str:
+    return unlinked.blanked(text, unlinked.custom_options(text))
+
+
+def _checked_compile(text: str, dependencies: Mapping[str, str]) -> Compiled:
+    found = _compiled(text, dependencies)
+    if isinstance(found, Compiled):
+        return found
+    raise _refusal(found)
+
+
+def _refusal(errors: list[ProtocError]) -> SchemaParseError:
+    return SchemaParseError(REFUSAL.format("\n".join(e.text() for e in errors) or "protoc refused the schema"))
+
+
+def _compiled(text: str, dependencies: Mapping[str, str]) -> Compiled | list[ProtocError]:
+    """One protoc run: the compilation, or protoc's errors."""
     with _written(text, dependencies) as (main, include):
         # Inside the folder (removed with it); protoc has read every input before it writes.
         out = os.path.join(include[0].decode(), f".{main}.descriptor-set")
@@ -186,7 +261,7 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> Compiled:
         with _PROTOC_LOCK, _stderr_caught(names):
             status = _protoc_compiler.run_main(args)
             if status != 0:
-                raise SchemaParseError(REFUSAL.format(_errors(main, include)))
+                return _errors(main, include)
         with open(out, "rb") as handle:
             data = handle.read()
     *imported, own = _set_files(data)  # topological order, the schema's own file last
@@ -205,14 +280,17 @@ def source_info_of(file: FileDescriptorProto, source_info: bytes) -> FileDescrip
     return found
 
 
-def _errors(main: str, include: list[bytes]) -> str:
+def _errors(main: str, include: list[bytes]) -> list[ProtocError]:
     """protoc's errors for a file it just refused, read as data from the binding's other
     entry point, which stops at the same error before generating any code."""
     try:
         _protoc_compiler.get_protos(main.encode(), include)
     except _protoc_compiler.ProtocErrors as exc:
-        return _error_text(exc)
-    return "protoc refused the schema"
+        return [
+            ProtocError(e.filename.decode("utf-8", "replace"), e.line, e.column, e.message.decode("utf-8", "replace"))
+            for e in exc.errors()
+        ]
+    return []
 
 
 @contextmanager
@@ -249,16 +327,3 @@ def _write_dependency(path: Path, text: str) -> None:
         path.write_bytes(text.encode("utf-8"))
     except (OSError, UnicodeEncodeError):
         return
-
-
-def _error_text(exc: _protoc_compiler.ProtocErrors) -> str:
-    """protoc's command-line wording: 1-based line and column (the binding reports 0-based)."""
-    lines = []
-    for error in exc.errors():
-        filename = error.filename.decode("utf-8", "replace")
-        message = error.message.decode("utf-8", "replace")
-        if error.line >= 0:
-            lines.append(f"{filename}:{error.line + 1}:{error.column + 1}: {message}")
-        else:
-            lines.append(f"{filename}: {message}")
-    return "\n".join(lines) or "protoc refused the schema"

@@ -68,6 +68,8 @@ def _clear_enum(enum: EnumDescriptorProto) -> None:
 
 def same_schema(a: ProtobufNative, b: ProtobufNative) -> bool:
     """Whether two compilations describe the same schema, byte-identical or not."""
+    if a.unlinked != b.unlinked:
+        return False
     if a.file == b.file:
         return True
     return _without_options(a.file) == _without_options(b.file) and render(a, qualify=True) == render(b, qualify=True)

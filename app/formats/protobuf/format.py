@@ -62,7 +62,8 @@ def _imports_for(file: FileDescriptorProto, dependencies: Mapping[str, str]) -> 
 
 def _kept(compiled: Compiled, dependencies: Mapping[str, str], source: str | None) -> ProtobufNative:
     """A compilation as the format keeps it; its source info only with the text it describes."""
-    return ProtobufNative(compiled.file, compiled.imports, dependencies, source, compiled.source_info if source else b"")
+    source_info = compiled.source_info if source else b""
+    return ProtobufNative(compiled.file, compiled.imports, dependencies, source, source_info, compiled.unlinked)
 
 
 class ProtobufFormat:
@@ -115,7 +116,8 @@ class ProtobufFormat:
         would not are written fully qualified instead."""
         for qualify in (False, True):
             text = render(native, qualify=True) if qualify else printed
-            again = dataclasses.replace(native, file=compile_text(text, dependencies).file)
+            compiled = compile_text(text, dependencies)
+            again = dataclasses.replace(native, file=compiled.file, unlinked=compiled.unlinked)
             if same_schema(native, again):
                 return ParsedSchema(SCHEMA_TYPE, text, again)
         raise SchemaParseError(REFUSAL.format("the schema cannot be printed as text that compiles to the same descriptor"))

@@ -65,6 +65,11 @@ class SymbolTable:
         for value in enum.value:
             self._kinds.setdefault(prefix + value.name, _OTHER)
 
+    def resolve(self, name: str, relative_to: str) -> str | None:
+        """The full name (no leading dot) that `name` means inside `relative_to`, any kind of
+        symbol (an option's name, which protoc looks up as it looks up types)."""
+        return self._resolve(name, relative_to, False)
+
     def _resolve(self, name: str, relative_to: str, types_only: bool) -> str | None:
         first = name.split(".", 1)[0]
         scope = relative_to
