@@ -229,7 +229,7 @@ def _with_unlinked_options(text: str, dependencies: Mapping[str, str]) -> Compil
         raise SchemaParseError(REFUSAL.format(exc)) from None
     undefined = [(o, e) for o, e in placed if not unlinked.defined(o, e, symbols, extensions)]
     final = every if len(undefined) == len(placed) else _checked_compile(
-        unlinked.blanked(text, [o for o, _ in undefined]), dependencies)
+        unlinked.blanked(text, list({id(o): o for o, _ in undefined}.values())), dependencies)
     return Compiled(final.file, final.imports, final.source_info, unlinked.grouped(undefined))
 
 

@@ -25,8 +25,14 @@ from app.formats import work_budget
 from app.formats.protobuf.names import SymbolTable
 from app.formats.protobuf.tokens import Piece, pieces
 
-# protoc's words for an option it cannot resolve (its other option errors are real ones).
-_UNKNOWN = re.compile(r'Option "\([^"]+\)(\.[^"]*)?" unknown\.')
+# protoc's words for a custom option's name it cannot link to an extension: none defined,
+# or the name meant something else (a field of the message, say). Its other option errors
+# (a value of the wrong type for an extension it found) are real ones.
+_UNKNOWN = re.compile(
+    r'Option "\([^"]+\)(\.[^"]*)?" unknown\.'
+    r'|Option field "\([^"]+\)" is not a field or extension of message "[^"]+"\.'
+    r'|Option "\([^"]+\)" is resolved to "\([^"]+\)", which is not defined\.'
+)
 _OPENING, _CLOSING = frozenset("{[(<"), frozenset("}])>")
 
 # Paths in descriptor.proto's numbering (what source info locations name).
@@ -263,16 +269,30 @@ class _Span:
 
 
 def _spans(file: FileDescriptorProto, source_info: bytes) -> list[_Span]:
-    """The declarations' spans (protoc's 0-based lines and columns), outer ones first."""
+    """The declarations' spans (protoc's 0-based lines and columns), outer ones first. An
+    extension range's span is its whole `extensions` statement (protoc gives the options
+    list to every range the statement declares), found among the statements of its message."""
     elements = _elements(file)
-    spans = []
+    spans: list[_Span] = []
+    statements: dict[tuple[int, ...], list[tuple[tuple[int, int], tuple[int, int]]]] = {}
+    ranges: list[tuple[tuple[int, int], _Element, tuple[int, ...]]] = []
     for location in SourceCodeInfo.FromString(source_info).location:
-        element = elements.get(tuple(location.path))
+        path, span = tuple(location.path), location.span
+        start, end = (span[0], span[1]), ((span[0], span[2]) if len(span) == 3 else (span[2], span[3]))
+        if path[-1:] == (_MESSAGE_RANGES,) and path[:-1] in elements:
+            statements.setdefault(path[:-1], []).append((start, end))
+            continue
+        element = elements.get(path)
         if element is None or element.kind == "file":
             continue
-        span = location.span
-        end = (span[0], span[2]) if len(span) == 3 else (span[2], span[3])
-        spans.append(_Span((span[0], span[1]), end, element))
+        if element.kind == "range":
+            ranges.append((start, element, path[:-2]))
+        else:
+            spans.append(_Span(start, end, element))
+    for start, element, message in ranges:
+        around = next(((a, z) for a, z in statements.get(message, ()) if a <= start < z), None)
+        if around is not None:
+            spans.append(_Span(around[0], around[1], element))
     spans.sort(key=lambda s: (s.start, (-s.end[0], -s.end[1])))
     return spans
 
@@ -297,12 +317,15 @@ def placed(
 ) -> list[tuple[CustomOption, _Element]]:
     """Each option with the element that declares it: the innermost declaration around it
     that takes options of its form (a statement's message, oneof, enum, service, method or
-    the file; a list's field, enum value or extension range). ValueError for a list protoc
-    placed nowhere (not expected: protoc gives every declaration a span)."""
+    the file; a list's field, enum value or extension range, or each range of one
+    `extensions` statement). ValueError for a list protoc placed nowhere (not expected:
+    protoc gives every declaration a span)."""
     ordered = sorted(options, key=lambda o: o.at)
     spans = _spans(file, source_info)
     file_element = _Element("file", owner("file", ""), f"{file.package}.x" if file.package else "x")
-    out, open_spans, next_span = [], [], 0
+    out: list[tuple[CustomOption, _Element]] = []
+    open_spans: list[_Span] = []
+    next_span = 0
     for option, position in zip(ordered, _positions(text, [o.at for o in ordered])):
         work_budget.check()
         while next_span < len(spans) and spans[next_span].start <= position:
@@ -310,12 +333,15 @@ def placed(
             next_span += 1
         open_spans = [s for s in open_spans if s.end > position]
         wanted = LIST_OWNERS if option.in_list is not None else STATEMENT_OWNERS
-        element = next((s.element for s in reversed(open_spans) if s.element.kind in wanted), None)
-        if element is None:
+        inner = next((s for s in reversed(open_spans) if s.element.kind in wanted), None)
+        if inner is None:
             if option.in_list is not None:
                 raise ValueError(f"cannot tell which declaration the option {option.option.name} belongs to")
-            element = file_element
-        out.append((option, element))
+            out.append((option, file_element))
+        elif inner.element.kind == "range":
+            out.extend((option, s.element) for s in open_spans if s.element.kind == "range" and s.start == inner.start)
+        else:
+            out.append((option, inner.element))
     return out
 
 
