@@ -41,8 +41,8 @@ _MESSAGE_FIELDS, _MESSAGE_NESTED, _MESSAGE_ENUMS, _MESSAGE_RANGES, _MESSAGE_EXTE
 _ENUM_VALUES, _SERVICE_METHODS = 2, 2
 
 # Owners of `option ...;` statements, and of `[...]` lists.
-STATEMENT_OWNERS = frozenset({"file", "message", "oneof", "enum", "service", "method"})
-LIST_OWNERS = frozenset({"field", "value", "range"})
+_STATEMENT_OWNERS = frozenset({"file", "message", "oneof", "enum", "service", "method"})
+_LIST_OWNERS = frozenset({"field", "value", "range"})
 
 
 @dataclass(frozen=True)
@@ -213,19 +213,28 @@ def blanked(text: str, options: Sequence[CustomOption]) -> str:
 class _Element:
     kind: str
     key: str
-    scope: str  # where protoc looks its option names up from (see names.SymbolTable)
+    # Where protoc looks its option names up from: the element's full name, from whose last
+    # dot outwards (names.SymbolTable's `relative_to`). So a message's options do not see
+    # the extensions it declares itself (an extension range's neither), a field's do, and an
+    # enum value's full name is its enum's sibling, as protoc names values.
+    scope: str
+
+
+def _file_element(file: FileDescriptorProto) -> _Element:
+    return _Element("file", owner("file", ""), f"{file.package}.x" if file.package else "x")
 
 
 def _elements(file: FileDescriptorProto) -> dict[tuple[int, ...], _Element]:
     """Every element that can carry options, by its source-info path."""
     package = file.package
-    found: dict[tuple[int, ...], _Element] = {(): _Element("file", owner("file", ""), f"{package}.x" if package else "x")}
+    found: dict[tuple[int, ...], _Element] = {(): _file_element(file)}
 
     def enum(path: tuple[int, ...], e: EnumDescriptorProto, scope: str) -> None:
         full = f"{scope}.{e.name}" if scope else e.name
-        found[path] = _Element("enum", owner("enum", full), f"{full}.x")
+        found[path] = _Element("enum", owner("enum", full), full)
         for k, value in enumerate(e.value):
-            found[(*path, _ENUM_VALUES, k)] = _Element("value", owner("value", f"{full}.{value.name}"), f"{full}.{value.name}")
+            sibling = f"{scope}.{value.name}" if scope else value.name
+            found[(*path, _ENUM_VALUES, k)] = _Element("value", owner("value", f"{full}.{value.name}"), sibling)
 
     def extension(path: tuple[int, ...], name: str, scope: str) -> None:
         found[path] = _Element("field", owner("field", f"{scope}.{name}"), f"{scope}.{name}")
@@ -236,7 +245,7 @@ def _elements(file: FileDescriptorProto) -> dict[tuple[int, ...], _Element]:
         work_budget.check()
         path, message, scope = pending.pop()
         full = f"{scope}.{message.name}" if scope else message.name
-        found[path] = _Element("message", owner("message", full), f"{full}.x")
+        found[path] = _Element("message", owner("message", full), full)
         for k, f in enumerate(message.field):
             found[(*path, _MESSAGE_FIELDS, k)] = _Element("field", owner("field", f"{full}.{f.name}"), f"{full}.{f.name}")
         for k, f in enumerate(message.extension):
@@ -244,7 +253,7 @@ def _elements(file: FileDescriptorProto) -> dict[tuple[int, ...], _Element]:
         for k, o in enumerate(message.oneof_decl):
             found[(*path, _MESSAGE_ONEOFS, k)] = _Element("oneof", owner("oneof", f"{full}.{o.name}"), f"{full}.{o.name}")
         for k, r in enumerate(message.extension_range):
-            found[(*path, _MESSAGE_RANGES, k)] = _Element("range", owner("range", f"{full}.{r.start}"), f"{full}.x")
+            found[(*path, _MESSAGE_RANGES, k)] = _Element("range", owner("range", f"{full}.{r.start}"), full)
         for k, e in enumerate(message.enum_type):
             enum((*path, _MESSAGE_ENUMS, k), e, full)
         pending.extend(((*path, _MESSAGE_NESTED, k), m, full) for k, m in enumerate(message.nested_type))
@@ -254,7 +263,7 @@ def _elements(file: FileDescriptorProto) -> dict[tuple[int, ...], _Element]:
         extension((_FILE_EXTENSIONS, i), f.name, package)
     for i, service in enumerate(file.service):
         full = f"{package}.{service.name}" if package else service.name
-        found[(_FILE_SERVICES, i)] = _Element("service", owner("service", full), f"{full}.x")
+        found[(_FILE_SERVICES, i)] = _Element("service", owner("service", full), full)
         for k, method in enumerate(service.method):
             found[(_FILE_SERVICES, i, _SERVICE_METHODS, k)] = _Element(
                 "method", owner("method", f"{full}.{method.name}"), f"{full}.{method.name}")
@@ -322,7 +331,7 @@ def placed(
     protoc gives every declaration a span)."""
     ordered = sorted(options, key=lambda o: o.at)
     spans = _spans(file, source_info)
-    file_element = _Element("file", owner("file", ""), f"{file.package}.x" if file.package else "x")
+    file_element = _file_element(file)
     out: list[tuple[CustomOption, _Element]] = []
     open_spans: list[_Span] = []
     next_span = 0
@@ -332,7 +341,7 @@ def placed(
             open_spans.append(spans[next_span])
             next_span += 1
         open_spans = [s for s in open_spans if s.end > position]
-        wanted = LIST_OWNERS if option.in_list is not None else STATEMENT_OWNERS
+        wanted = _LIST_OWNERS if option.in_list is not None else _STATEMENT_OWNERS
         inner = next((s for s in reversed(open_spans) if s.element.kind in wanted), None)
         if inner is None:
             if option.in_list is not None:

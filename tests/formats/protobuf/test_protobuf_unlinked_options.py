@@ -196,3 +196,22 @@ def test_protoc_runs_a_fixed_number_of_times_however_many_options(protoc: Counti
     fields = "".join(f"  int32 f{i} = {i + 1} [(a) = 1, (b{i}) = 2];\n" for i in range(count))
     FORMAT.parse(f'syntax = "proto3";\nmessage M {{\n{options}{fields}}}\n', {})
     assert protoc.calls == {"run_main": 2, "get_protos": 1}
+
+
+@pytest.mark.parametrize("declaration, linked", [
+    ("message M {\n  extend google.protobuf.MessageOptions {\n    optional int32 e = 50001;\n  }\n"
+     "  option (e) = 1;\n  optional int32 a = 1;\n}", False),
+    ("message M {\n  extend google.protobuf.FieldOptions {\n    optional int32 e = 50001;\n  }\n"
+     "  optional int32 a = 1 [(e) = 1];\n}", True),
+    ("message M {\n  extend google.protobuf.ExtensionRangeOptions {\n    optional int32 e = 50001;\n  }\n"
+     "  extensions 100 to 200 [(e) = 1];\n}", False),
+    ("message M {\n  extend google.protobuf.EnumValueOptions {\n    optional int32 e = 50001;\n  }\n"
+     "  enum E {\n    Z = 0 [(e) = 1];\n  }\n}", True),
+], ids=["a message's own extension", "a field's", "an extension range's", "an enum value's"])
+def test_an_option_is_linked_exactly_where_protoc_finds_its_name(declaration: str, linked: bool) -> None:
+    """protoc looks a message's option names up from outside the message: its own nested
+    extension is out of reach there, and such an option is kept unlinked, not refused."""
+    text = f'syntax = "proto2";\nimport "google/protobuf/descriptor.proto";\n{declaration}\n'
+    parsed = FORMAT.parse(text, {})
+    assert (parsed.native.unlinked == {}) is linked
+    assert "e) = 1" in parsed.canonical  # linked ones as the printer names them: (M.e)
