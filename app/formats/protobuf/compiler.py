@@ -318,15 +318,17 @@ def _stderr_caught(prefixes: tuple[bytes, ...]) -> Iterator[None]:
             os.write(2, rest)
 
 
-_STDERR_FILE: list[int] = []
+_STDERR_FILE: dict[int, int] = {}  # process id -> its file (a forked worker makes its own)
 
 
 def _stderr_file() -> int:
     """The scratch file `_stderr_caught` reuses: in memory where Linux offers it."""
-    if not _STDERR_FILE:
+    pid = os.getpid()
+    if pid not in _STDERR_FILE:
         memfd = getattr(os, "memfd_create", None)
-        _STDERR_FILE.append(memfd("protoc-stderr") if memfd is not None else os.dup(tempfile.TemporaryFile().fileno()))
-    return _STDERR_FILE[0]
+        _STDERR_FILE.clear()
+        _STDERR_FILE[pid] = memfd("protoc-stderr") if memfd is not None else os.dup(tempfile.TemporaryFile().fileno())
+    return _STDERR_FILE[pid]
 
 
 def _from_protoc(line: bytes, prefixes: tuple[bytes, ...]) -> bool:
