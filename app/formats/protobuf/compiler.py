@@ -196,7 +196,8 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> Compiled:
     `SchemaParseError` carries protoc's messages, one per line, as protoc's command line
     prints them (`schema.proto:3:27: "Nope" is not defined.`). Custom options that nothing
     defines are no error (see `unlinked`): in the schema they are kept beside the
-    descriptor, in a reference they are left out of its descriptor.
+    descriptor; a reference that sets them is imported without any custom option (its own
+    descriptor matters to the schema for its types and extensions only).
     """
     found = _compiled(text, dependencies)
     if isinstance(found, Compiled):
