@@ -91,6 +91,11 @@ class ProtobufFormat:
 
     def _parse(self, text: str, dependencies: Mapping[str, str], strict: bool) -> ParsedSchema:
         native = self._compile(text, dependencies)
+        if not strict:
+            # A stored text's parse stays in the registry's caches for long, and protoc's source
+            # info weighs about 3 bytes per character of text: only a policy reading an older
+            # version `as_stored` wants it, and compiles the text once more for it.
+            native = dataclasses.replace(native, source_info=b"")
         printed = render(native)
         if printed == text or (not strict and render(native, normalize=True) == text):
             return ParsedSchema(SCHEMA_TYPE, text, native)

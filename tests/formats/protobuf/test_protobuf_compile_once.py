@@ -106,3 +106,12 @@ def test_a_parse_past_its_work_budget_is_refused_once_protoc_is_done(protoc: Cou
     with work_budget.limited(1e-9), pytest.raises(work_budget.WorkBudgetExceeded):
         ProtobufFormat().parse(text, {})
     assert protoc.calls == {"run_main": 1}
+
+
+def test_a_stored_texts_parse_keeps_no_source_info_and_compiles_again_for_a_policy(protoc: CountingProtoc) -> None:
+    fmt = ProtobufFormat()
+    stored = fmt.parse(CANONICAL, {}, strict=False)
+    assert stored.native.source_info == b""
+    located = {(e.kind, e.name): e.location for e in fmt.elements(stored, as_stored=True)}
+    assert located[("record", "Order")] == "4:1"
+    assert protoc.calls == {"run_main": 2}
