@@ -1,11 +1,18 @@
 """`.proto` text to descriptors with the real protoc, in process.
 
-grpcio-tools links protoc into `grpc_tools._protoc_compiler`. Its `get_protos` entry point
-imports a file from disk, reports every error with file, line and column as data (not on
-stderr), and returns the Python code generated for the file and each file it imports; that code
-embeds each file's serialized `FileDescriptorProto`, which is what we keep. So protoc decides
+grpcio-tools links protoc into `grpc_tools._protoc_compiler`. Its command-line entry point
+(`run_main`) compiles a file from disk into a descriptor set: the schema's own
+`FileDescriptorProto` with protoc's source info (the span of every declaration and the
+comments around it, which policy rules read) and every file it imports. So protoc decides
 what a valid schema is (duplicate names, undefined types, missing imports, editions), and
-we never write a parser of our own.
+we never write a parser of our own. protoc runs in C++ and cannot be interrupted by the
+request's work budget; it is linear in the text (20,000 messages in about 0.4 s).
+
+The binding's other entry point, `get_protos`, also returns the descriptors, and its errors
+as data; but it generates Python code for them, and protoc's Python generator looks each
+message's bytes up in the whole file's bytes, which is quadratic (20,000 messages: 2.6 s,
+40,000: 10 s). So it only runs once a compile has failed, to read protoc's errors with their
+file, line and column; they come back as protoc's command line prints them.
 
 Each call gets a private directory (on tmpfs when there is one) holding the schema and the
 texts of its references, each under its reference name; the well-known imports come from
@@ -14,7 +21,6 @@ references so that a reference of the same name wins, as in Confluent's provider
 """
 from __future__ import annotations
 
-import codecs
 import os
 import shutil
 import sys
@@ -23,14 +29,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import grpc_tools
-from google.protobuf.descriptor_pb2 import FileDescriptorProto, FileDescriptorSet
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from grpc_tools import _protoc_compiler
 
 from app.formats.base import SchemaParseError
-from app.formats.protobuf.model import ProtobufNative
+from app.formats.protobuf import unlinked
+from app.formats.protobuf.names import SymbolTable
+from app.formats.protobuf.unlinked import Unlinked
 
 REFUSAL = "Invalid schema of type PROTOBUF, details: {}"
 
@@ -44,45 +53,93 @@ _INCLUDES = (
 )
 _SCRATCH_ROOT = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
-# `DESCRIPTOR = ...AddSerializedFile(b'...')` in the generated module: one bytes literal on
-# one line (the generator escapes newlines), so it ends at the first `')` + newline.
-_LITERAL_START = b"AddSerializedFile(b'"
-_LITERAL_END = b"')\n"
-
-# protoc's Importer is not documented as safe to run concurrently; a call takes about 0.2 ms.
+# protoc's Importer is not documented as safe to run concurrently.
 _PROTOC_LOCK = threading.Lock()
 
+# `FileDescriptorSet.file`'s tag (field 1, length-delimited): the set is split into its
+# files' bytes without decoding it, so that each imported file is looked up by its bytes.
+_SET_FILE_TAG = (1 << 3) | 2
 
-class _DescriptorCache:
-    """Generated module code -> its `FileDescriptorProto`. Evaluating the bytes literal of a
-    big file (descriptor.proto: 2 ms) dominates a call, and the well-known files come back
-    byte-identical every time, so their descriptors are decoded once."""
+
+@dataclass(frozen=True)
+class Compiled:
+    """One compilation: the schema's own file (without source info), every file it imports
+    by import name (topologically ordered, transitive ones included), the schema's
+    `SourceCodeInfo` still serialized (only a policy check reads it, so it stays in bytes),
+    and the custom options nothing defines, which protoc never saw (`unlinked`)."""
+
+    file: FileDescriptorProto
+    imports: dict[str, FileDescriptorProto]
+    source_info: bytes
+    unlinked: Unlinked = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProtocError:
+    """One of protoc's errors: `line` and `column` 0-based, `line` -1 for a whole file."""
+
+    file: str
+    line: int
+    column: int
+    message: str
+
+    def text(self) -> str:
+        """As protoc's command line prints it: 1-based line and column."""
+        if self.line >= 0:
+            return f"{self.file}:{self.line + 1}:{self.column + 1}: {self.message}"
+        return f"{self.file}: {self.message}"
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
+
+
+def _set_files(data: bytes) -> list[bytes]:
+    """The serialized files of a serialized `FileDescriptorSet`, in order."""
+    files, at = [], 0
+    while at < len(data):
+        tag, at = _varint(data, at)
+        if tag != _SET_FILE_TAG:
+            raise SchemaParseError(REFUSAL.format("protoc produced an unreadable descriptor set"))
+        length, at = _varint(data, at)
+        files.append(data[at:at + length])
+        at += length
+    return files
+
+
+class _ImportCache:
+    """An imported file's bytes -> its `FileDescriptorProto` without source info. The
+    well-known files come back byte-identical every time (descriptor.proto with its source
+    info is 100 KB), so each is decoded once and shared by every parsed schema."""
 
     def __init__(self, capacity: int = 256) -> None:
         self._entries: OrderedDict[bytes, FileDescriptorProto] = OrderedDict()
         self._capacity = capacity
         self._lock = threading.Lock()
 
-    def descriptor(self, code: bytes) -> FileDescriptorProto:
+    def descriptor(self, data: bytes) -> FileDescriptorProto:
         with self._lock:
-            found = self._entries.get(code)
+            found = self._entries.get(data)
             if found is not None:
-                self._entries.move_to_end(code)
+                self._entries.move_to_end(data)
                 return found
-        start = code.find(_LITERAL_START)
-        end = code.find(_LITERAL_END, start)
-        if start < 0 or end < 0:
-            raise SchemaParseError(REFUSAL.format("protoc produced no descriptor"))
-        # Python's bytes-literal escapes are the ones escape_decode reads (in C, 100x faster).
-        file = FileDescriptorProto.FromString(codecs.escape_decode(code[start + len(_LITERAL_START):end])[0])
+        file = FileDescriptorProto.FromString(data)
+        file.ClearField("source_code_info")
         with self._lock:
-            self._entries[code] = file
+            self._entries[data] = file
             if len(self._entries) > self._capacity:
                 self._entries.popitem(last=False)
         return file
 
 
-_DESCRIPTORS = _DescriptorCache()
+_IMPORTS = _ImportCache()
 
 
 def schema_file_name(dependencies: Mapping[str, str]) -> str:
@@ -133,62 +190,152 @@ def _written(text: str, dependencies: Mapping[str, str]) -> Iterator[tuple[str, 
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def compile_text(text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
+def compile_text(text: str, dependencies: Mapping[str, str]) -> Compiled:
     """Compile `text` with its references (reference name -> `.proto` text).
 
     `SchemaParseError` carries protoc's messages, one per line, as protoc's command line
-    prints them (`schema.proto:3:27: "Nope" is not defined.`).
+    prints them (`schema.proto:3:27: "Nope" is not defined.`). Custom options that nothing
+    defines are no error (see `unlinked`): in the schema they are kept beside the
+    descriptor; a reference that sets them is imported without any custom option (its own
+    descriptor matters to the schema for its types and extensions only).
     """
-    with _written(text, dependencies) as (main, include):
-        try:
-            with _PROTOC_LOCK:
-                generated = _protoc_compiler.get_protos(main.encode(), include)
-        except _protoc_compiler.ProtocErrors as exc:
-            raise SchemaParseError(REFUSAL.format(_error_text(exc))) from None
-    files = [_DESCRIPTORS.descriptor(code) for _, code in generated]
-    # Topological order, the schema's own file last.
-    *imported, own = files
-    return ProtobufNative(own, {f.name: f for f in imported})
+    found = _compiled(text, dependencies)
+    if isinstance(found, Compiled):
+        return found
+    main = schema_file_name(dependencies)
+    # A reference that sets such options fails to import, and everything that uses its types
+    # fails with it: it is compiled again without them first.
+    references = {e.file for e in found if e.file != main and unlinked.is_unknown_option(e.message)} & set(dependencies)
+    if references:
+        dependencies = {n: _without_custom_options(t) if n in references else t for n, t in dependencies.items()}
+        found = _compiled(text, dependencies)
+        if isinstance(found, Compiled):
+            return found
+    real = [e for e in found if not unlinked.is_unknown_option(e.message)]
+    if real or not found:
+        raise _refusal(real)
+    return _with_unlinked_options(text, dependencies)
 
 
-def with_source_info(text: str, dependencies: Mapping[str, str]) -> FileDescriptorProto:
-    """`text`, which compiles, as a descriptor that keeps protoc's source info: the span of
-    every declaration and the comments around it (the generated code `compile_text` reads
-    drops both). Only protoc's command line writes them, through a descriptor set file; it
-    prints warnings (an unused import) on the process's stderr, which is caught so that a
-    policy check never writes to the server's log or the CLI's error stream, and whatever
-    else reached stderr meanwhile is passed on."""
+def _with_unlinked_options(text: str, dependencies: Mapping[str, str]) -> Compiled:
+    """`text`, whose only errors are custom options protoc cannot resolve, compiled without
+    any custom option, then with those that resolve once the others are gone."""
+    options = unlinked.custom_options(text)
+    every = _checked_compile(unlinked.blanked(text, options), dependencies)
+    symbols = SymbolTable(every.file, every.imports)
+    extensions = unlinked.visible_extensions([every.file, *every.imports.values()])
+    try:
+        placed = unlinked.placed(text, options, every.file, every.source_info)
+    except ValueError as exc:
+        raise SchemaParseError(REFUSAL.format(exc)) from None
+    undefined = [(o, e) for o, e in placed if not unlinked.defined(o, e, symbols, extensions)]
+    final = every if len(undefined) == len(placed) else _checked_compile(
+        unlinked.blanked(text, list({id(o): o for o, _ in undefined}.values())), dependencies)
+    return Compiled(final.file, final.imports, final.source_info, unlinked.grouped(undefined))
+
+
+def _without_custom_options(text: str) -> str:
+    return unlinked.blanked(text, unlinked.custom_options(text))
+
+
+def _checked_compile(text: str, dependencies: Mapping[str, str]) -> Compiled:
+    found = _compiled(text, dependencies)
+    if isinstance(found, Compiled):
+        return found
+    raise _refusal(found)
+
+
+def _refusal(errors: list[ProtocError]) -> SchemaParseError:
+    return SchemaParseError(REFUSAL.format("\n".join(e.text() for e in errors) or "protoc refused the schema"))
+
+
+def _compiled(text: str, dependencies: Mapping[str, str]) -> Compiled | list[ProtocError]:
+    """One protoc run: the compilation, or protoc's errors."""
     with _written(text, dependencies) as (main, include):
         # Inside the folder (removed with it); protoc has read every input before it writes.
         out = os.path.join(include[0].decode(), f".{main}.descriptor-set")
-        args = [b"protoc", *(b"-I" + path for path in include), b"--include_source_info",
+        args = [b"protoc", *(b"-I" + path for path in include), b"--include_imports", b"--include_source_info",
                 b"--descriptor_set_out=" + out.encode(), main.encode()]
-        with _PROTOC_LOCK, _stderr_caught((main.encode(), include[0])):
+        # protoc prints warnings (an unused import) and errors on the process's stderr; they are
+        # caught so that a registration never writes to the server's log or the CLI's error stream.
+        names = (main.encode(), include[0], *(name.encode("utf-8", "replace") for name in dependencies))
+        with _PROTOC_LOCK, _stderr_caught(names):
             status = _protoc_compiler.run_main(args)
-        if status != 0:
-            raise SchemaParseError(REFUSAL.format("protoc refused the schema"))
+            if status != 0:
+                return _errors(main, include)
         with open(out, "rb") as handle:
-            found = FileDescriptorSet.FromString(handle.read())
-    return found.file[-1]  # dependencies first, the schema's own file last
+            data = handle.read()
+    *imported, own = _set_files(data)  # topological order, the schema's own file last
+    file = FileDescriptorProto.FromString(own)
+    source_info = file.source_code_info.SerializeToString()
+    file.ClearField("source_code_info")
+    imports = {f.name: f for f in map(_IMPORTS.descriptor, imported)}
+    return Compiled(file, imports, source_info)
+
+
+def source_info_of(file: FileDescriptorProto, source_info: bytes) -> FileDescriptorProto:
+    """A copy of `file` carrying the source info a compilation kept in bytes."""
+    found = FileDescriptorProto()
+    found.CopyFrom(file)
+    found.source_code_info.MergeFromString(source_info)
+    return found
+
+
+def _errors(main: str, include: list[bytes]) -> list[ProtocError]:
+    """protoc's errors for a file it just refused, read as data from the binding's other
+    entry point, which stops at the same error before generating any code."""
+    try:
+        _protoc_compiler.get_protos(main.encode(), include)
+    except _protoc_compiler.ProtocErrors as exc:
+        return [
+            ProtocError(e.filename.decode("utf-8", "replace"), e.line, e.column, e.message.decode("utf-8", "replace"))
+            for e in exc.errors()
+        ]
+    return []
 
 
 @contextmanager
 def _stderr_caught(prefixes: tuple[bytes, ...]) -> Iterator[None]:
-    """File descriptor 2 sent to a temporary file for the duration; on exit, the lines that
-    do not start with one of `prefixes` (protoc's, which name the file) go to the real stderr."""
+    """File descriptor 2 sent to a scratch file for the duration; on exit, the lines that
+    do not start with one of `prefixes` (protoc's, which name the file) go to the real stderr.
+    Callers hold `_PROTOC_LOCK`, so one in-memory file serves every call (creating a file per
+    call cost a third of a small schema's compile)."""
     sys.stderr.flush()
+    caught = _stderr_file()
+    os.ftruncate(caught, 0)
+    os.lseek(caught, 0, os.SEEK_SET)
     saved = os.dup(2)
-    with tempfile.TemporaryFile() as caught:
-        os.dup2(caught.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            caught.seek(0)
-            rest = b"".join(line for line in caught.read().splitlines(keepends=True) if not line.startswith(prefixes))
-            if rest:
-                os.write(2, rest)
+    os.dup2(caught, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.lseek(caught, 0, os.SEEK_SET)
+        with os.fdopen(os.dup(caught), "rb") as reader:
+            lines = reader.read().splitlines(keepends=True)
+        rest = b"".join(line for line in lines if not _from_protoc(line, prefixes))
+        if rest:
+            os.write(2, rest)
+
+
+_STDERR_FILE: dict[int, int] = {}  # process id -> its file (a forked worker makes its own)
+
+
+def _stderr_file() -> int:
+    """The scratch file `_stderr_caught` reuses: in memory where Linux offers it."""
+    pid = os.getpid()
+    if pid not in _STDERR_FILE:
+        memfd = getattr(os, "memfd_create", None)
+        _STDERR_FILE.clear()
+        _STDERR_FILE[pid] = memfd("protoc-stderr") if memfd is not None else os.dup(tempfile.TemporaryFile().fileno())
+    return _STDERR_FILE[pid]
+
+
+def _from_protoc(line: bytes, prefixes: tuple[bytes, ...]) -> bool:
+    """Whether a line caught on stderr is protoc's: protoc names the file first (the schema,
+    a reference, a well-known import, or an import it could not find)."""
+    return line.startswith(prefixes) or line.startswith(b"google/protobuf/") or line.rstrip().endswith(b": File not found.")
 
 
 def _write_dependency(path: Path, text: str) -> None:
@@ -200,16 +347,3 @@ def _write_dependency(path: Path, text: str) -> None:
         path.write_bytes(text.encode("utf-8"))
     except (OSError, UnicodeEncodeError):
         return
-
-
-def _error_text(exc: _protoc_compiler.ProtocErrors) -> str:
-    """protoc's command-line wording: 1-based line and column (the binding reports 0-based)."""
-    lines = []
-    for error in exc.errors():
-        filename = error.filename.decode("utf-8", "replace")
-        message = error.message.decode("utf-8", "replace")
-        if error.line >= 0:
-            lines.append(f"{filename}:{error.line + 1}:{error.column + 1}: {message}")
-        else:
-            lines.append(f"{filename}: {message}")
-    return "\n".join(lines) or "protoc refused the schema"

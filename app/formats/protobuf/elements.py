@@ -26,6 +26,7 @@ from google.protobuf.descriptor_pb2 import (
     FileDescriptorProto,
 )
 
+from app.formats import work_budget
 from app.formats.base import SchemaElement
 
 # Field numbers in descriptor.proto, the steps of a source-info path.
@@ -162,6 +163,7 @@ class _Walk:
                                       namespace=self.package or None, noun="package"))
 
     def _message(self, message: DescriptorProto, path: _Path, full: str) -> None:
+        work_budget.check()
         depth = self.depths.get(full, 1)
         fields = [f for f in message.field]
         self.out.append(SchemaElement(

@@ -15,6 +15,7 @@ from google.protobuf.descriptor_pb2 import (
     FileDescriptorProto,
 )
 
+from app.formats import work_budget
 from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.printer import default_json_name, render
 
@@ -27,6 +28,7 @@ def _without_options(file: FileDescriptorProto) -> FileDescriptorProto:
     copy.ClearField("options")
 
     def message(m: DescriptorProto) -> None:
+        work_budget.check()
         m.ClearField("options")
         for f in (*m.field, *m.extension):
             _clear_field(f)
@@ -66,6 +68,8 @@ def _clear_enum(enum: EnumDescriptorProto) -> None:
 
 def same_schema(a: ProtobufNative, b: ProtobufNative) -> bool:
     """Whether two compilations describe the same schema, byte-identical or not."""
+    if a.unlinked != b.unlinked:
+        return False
     if a.file == b.file:
         return True
     return _without_options(a.file) == _without_options(b.file) and render(a, qualify=True) == render(b, qualify=True)

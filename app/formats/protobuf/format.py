@@ -1,9 +1,11 @@
 """`ProtobufFormat`, the Protobuf `SchemaFormat`, put together from the modules beside it.
 
 A schema is compiled by protoc (`compiler`), printed back as canonical text (`printer`), and
-that text is what the registry stores and hashes. The printed text is compiled once more and
-must give the same descriptor, so what is stored always means exactly what was sent; a stored
-text (already canonical) compiles once. Input may also be a base64 `FileDescriptorProto`, as
+that text is what the registry stores and hashes. What is stored must mean exactly what was
+sent: a printed text that differs from the sent one in whitespace and comments only reads as
+the same tokens to protoc (`tokens`), so it needs no check; any other printed text is compiled
+once more and must give the same descriptor. So a stored text (already canonical) and a text
+laid out differently compile once. Input may also be a base64 `FileDescriptorProto`, as
 confluent-kafka's Python serializer sends: it is printed as text and then takes the same road.
 """
 from __future__ import annotations
@@ -18,7 +20,7 @@ from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from google.protobuf.message import DecodeError
 
 from app.formats.base import STRICT_POLICY, Incompatibility, Node, ParsedSchema, SchemaElement, SchemaParseError
-from app.formats.protobuf.compiler import REFUSAL, compile_text, with_source_info
+from app.formats.protobuf.compiler import REFUSAL, Compiled, compile_text, source_info_of
 from app.formats.protobuf.diff import compare, describe, incompatible
 from app.formats.protobuf.diff.report import description
 from app.formats.protobuf.elements import elements as schema_elements
@@ -27,6 +29,7 @@ from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.options import quote
 from app.formats.protobuf.printer import render
 from app.formats.protobuf.recent import RecentParses
+from app.formats.protobuf.tokens import same_pieces
 
 SCHEMA_TYPE = "PROTOBUF"
 SERIALIZED = "serialized"
@@ -58,6 +61,12 @@ def _imports_for(file: FileDescriptorProto, dependencies: Mapping[str, str]) -> 
     return ProtobufNative(file, compiled.imports, dependencies)
 
 
+def _kept(compiled: Compiled, dependencies: Mapping[str, str], source: str | None) -> ProtobufNative:
+    """A compilation as the format keeps it; its source info only with the text it describes."""
+    source_info = compiled.source_info if source else b""
+    return ProtobufNative(compiled.file, compiled.imports, dependencies, source, source_info, compiled.unlinked)
+
+
 class ProtobufFormat:
     schema_type = SCHEMA_TYPE
     file_extension = "proto"  # what a downloaded schema file is named with (the web UI)
@@ -74,42 +83,47 @@ class ProtobufFormat:
             return found
         parsed = self._recent.put(key, self._parse(text, dependencies, strict))
         if parsed.canonical != text:
-            # The canonical text was just compiled too: its own parse (as stored, or sent back
-            # by a client that read it) is this one, without the text sent here as its source.
-            own = ParsedSchema(SCHEMA_TYPE, parsed.canonical, dataclasses.replace(_native(parsed), source=None))
+            # The canonical text now has a parse too: its own (as stored, or sent back by a
+            # client that read it) is this one, without the text sent here as its source.
+            own = ParsedSchema(SCHEMA_TYPE, parsed.canonical, dataclasses.replace(_native(parsed), source=None, source_info=b""))
             for as_stored in (False, True):
                 self._recent.put(self._recent.key(parsed.canonical, dependencies, as_stored), own)
         return parsed
 
     def _parse(self, text: str, dependencies: Mapping[str, str], strict: bool) -> ParsedSchema:
         native = self._compile(text, dependencies)
+        if not strict:
+            # A stored text's parse stays in the registry's caches for long, and protoc's source
+            # info weighs about 3 bytes per character of text: only a policy reading an older
+            # version `as_stored` wants it, and compiles the text once more for it.
+            native = dataclasses.replace(native, source_info=b"")
         printed = render(native)
         if printed == text or (not strict and render(native, normalize=True) == text):
             return ParsedSchema(SCHEMA_TYPE, text, native)
+        if native.source is not None and same_pieces(printed, native.source):
+            return ParsedSchema(SCHEMA_TYPE, printed, native)
         return self._checked(printed, native, dependencies)
 
     def _compile(self, text: str, dependencies: Mapping[str, str]) -> ProtobufNative:
         deps = dict(dependencies)
         sent = decode_descriptor(text)  # a .proto text is never valid base64 of a descriptor
         if sent is None:
-            compiled = compile_text(text, deps)
-        else:
-            try:
-                printed = render(_imports_for(sent, deps), qualify=True)
-            except RecursionError:  # a sent descriptor nested deeper than protoc would ever accept
-                raise SchemaParseError(REFUSAL.format("Reached maximum recursion limit for nested messages.")) from None
-            except (TypeError, ValueError, IndexError, KeyError):  # not UTF-8, no such type, oneof or enum value
-                raise SchemaParseError(REFUSAL.format("the FileDescriptorProto sent cannot be read as a schema")) from None
-            compiled = compile_text(printed, deps)
-        return ProtobufNative(compiled.file, compiled.imports, deps, source=text if sent is None else None)
+            return _kept(compile_text(text, deps), deps, text)
+        try:
+            printed = render(_imports_for(sent, deps), qualify=True)
+        except RecursionError:  # a sent descriptor nested deeper than protoc would ever accept
+            raise SchemaParseError(REFUSAL.format("Reached maximum recursion limit for nested messages.")) from None
+        except (TypeError, ValueError, IndexError, KeyError):  # not UTF-8, no such type, oneof or enum value
+            raise SchemaParseError(REFUSAL.format("the FileDescriptorProto sent cannot be read as a schema")) from None
+        return _kept(compile_text(printed, deps), deps, None)
 
     def _checked(self, printed: str, native: ProtobufNative, dependencies: Mapping[str, str]) -> ParsedSchema:
         """The printed text, once it compiles back to the schema; short type names that
         would not are written fully qualified instead."""
         for qualify in (False, True):
             text = render(native, qualify=True) if qualify else printed
-            again = compile_text(text, dependencies)
-            again = ProtobufNative(again.file, again.imports, native.dependencies, native.source)
+            compiled = compile_text(text, dependencies)
+            again = dataclasses.replace(native, file=compiled.file, unlinked=compiled.unlinked)
             if same_schema(native, again):
                 return ParsedSchema(SCHEMA_TYPE, text, again)
         raise SchemaParseError(REFUSAL.format("the schema cannot be printed as text that compiles to the same descriptor"))
@@ -118,8 +132,7 @@ class ProtobufFormat:
         """Confluent stores the normalized text itself; it compiles like any other."""
         native = _native(schema)
         text = render(native, normalize=True)
-        compiled = compile_text(text, native.dependencies)
-        return ParsedSchema(SCHEMA_TYPE, text, ProtobufNative(compiled.file, compiled.imports, native.dependencies))
+        return ParsedSchema(SCHEMA_TYPE, text, _kept(compile_text(text, native.dependencies), native.dependencies, None))
 
     def can_read(
         self, reader: ParsedSchema, writer: ParsedSchema, *, policy: str = STRICT_POLICY
@@ -151,11 +164,16 @@ class ProtobufFormat:
     def elements(self, schema: ParsedSchema, *, as_stored: bool = False) -> list[SchemaElement]:
         """`PolicyView`: messages, fields, enums, values, oneofs and the package, located by
         `line:column` in the text as sent (the canonical text for a descriptor sent in
-        base64, or `as_stored`); see `elements`. protoc compiles the text once more for its
-        source info, which only a policy check pays."""
+        base64, or `as_stored`); see `elements`. The parse kept protoc's source info for the
+        text it compiled; another text (the canonical one of a schema sent laid out
+        differently, read `as_stored`) is compiled once more for its own."""
         native = _native(schema)
         text = schema.canonical if as_stored or native.source is None else native.source
-        return schema_elements(with_source_info(text, native.dependencies))
+        if text == native.source and native.source_info:
+            info = native.source_info
+        else:
+            info = compile_text(text, native.dependencies).source_info
+        return schema_elements(source_info_of(native.file, info))
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         """`serialized`: the compiled `FileDescriptorProto` in base64, which confluent-kafka's

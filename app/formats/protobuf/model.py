@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
 
+from app.formats.protobuf.unlinked import Unlinked
+
 
 @dataclass(frozen=True, eq=False)
 class ProtobufNative:
@@ -21,9 +23,15 @@ class ProtobufNative:
     `dependencies` are the reference texts it was compiled with (reference name -> text), so
     that a derived form (normalized) can be compiled in the same context. `source` is the
     `.proto` text as sent (policy rules read its comments and point into it); None for a
-    descriptor sent in base64 and for derived forms, whose canonical text is all there is."""
+    descriptor sent in base64 and for derived forms, whose canonical text is all there is.
+    `source_info` is protoc's serialized `SourceCodeInfo` for `source` (empty without one),
+    kept from the one compilation so that a policy check does not compile the text again.
+    `unlinked` holds the custom options nothing defines, by the element that declares them:
+    protoc never saw them, the canonical text prints them (see `unlinked`)."""
 
     file: FileDescriptorProto
     imports: Mapping[str, FileDescriptorProto]
     dependencies: Mapping[str, str] = field(default_factory=dict)
     source: str | None = None
+    source_info: bytes = b""
+    unlinked: Unlinked = field(default_factory=dict)

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 
 from google.protobuf.descriptor_pb2 import DescriptorProto, EnumDescriptorProto, FileDescriptorProto
 
+from app.formats import work_budget
+
 _PACKAGE, _MESSAGE, _ENUM, _SERVICE, _OTHER = range(5)
 _AGGREGATES = frozenset({_PACKAGE, _MESSAGE, _ENUM, _SERVICE})
 _TYPES = frozenset({_MESSAGE, _ENUM})
@@ -48,6 +50,7 @@ class SymbolTable:
                 self._kinds.setdefault(f"{prefix}{service.name}.{method.name}", _OTHER)
 
     def _add_message(self, full: str, message: DescriptorProto) -> None:
+        work_budget.check()
         self._kinds[full] = _MESSAGE
         for nested in message.nested_type:
             self._add_message(f"{full}.{nested.name}", nested)
@@ -61,6 +64,11 @@ class SymbolTable:
         # Enum values are siblings of their enum (C++ scoping), so they can shadow types.
         for value in enum.value:
             self._kinds.setdefault(prefix + value.name, _OTHER)
+
+    def resolve(self, name: str, relative_to: str) -> str | None:
+        """The full name (no leading dot) that `name` means inside `relative_to`, any kind of
+        symbol (an option's name, which protoc looks up as it looks up types)."""
+        return self._resolve(name, relative_to, False)
 
     def _resolve(self, name: str, relative_to: str, types_only: bool) -> str | None:
         first = name.split(".", 1)[0]

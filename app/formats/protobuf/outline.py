@@ -23,6 +23,7 @@ from typing import Any
 
 from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
 
+from app.formats import work_budget
 from app.formats.base import FIELD_NODE, GROUP_NODE, TYPE_NODE, Declaration, Node
 from app.formats.protobuf.diff.symbols import EnumView, FieldView, MessageView, SchemaView, view_of
 from app.formats.protobuf.model import ProtobufNative
@@ -58,6 +59,7 @@ def _defaults(file: FileDescriptorProto) -> _Defaults:
 
 
 def _message(view: SchemaView, defaults: _Defaults, message: MessageView, parent: str) -> Node:
+    work_budget.check()
     path = f"{parent}.{message.name}" if parent else message.name
     pointer = "#/" + path.replace(".", "/")
     children = [

@@ -27,9 +27,11 @@ from google.protobuf.descriptor_pb2 import (
 )
 from google.protobuf.message import Message
 
+from app.formats import work_budget
 from app.formats.protobuf.model import ProtobufNative
 from app.formats.protobuf.names import SymbolTable
 from app.formats.protobuf.options import OptionReader, OptionValue, quote
+from app.formats.protobuf.unlinked import owner
 
 _F = FieldDescriptorProto
 _SCALARS = {
@@ -90,6 +92,7 @@ class Printer:
         self.ignore_extensions = ignore_extensions
         self.symbols = SymbolTable(native.file, native.imports)
         self.options = OptionReader(native.file, native.imports)
+        self.unlinked = {} if ignore_extensions else native.unlinked
         self.syntax = native.file.syntax or "proto2"
         self.out = _Lines()
 
@@ -104,17 +107,19 @@ class Printer:
             return option.name
         return f"({self.symbols.qualified(option.name, relative_to)})"
 
-    def _option_values(self, options: Message, relative_to: str) -> list[tuple[str, str]]:
+    def _option_values(self, element: Message, relative_to: str, key: str) -> list[tuple[str, str]]:
+        """`element`'s options: those protoc linked, then the custom ones nothing defines
+        (`key` names the element among those, see `unlinked.owner`)."""
         pairs = [
             (self._option_name(o, relative_to), o.value)
-            for o in self.options.values(options, ignore_extensions=self.ignore_extensions)
-        ]
+            for o in self.options.values(element.options, ignore_extensions=self.ignore_extensions)
+        ] if element.HasField("options") else []
+        pairs += [(o.name, o.value) for o in self.unlinked.get(key, ())]
         return sorted(pairs, key=lambda p: p[0].strip("()")) if self.normalize else pairs
 
-    def _option_statements(self, owner: Message, relative_to: str) -> None:
-        if owner.HasField("options"):
-            for name, value in self._option_values(owner.options, relative_to):
-                self.out.add(f"option {name} = {value};")
+    def _option_statements(self, element: Message, relative_to: str, key: str) -> None:
+        for name, value in self._option_values(element, relative_to, key):
+            self.out.add(f"option {name} = {value};")
 
     @staticmethod
     def _inline(pairs: Sequence[tuple[str, str]]) -> str:
@@ -131,9 +136,10 @@ class Printer:
         if file.package:
             out.add(f"package {file.package};")
         self._imports()
-        if file.HasField("options"):
+        file_key = owner("file", "")
+        if file.HasField("options") or file_key in self.unlinked:
             out.blank()
-            self._option_statements(file, f"{file.package}.x" if file.package else "x")
+            self._option_statements(file, f"{file.package}.x" if file.package else "x", file_key)
         scope = file.package
         inline_groups = self._inline_group_types(file.message_type, (*file.extension,))
         messages = [m for m in file.message_type if m.name not in inline_groups]
@@ -179,6 +185,7 @@ class Printer:
         return {f.type_name.rsplit(".", 1)[-1] for f in fields if f.type == _F.TYPE_GROUP and f.type_name.rsplit(".", 1)[-1] in names}
 
     def _message(self, message: DescriptorProto, scope: str, *, header: str | None = None) -> None:
+        work_budget.check()
         out = self.out
         full = f"{scope}.{message.name}" if scope else message.name
         out.add(header or f"message {message.name} {{")
@@ -189,8 +196,7 @@ class Printer:
             if len(out.lines) > start:
                 out.blank()
 
-        if message.HasField("options"):
-            self._option_statements(message, f"{full}.x")
+        self._option_statements(message, f"{full}.x", owner("message", full))
         if message.reserved_range or message.reserved_name:
             section()
             self._reserved(message.reserved_range, message.reserved_name, exclusive_end=True)
@@ -199,7 +205,7 @@ class Printer:
             for r in message.extension_range:
                 end = "max" if r.end - 1 == _MAX_FIELD_NUMBER else str(r.end - 1)
                 span = str(r.start) if r.end - 1 == r.start else f"{r.start} to {end}"
-                pairs = self._option_values(r.options, f"{full}.x") if r.HasField("options") else []
+                pairs = self._option_values(r, f"{full}.x", owner("range", f"{full}.{r.start}"))
                 out.add(f"extensions {span}{self._inline(pairs)};")
         if message.field or message.nested_type:
             section()
@@ -281,7 +287,7 @@ class Printer:
         oneof = message.oneof_decl[index]
         self.out.add(f"oneof {oneof.name} {{")
         self.out.depth += 1
-        self._option_statements(oneof, f"{full}.{oneof.name}")
+        self._option_statements(oneof, f"{full}.{oneof.name}", owner("oneof", f"{full}.{oneof.name}"))
         for field in fields:
             self._field(field, full, entries, nested, in_oneof=True)
         self.out.depth -= 1
@@ -308,8 +314,7 @@ class Printer:
             pairs.append(("default", default_literal(field)))
         if field.HasField("json_name") and field.json_name != default_json_name(field.name):
             pairs.append(("json_name", quote(field.json_name)))
-        if field.HasField("options"):
-            pairs.extend(self._option_values(field.options, relative_to))
+        pairs.extend(self._option_values(field, relative_to, owner("field", relative_to)))
         if self.normalize:
             pairs.sort(key=lambda p: p[0].strip("()"))
         group = nested.get(simple_type) if field.type == _F.TYPE_GROUP and self.syntax == "proto2" else None
@@ -354,7 +359,7 @@ class Printer:
         full = f"{scope}.{enum.name}" if scope else enum.name
         out.add(f"enum {enum.name} {{")
         out.depth += 1
-        self._option_statements(enum, f"{full}.x")
+        self._option_statements(enum, f"{full}.x", owner("enum", full))
         if enum.reserved_range or enum.reserved_name:
             self._reserved(enum.reserved_range, enum.reserved_name, exclusive_end=False)
         values = list(enum.value)
@@ -362,7 +367,7 @@ class Printer:
             # The first value stays first: it is the default (proto2) and must be zero (proto3).
             values[1:] = sorted(values[1:], key=lambda v: (v.number, v.name))
         for value in values:
-            pairs = self._option_values(value.options, f"{full}.{value.name}") if value.HasField("options") else []
+            pairs = self._option_values(value, f"{full}.{value.name}", owner("value", f"{full}.{value.name}"))
             out.add(f"{value.name} = {value.number}{self._inline(pairs)};")
         out.depth -= 1
         out.add("}")
@@ -391,13 +396,13 @@ class Printer:
         full = f"{scope}.{service.name}" if scope else service.name
         out.add(f"service {service.name} {{")
         out.depth += 1
-        self._option_statements(service, f"{full}.x")
+        self._option_statements(service, f"{full}.x", owner("service", full))
         for method in service.method:
             relative_to = f"{full}.{method.name}"
             request = ("stream " if method.client_streaming else "") + self._type(method.input_type, relative_to, types_only=False)
             response = ("stream " if method.server_streaming else "") + self._type(method.output_type, relative_to, types_only=False)
             line = f"rpc {method.name} ({request}) returns ({response})"
-            pairs = self._option_values(method.options, relative_to) if method.HasField("options") else []
+            pairs = self._option_values(method, relative_to, owner("method", relative_to))
             if pairs:
                 out.add(line + " {")
                 out.depth += 1

@@ -33,6 +33,7 @@ from google.protobuf.descriptor_pb2 import (
     FileDescriptorProto,
 )
 
+from app.formats import work_budget
 from app.formats.protobuf.model import ProtobufNative
 
 OPTIONAL = "OPTIONAL"
@@ -232,6 +233,7 @@ class _Builder:
         built: Mapping[str, MessageView],
         enum_view: Callable[[EnumDescriptorProto, str], EnumView],
     ) -> MessageView:
+        work_budget.check()
         declared = len(message.oneof_decl)
         real_oneofs = {
             f.oneof_index

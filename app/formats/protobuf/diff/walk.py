@@ -23,6 +23,7 @@ from contextlib import contextmanager
 
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
 
+from app.formats import work_budget
 from app.formats.base import SchemaParseError
 from app.formats.protobuf.diff.changes import Difference
 from app.formats.protobuf.diff.symbols import MessageView, SchemaView
@@ -70,6 +71,7 @@ class Walk:
     def inside(self, original: MessageView) -> Iterator[bool]:
         """Enter a message pair; yields False when the original message is already being
         compared further up, in which case its fields must not be compared again."""
+        work_budget.check()
         progress = self._progress
         progress.depth += 1
         progress.compared += 1
