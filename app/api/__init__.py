@@ -17,6 +17,7 @@ from app.api import (
     compatibility,
     config,
     contexts,
+    exporters,
     mode,
     policies,
     schemas,
@@ -34,6 +35,7 @@ from app.api.requests import check_parameters
 
 _AREAS = (
     server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp, audit.bp, policies.bp,
+    exporters.bp,
 )
 
 

@@ -33,13 +33,22 @@ DELETE_MODE = "DELETE_MODE"
 DELETE_CONTEXT = "DELETE_CONTEXT"
 SET_POLICY = "SET_POLICY"
 DELETE_POLICY = "DELETE_POLICY"
+# Exporters (app/core/exporters): a definition or config written, and the runner's controls.
+CREATE_EXPORTER = "CREATE_EXPORTER"
+UPDATE_EXPORTER = "UPDATE_EXPORTER"
+DELETE_EXPORTER = "DELETE_EXPORTER"
+PAUSE_EXPORTER = "PAUSE_EXPORTER"
+RESUME_EXPORTER = "RESUME_EXPORTER"
+RESET_EXPORTER = "RESET_EXPORTER"
+EXPORTER_ACTIONS = frozenset({CREATE_EXPORTER, UPDATE_EXPORTER, DELETE_EXPORTER, PAUSE_EXPORTER, RESUME_EXPORTER,
+                              RESET_EXPORTER})
 # A refused request with a write method that matched no endpoint (a 404 or 405 from routing):
 # it changed nothing, but an authenticated caller probing the API is worth a row.
 UNKNOWN_OPERATION = "UNKNOWN_OPERATION"
 ACTIONS = frozenset({
     REGISTER, DELETE_VERSION, DELETE_SUBJECT, SET_CONFIG, DELETE_CONFIG, SET_MODE, DELETE_MODE, DELETE_CONTEXT,
     SET_POLICY, DELETE_POLICY, UNKNOWN_OPERATION,
-})
+}) | EXPORTER_ACTIONS
 
 # Outcomes.
 SUCCESS = "success"    # the change committed (AuditEntry's default)

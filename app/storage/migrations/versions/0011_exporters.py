@@ -1,0 +1,38 @@
+"""exporters: schema exporters (Confluent's Schema Linking API), their runner's state and lease
+
+Independent of any other table. Written while migration 0010 (DEK registry) was being added on
+another branch: it revises 0009 here and is re-chained after 0010 when both land.
+
+Revision ID: 0011
+Revises: 0009
+Create Date: 2026-11-28
+"""
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0011"
+down_revision = "0009"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "exporters",
+        sa.Column("name", sa.String(length=255), nullable=False),
+        sa.Column("definition", sa.JSON(), nullable=False),
+        sa.Column("config", sa.JSON(), nullable=False),
+        sa.Column("state", sa.String(length=16), nullable=False),
+        sa.Column("offset", sa.BigInteger(), nullable=False),
+        sa.Column("ts", sa.BigInteger(), nullable=False),
+        sa.Column("trace", sa.Text(), nullable=True),
+        sa.Column("lease_owner", sa.String(length=128), nullable=True),
+        sa.Column("lease_expires", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("name", name=op.f("pk_exporters")),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("exporters")
