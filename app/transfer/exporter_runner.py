@@ -168,7 +168,7 @@ class ExporterRunner:
             from app.transfer.database import InProcessRegistry
 
             settings = replace(self.service.settings, auth_file="", metrics=False, hot_read_cache=False)
-            self._source = InProcessRegistry(RegistryService(self.storage, FORMATS, settings), "this registry")
+            self._source = InProcessRegistry(RegistryService(self.storage, FORMATS, settings), "http://in-process")
         return self._source
 
 

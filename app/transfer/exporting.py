@@ -8,6 +8,7 @@ anything twice.
 """
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -24,7 +25,14 @@ from app.transfer.progress import Progress
 from app.transfer.rest import Endpoint, RestRegistry
 from app.transfer.state import ImportState
 
-_QUIET = Progress(enabled=False)
+class _Nowhere(io.TextIOBase):
+    """Where a pass's progress lines go: a server's log is no place for a line per pass."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+_QUIET = Progress(enabled=False, stream=_Nowhere())
 _OPTIONS = ImportOptions(skip_global_config=True, workers=2, state_file=None)
 _CONFLICTS_SHOWN = 10
 
