@@ -142,7 +142,8 @@ def parse_config(config: Any, stored: dict[str, str] | None = None) -> dict[str,
         if not isinstance(value, (str, int, bool)):
             raise InvalidExporterConfig(f"Invalid exporter config {key!r}: a string")
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        parsed[key] = (stored or {}).get(key, text) if text == MASK else text
+        kept = (stored or {}).get(key)
+        parsed[key] = kept if kept is not None and MASK in text and masked({key: kept})[key] == text else text
     url = parsed.get(URL_KEY, "")
     parts = urlsplit(url.split(",")[0].strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
