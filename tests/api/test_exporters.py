@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from api_client import Api
 
 TARGET = "http://127.0.0.1:9/"
@@ -101,3 +104,30 @@ def test_every_exporter_change_is_in_the_audit_trail(api: Api) -> None:
     assert sorted(actions) == sorted(["CREATE_EXPORTER", "PAUSE_EXPORTER", "RESUME_EXPORTER", "PAUSE_EXPORTER",
                                       "DELETE_EXPORTER"])
     assert "s3cret" not in str(rows)
+
+
+JSON_SCALARS = st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.floats(allow_nan=False) | st.text(max_size=12)
+JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=8)
+EXPORTER_BODIES = st.fixed_dictionaries({}, optional={
+    "name": st.sampled_from(["fz", "n-1", "", "a/b"]) | JSON_VALUES,
+    "subjects": st.lists(st.sampled_from(["*", "a-*", ":.c:*", ""]), max_size=3) | JSON_VALUES,
+    "contextType": st.sampled_from(["AUTO", "CUSTOM", "NONE", "auto"]) | JSON_VALUES,
+    "context": st.sampled_from([".dr", "dr", ":x:", ""]) | JSON_VALUES,
+    "subjectRenameFormat": st.sampled_from(["${subject}-x", ""]) | JSON_VALUES,
+    "config": st.fixed_dictionaries({"schema.registry.url": st.sampled_from(["http://t:1", "x"]) | JSON_VALUES},
+                                    optional={"basic.auth.credentials.source": JSON_VALUES,
+                                              "basic.auth.user.info": JSON_VALUES}) | JSON_VALUES,
+}) | JSON_VALUES
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=EXPORTER_BODIES)
+def test_no_exporter_body_is_a_server_error(api: Api, body: Any) -> None:
+    if api.get("/exporters/fz").status == 404:
+        api.post("/exporters", _body("fz"))
+        api.put("/exporters/fz/pause", {})
+    for method, path in (("POST", "/exporters"), ("PUT", "/exporters/fz"), ("PUT", "/exporters/fz/config")):
+        reply = api.call(method, path, body)
+        assert reply.status < 500, (method, path, body, reply)
+        assert reply.status < 400 or reply.error_code is not None, (method, path, body, reply)

@@ -101,7 +101,8 @@ class ExporterService:
             definition = parse_definition(body, base=found.definition)
             config = found.config
             if isinstance(body, dict) and body.get("config") is not None:
-                config = parse_config({**found.config, **body["config"]}, found.config)
+                given = body["config"]
+                config = parse_config({**found.config, **given} if isinstance(given, dict) else given, found.config)
             store.update_exporter(name, definition=definition, config=config)  # type: ignore[attr-defined]
             self._record(store, principal, origin, audit.UPDATE_EXPORTER, name,
                          definition=definition.to_json(), config=masked(config))
