@@ -3,8 +3,9 @@ its own once it serves, app/wiring.py's `warm_up`; the master runs none) that co
 each exporter chooses to its target and keeps doing so.
 
 Exactly one process of a fleet runs an exporter: the one holding its lease, a row-level lease
-in the exporters table (owner and expiry, renewed every second, taken over once expired), so
-it works the same on SQLite and PostgreSQL. A process that dies stops renewing; another
+in the exporters table (owner and expiry, renewed every second by a heartbeat thread of its
+own, so a long pass never lets it lapse; taken over once expired), so it works the same on
+SQLite and PostgreSQL. A process that dies stops renewing; another
 takes the lease within `LEASE_MS` and starts with a full comparison, which skips what the
 target already holds.
 
@@ -17,6 +18,7 @@ its trace, until an administrator resumes or resets it.
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import secrets
@@ -62,17 +64,24 @@ class ExporterRunner:
         self._stopped = threading.Event()
         self._jobs: dict[str, _Job] = {}
         self._source: Any = None
+        self._held: set[str] = set()  # the leases this process holds (the heartbeat renews them)
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="sqlregistry-exporters", daemon=True)
+        self._heartbeat = threading.Thread(target=self._beat, name="sqlregistry-exporter-leases", daemon=True)
 
     def start(self) -> ExporterRunner:
         self._thread.start()
+        self._heartbeat.start()
         return self
 
     def stop(self) -> None:
         self._stopped.set()
         self._thread.join(timeout=10)
-        for name in list(self._jobs):
-            with self.storage.read() as store:
+        self._heartbeat.join(timeout=2)
+        with self._lock:
+            held, self._held = sorted(self._held), set()
+        with self.storage.read() as store:
+            for name in held:
                 store.release_exporter_lease(name, self.owner)
         self._jobs.clear()
 
@@ -85,44 +94,77 @@ class ExporterRunner:
                 current = self.storage.change_token()
                 now = time.monotonic()
                 changed = current != token or current is None and now >= next_blind_pass
-                if changed or now >= next_beat:
-                    self._refresh()
+                if now >= next_beat:
+                    self._refresh(renew=True)
                     next_beat = now + HEARTBEAT_S
+                elif changed:
+                    self._refresh(renew=False)
                 if current is None and now >= next_blind_pass:
                     next_blind_pass = now + UNKNOWN_TOKEN_PASS_S
                 token = current
                 for job in list(self._jobs.values()):
                     if self._stopped.is_set():
                         break
-                    if job.row.status.state == STARTING or job.row.status.state == RUNNING and (
-                            changed or job.marks is None):
+                    with self._lock:
+                        held = job.row.definition.name in self._held
+                    if held and (job.row.status.state == STARTING or job.row.status.state == RUNNING and (
+                            changed or job.marks is None)):
                         self._pass(job)
             except Exception as exc:  # noqa: BLE001 - the database away: try again, never die
                 log.warning("exporters: %s", exc)
                 self._stopped.wait(1.0)
             self._stopped.wait(POLL_S)
 
-    def _refresh(self) -> None:
-        """Reload the definitions; take or renew the lease of every exporter that should run,
-        give up those paused, failed or deleted."""
+    def _refresh(self, renew: bool) -> None:
+        """Reload the definitions and give up the exporters paused, failed, deleted or whose
+        lease the heartbeat lost; with `renew` (once a second), also try to take the lease of
+        every exporter that should run and nobody runs. Between those a change only reloads:
+        under a burst of registrations no lease row is written per commit."""
         now = _now_ms()
         with self.storage.read() as store:
             rows = {row.definition.name: row for row in store.exporters()}
             for name in list(self._jobs):
                 row = rows.get(name)
-                if row is None or row.status.state not in (STARTING, RUNNING):
-                    store.release_exporter_lease(name, self.owner)
-                    del self._jobs[name]
+                with self._lock:
+                    lost = name not in self._held
+                if lost or row is None or row.status.state not in (STARTING, RUNNING):
+                    if not lost:
+                        store.release_exporter_lease(name, self.owner)
+                    self._let_go(name)
             for name, row in rows.items():
-                if row.status.state not in (STARTING, RUNNING):
+                if row.status.state not in (STARTING, RUNNING) or not renew and name not in self._jobs:
                     continue
-                if not store.take_exporter_lease(name, self.owner, now, now + LEASE_MS):
-                    self._jobs.pop(name, None)
-                    continue
+                if name not in self._jobs:
+                    if not store.take_exporter_lease(name, self.owner, now, now + LEASE_MS):
+                        continue
+                    with self._lock:
+                        self._held.add(name)
                 job = self._jobs.setdefault(name, _Job(row))
                 if row.status.state == STARTING or row.definition != job.row.definition:
                     job.marks = None
                 job.row = row
+
+    def _let_go(self, name: str) -> None:
+        self._jobs.pop(name, None)
+        with self._lock:
+            self._held.discard(name)
+
+    def _beat(self) -> None:
+        """The heartbeat, on a thread of its own so that a long pass (a first comparison of a
+        big registry) never lets a lease expire: renew every lease held; one that cannot be
+        renewed was taken over, and its exporter is dropped before its next pass."""
+        while not self._stopped.wait(HEARTBEAT_S):
+            with self._lock:
+                names = sorted(self._held)
+            now = _now_ms()
+            try:
+                with self.storage.read() as store:
+                    for name in names:
+                        if not store.take_exporter_lease(name, self.owner, now, now + LEASE_MS):
+                            with self._lock:
+                                self._held.discard(name)
+            except Exception as exc:  # noqa: BLE001 - the database away: the next beat tries again
+                log.warning("exporters heartbeat: %s", exc)
 
     def _pass(self, job: _Job) -> None:
         row = job.row
@@ -176,4 +218,6 @@ def start_runner(service: Any) -> ExporterRunner | None:
     """The process's runner, unless REGISTRY_EXPORTERS is off."""
     if not service.settings.exporters:
         return None
-    return ExporterRunner(service).start()
+    runner = ExporterRunner(service).start()
+    atexit.register(runner.stop)  # a worker that exits cleanly hands its leases over at once
+    return runner
