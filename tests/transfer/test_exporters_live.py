@@ -5,6 +5,7 @@ Every verdict polls with a generous deadline; the one wait for something NOT to 
 closed by a witness exporter that copies a later change."""
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -185,3 +186,32 @@ def test_a_killed_runner_is_replaced_by_another_instance(fleet, registry) -> Non
         now_owner = conn.execute(text("SELECT lease_owner FROM exporters WHERE name = 'ha'")).scalar_one()
     engine.dispose()
     assert int(now_owner.split(":")[1]) in _children(survivor.process.pid)
+
+
+@BOTH
+def test_an_id_the_target_gave_another_schema_stops_in_error(registry, kind: str) -> None:
+    source, target = Rest(registry(kind)), Rest(registry(kind))
+    theirs = target.register("theirs", record("Theirs", ("t", "int")))
+    mine = source.register("mine", V1)
+    assert theirs["id"] == mine["id"]
+    source.call("POST", "/exporters", exporter("ids", target.url, subjects=["mine"], contextType="NONE"))
+    failed = wait_for("ERROR", lambda: (s := status(source, "ids"))["state"] == "ERROR" and s)
+    assert "ID_TAKEN" in failed["trace"] and f"id={mine['id']}" in failed["trace"]
+    assert version(target, "mine", 1) is None
+
+
+@BOTH
+def test_refused_credentials_stop_in_error_and_the_right_ones_resume(registry, kind: str) -> None:
+    right = "Basic " + base64.b64encode(b"alice:right").decode()
+    source, target = Rest(registry(kind)), Rest(registry(kind, authorization=[right]))
+    source.register("orders-value", V1)
+    source.call("POST", "/exporters", {"name": "auth", "subjects": ["orders-*"], "contextType": "NONE", "config": {
+        "schema.registry.url": target.url, "basic.auth.credentials.source": "USER_INFO",
+        "basic.auth.user.info": "alice:wrong"}})
+    failed = wait_for("ERROR", lambda: (s := status(source, "auth"))["state"] == "ERROR" and s)
+    assert "401" in failed["trace"] and "wrong" not in failed["trace"]
+    source.call("PUT", "/exporters/auth/config", {"basic.auth.user.info": "alice:right"})
+    source.call("PUT", "/exporters/auth/resume", {})
+    wait_for("RUNNING", lambda: status(source, "auth")["state"] == "RUNNING")
+    target.http.headers["Authorization"] = right
+    assert version(target, "orders-value", 1) is not None
