@@ -43,7 +43,8 @@ def test_a_second_exporter_of_the_same_name_is_refused_with_40960(api: Api) -> N
 def test_an_unknown_exporter_is_40450_on_every_route(api: Api) -> None:
     for method, path in (("GET", "/exporters/nope"), ("GET", "/exporters/nope/status"),
                          ("GET", "/exporters/nope/config"), ("PUT", "/exporters/nope/pause"),
-                         ("PUT", "/exporters/nope/resume"), ("DELETE", "/exporters/nope")):
+                         ("PUT", "/exporters/nope/resume"), ("DELETE", "/exporters/nope"),
+                         ("GET", "/exporters/no%20such%20name"), ("PUT", "/exporters/nope/reset")):
         reply = api.call(method, path)
         assert (reply.status, reply.error_code) == (404, 40450), (method, path, reply)
 

@@ -98,17 +98,21 @@ def auto_context(cluster_id: str) -> str:
     return "." + re.sub(r"[^A-Za-z0-9_-]", "_", cluster_id or "source")
 
 
+def valid_name(name: Any) -> bool:
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None
+
+
 def check_name(name: Any) -> str:
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not valid_name(name):
         raise InvalidExporterName(f"Missing or invalid exporter name: {name!r} (letters, digits, '.', '_', '-')")
     return name
 
 
-def parse_definition(body: Any, name: str | None = None, base: ExporterDefinition | None = None) -> ExporterDefinition:
+def parse_definition(body: Any, base: ExporterDefinition | None = None) -> ExporterDefinition:
     """A POST body (`base` None) or a PUT body over `base` (absent fields keep their value)."""
     if not isinstance(body, dict):
         raise InvalidExporterConfig("The request body must be a JSON object")
-    name = check_name(body.get("name", name) if base is None else base.name)
+    name = check_name(body.get("name") if base is None else base.name)
     subjects = body.get("subjects", list(base.subjects) if base else ["*"])
     if (not isinstance(subjects, list) or not subjects
             or not all(isinstance(s, str) and s and len(s) <= 1024 for s in subjects)):

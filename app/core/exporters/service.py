@@ -24,10 +24,10 @@ from app.core.exporters.records import (
     PAUSED,
     STARTING,
     StoredExporter,
-    check_name,
     masked,
     parse_config,
     parse_definition,
+    valid_name,
 )
 from app.core.store import NO_ORIGIN, Origin, Storage, Store
 
@@ -49,8 +49,8 @@ class ExporterService:
         self._guard(principal).check(Action.ADMIN, "")
 
     def _load(self, store: Store, name: str, lock: bool = False) -> StoredExporter:
-        found = store.exporter(check_name(name), lock=lock)  # type: ignore[attr-defined]
-        if found is None:
+        found = store.exporter(name, lock=lock) if valid_name(name) else None  # type: ignore[attr-defined]
+        if found is None:  # a name no exporter can have is not found either, as in Confluent
             raise ExporterNotFound.named(name)
         return found
 
