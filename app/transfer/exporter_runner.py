@@ -76,7 +76,7 @@ class ExporterRunner:
 
     def stop(self) -> None:
         self._stopped.set()
-        self._thread.join(timeout=10)
+        self._thread.join(timeout=2)  # a pass under way may wait on the target: do not hold up the exit
         self._heartbeat.join(timeout=2)
         with self._lock:
             held, self._held = sorted(self._held), set()
