@@ -112,6 +112,10 @@ class Settings:
     # Hide and refuse every write action of the web UI (/ui/). A convenience for a browse-only
     # deployment, not a security boundary: the REST API still accepts writes.
     ui_readonly: bool = False
+    # Run the exporters (`/exporters`): each serving process starts a runner thread, and the
+    # lease in the database picks the one process that runs each exporter. Off: definitions
+    # can still be managed, but nothing is copied by this process.
+    exporters: bool = True
 
     def __post_init__(self) -> None:
         # Values gunicorn would accept and then fail on while booting a worker (threads=0), or

@@ -55,7 +55,11 @@ def build_registry(
 def warm_up(service: RegistryService) -> None:
     """In a gunicorn worker that has loaded its app: start building, in the background, what
     the worker put off until after its first answer: deferred storage, and the policy rule
-    catalogue (its plugins found through the installed distributions' entry points)."""
+    catalogue (its plugins found through the installed distributions' entry points); and
+    start the worker's exporters runner."""
     if isinstance(service.storage, DeferredStorage):
         service.storage.warm()
     threading.Thread(target=lambda: service.policies.catalogue, name="sqlregistry-policy-rules", daemon=True).start()
+    from app.transfer.exporter_runner import start_runner  # this worker's exporters runner (none in the master)
+
+    start_runner(service)

@@ -18,6 +18,7 @@ from app.api import (
     config,
     contexts,
     dek_registry,
+    exporters,
     mode,
     policies,
     schemas,
@@ -36,6 +37,7 @@ from app.api.requests import check_parameters
 _AREAS = (
     server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp, audit.bp, policies.bp,
     dek_registry.bp,
+    exporters.bp,
 )
 
 

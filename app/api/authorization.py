@@ -175,6 +175,18 @@ RULES: dict[str, Rule] = {
     "dek_registry.undelete_dek": Rule(Action.DELETE, _subject, audited=audit.UNDELETE_DEK, success_status=204),
     "dek_registry.undelete_dek_version": Rule(
         Action.DELETE, _subject, audited=audit.UNDELETE_DEK, success_status=204),
+    # Exporters: a server administrator's only (their config holds another registry's credentials).
+    "exporters.list_exporters": Rule(Action.ADMIN, _server),
+    "exporters.get_exporter": Rule(Action.ADMIN, _server),
+    "exporters.exporter_status": Rule(Action.ADMIN, _server),
+    "exporters.get_exporter_config": Rule(Action.ADMIN, _server),
+    "exporters.create_exporter": Rule(Action.ADMIN, _server, audited=audit.CREATE_EXPORTER),
+    "exporters.update_exporter": Rule(Action.ADMIN, _server, audited=audit.UPDATE_EXPORTER),
+    "exporters.put_exporter_config": Rule(Action.ADMIN, _server, audited=audit.UPDATE_EXPORTER),
+    "exporters.delete_exporter": Rule(Action.ADMIN, _server, audited=audit.DELETE_EXPORTER, success_status=204),
+    "exporters.pause_exporter": Rule(Action.ADMIN, _server, audited=audit.PAUSE_EXPORTER),
+    "exporters.resume_exporter": Rule(Action.ADMIN, _server, audited=audit.RESUME_EXPORTER),
+    "exporters.reset_exporter": Rule(Action.ADMIN, _server, audited=audit.RESET_EXPORTER),
 }
 
 # A route nobody has put in the table is refused to all but the server's administrators.

@@ -62,6 +62,7 @@ from app.core.subjects import (
 )
 from app.core.dek.kms import drivers_from
 from app.core.dek.service import DekRegistryService
+from app.core.exporters.service import ExporterService
 from app.core.policies import PolicyService
 from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
@@ -118,6 +119,7 @@ class RegistryService(BrowsingViews):
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
                                       events=events)
         self.registrar.verdicts.policies = self.policies  # the gate between mode and compatibility
+        self.exporters = ExporterService(storage, guard=self.guard, audit_for=self.audit)
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )

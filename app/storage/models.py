@@ -238,3 +238,20 @@ class DataEncryptionKey(Base):
     encrypted_key_material: Mapped[str] = mapped_column(Text)
     ts: Mapped[int] = mapped_column(BigInteger)
     deleted: Mapped[bool] = mapped_column(Boolean)
+class ExporterRow(Base):
+    """A schema exporter (app/core/exporters): its definition as the API took it, its target's
+    config (credentials included: the runner needs them), where its runner stands (`state`,
+    `offset`, `ts`, `trace`) and the lease that lets exactly one instance of a fleet run it
+    (`lease_owner` until `lease_expires`, epoch milliseconds, renewed by its heartbeat)."""
+
+    __tablename__ = "exporters"
+
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    definition: Mapped[dict[str, Any]] = mapped_column(JSON)
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)
+    state: Mapped[str] = mapped_column(String(16))
+    offset: Mapped[int] = mapped_column(BigInteger, default=0)
+    ts: Mapped[int] = mapped_column(BigInteger, default=0)
+    trace: Mapped[str | None] = mapped_column(Text, nullable=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    lease_expires: Mapped[int] = mapped_column(BigInteger, default=0)

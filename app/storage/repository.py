@@ -58,6 +58,7 @@ from app.storage.listings import (
     subject_row,
 )
 from app.storage.models import SchemaReferenceRow
+from app.storage.exporters import ExporterQueries
 from app.storage.policies import PolicyQueries
 from app.storage.version_writes import VersionWrites, hash_lock_key, now_ms, text_hash
 
@@ -90,7 +91,7 @@ def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
 _LOCK_ATTEMPTS = 3
 
 
-class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries, DekQueries):
+class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries, DekQueries, ExporterQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):

@@ -14,6 +14,7 @@ nothing at all.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from app.transfer.errors import Conflicts, TransferError
 from app.transfer.export import context_scope, put_shape, split_subject
 from app.transfer.preflight import Plan, preflight
 from app.transfer.progress import Progress
-from app.transfer.reservation import ids_to_reserve, reserve
+from app.transfer.reservation import IdToReserve, ids_to_reserve, reserve
 from app.transfer.rest import RestRegistry
 from app.transfer.state import ImportState
 
@@ -65,6 +66,17 @@ def import_dump(target: RestRegistry, dump: Dump, options: ImportOptions, progre
             print(f"would soft-delete: subject={v.subject} version={v.version}")
         print(f"dry run: {len(plan.to_write)} to write, {len(plan.present)} already present")
         return 0
+    writes = write_plan(target, dump, plan, state, options, progress, reservations)
+    progress.note(f"import: {len(plan.to_write)} written, {len(plan.present)} already present"
+                  f" ({writes} write requests)")
+    print(f"{len(plan.to_write)} written, {len(plan.present)} already present")
+    return 0
+
+
+def write_plan(target: RestRegistry, dump: Dump, plan: Plan, state: ImportState, options: ImportOptions,
+               progress: Progress, reservations: Sequence[IdToReserve] = ()) -> int:
+    """Every write of a conflict-free plan (see the module's docstring for the order); the
+    number of write requests sent. The exporters' runner calls it too, one pass at a time."""
     writes = sum(reserve(target, wanted, state) for wanted in reservations)
     touched = sorted({v.subject for v in plan.to_write} | {v.subject for v in plan.to_soft_delete})
     with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
@@ -87,10 +99,7 @@ def import_dump(target: RestRegistry, dump: Dump, options: ImportOptions, progre
         writes += _apply_configs(target, dump, options, pool)
         writes += _apply_modes(target, dump, state, options, pool)
     state.remove()
-    progress.note(f"import: {len(plan.to_write)} written, {len(plan.present)} already present"
-                  f" ({writes} write requests)")
-    print(f"{len(plan.to_write)} written, {len(plan.present)} already present")
-    return 0
+    return writes
 
 
 def _put_back_saved_modes(target: RestRegistry, options: ImportOptions) -> None:

@@ -146,4 +146,7 @@ SERVER_ROWS = {
     "delete_empty_context": ("DELETE", "/contexts/.empty", None, 204),
     # Authorized, then refused by the registry's own rule (42211: the context holds subjects).
     "delete_used_context": ("DELETE", "/contexts/.staging", None, 422),
+    # Exporters hold another registry's credentials: administrators only, reads included.
+    "list_exporters": ("GET", "/exporters", None, 200),
+    "get_missing_exporter": ("GET", "/exporters/none", None, 404),
 }

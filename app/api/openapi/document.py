@@ -55,6 +55,7 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     "digest": _path("digest", {"type": "string", "examples": ["af3b9e4c1a3d0f11"]}, "A fingerprint in hex",
                     "af3b9e4c1a3d0f11"),
     "context": _path("context", STRING, "A context name (`ctx`, `.ctx` or `:.ctx:`)", ".staging"),
+    "name": _path("name", STRING, "An exporter's name", "to-dr-site"),
     "offset": _query("offset", INT32, "Items to skip"),
     "limit": _query("limit", INT32, "Items to return at most (-1: the server's default)"),
     "subjectPrefix": _query("subjectPrefix", STRING, "Only subjects starting with this (`:*:` for every context)"),

@@ -50,6 +50,7 @@ _SUBJECTS, _SCHEMAS, _CONFIG, _MODE, _COMPAT, _SERVER, _CONTEXTS, _OPS, _POLICIE
 _KEKS, _DEKS = "Key Encryption Keys", "Data Encryption Keys"
 _DEK_ROOT = "/dek-registry/v1/keks"
 _DEK_PATH = _DEK_ROOT + "/{name}/deks/{subject}"
+_EXPORTERS = "Exporters"
 _RAW = "The schema text itself (not a JSON document for Protobuf), labelled with the reply's JSON media type."
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -228,4 +229,27 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", _DEK_PATH + "/versions/{version}/undelete", "undeleteDekVersion",
               "Undelete one version of a DEK", _DEKS, params=(KEK, SUBJECT, VERSION, DEK_ALGORITHM), status=204,
               errors=(404, 415, 422, 500)),
+    # ---------------------------------------------------------------- exporters (Schema Linking; admins only)
+    Operation("GET", "/exporters", "listExporters", "The exporters' names", _EXPORTERS,
+              reply=array({"type": "string"}), errors=(500,)),
+    Operation("POST", "/exporters", "createExporter", "Create an exporter; it starts at once", _EXPORTERS,
+              body="Exporter", reply=ref("ExporterName"), errors=(409, 500)),
+    Operation("GET", "/exporters/{name}", "getExporter", "An exporter's definition and masked config", _EXPORTERS,
+              params=("name",), reply=ref("Exporter"), errors=(404, 409, 500)),
+    Operation("PUT", "/exporters/{name}", "updateExporter", "Change a paused exporter's definition", _EXPORTERS,
+              params=("name",), body="Exporter", reply=ref("ExporterName"), errors=(404, 409, 500)),
+    Operation("DELETE", "/exporters/{name}", "deleteExporter", "Delete a paused exporter", _EXPORTERS,
+              params=("name",), status=204, errors=(404, 409, 500)),
+    Operation("GET", "/exporters/{name}/status", "getExporterStatus", "What the exporter's runner reports",
+              _EXPORTERS, params=("name",), reply=ref("ExporterStatus"), errors=(404, 409, 500)),
+    Operation("GET", "/exporters/{name}/config", "getExporterConfig", "The exporter's config, secrets masked",
+              _EXPORTERS, params=("name",), reply=ref("ExporterConfig"), errors=(404, 409, 500)),
+    Operation("PUT", "/exporters/{name}/config", "putExporterConfig", "Merge into a paused exporter's config",
+              _EXPORTERS, params=("name",), body="ExporterConfig", reply=ref("ExporterName"), errors=(404, 409, 500)),
+    Operation("PUT", "/exporters/{name}/pause", "pauseExporter", "Stop copying", _EXPORTERS,
+              params=("name",), body="AnyObject", reply=ref("ExporterName"), errors=(404, 409, 500)),
+    Operation("PUT", "/exporters/{name}/resume", "resumeExporter", "Copy again from where it stopped", _EXPORTERS,
+              params=("name",), body="AnyObject", reply=ref("ExporterName"), errors=(404, 409, 500)),
+    Operation("PUT", "/exporters/{name}/reset", "resetExporter", "Clear a stopped exporter's offset and trace",
+              _EXPORTERS, params=("name",), body="AnyObject", reply=ref("ExporterName"), errors=(404, 409, 500)),
 )

@@ -305,4 +305,20 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
                        "algorithm": nullable("string", examples=DEK_ALGORITHMS),
                        "encryptedKeyMaterial": nullable("string"), "deleted": nullable("boolean")},
     },
+    "Exporter": {
+        "type": "object",
+        "description": "A schema exporter: which subjects it copies, under which names and context, and where "
+                       "(`config`: the target's `schema.registry.url` and credentials; secrets come back masked).",
+        "properties": {"name": STRING, "subjects": array(STRING),
+                       "contextType": {"type": "string", "enum": ["AUTO", "CUSTOM", "NONE"]},
+                       "context": STRING, "subjectRenameFormat": nullable("string"), "config": STRING_MAP},
+    },
+    "ExporterName": {"type": "object", "required": ["name"], "properties": {"name": STRING}},
+    "ExporterStatus": {
+        "type": "object",
+        "required": ["name", "state", "offset", "ts"],
+        "properties": {"name": STRING, "state": {"type": "string", "enum": ["STARTING", "RUNNING", "PAUSED", "ERROR"]},
+                       "offset": INT64, "ts": INT64, "trace": STRING},
+    },
+    "ExporterConfig": STRING_MAP,
 }
