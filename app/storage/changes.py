@@ -131,6 +131,9 @@ class FleetListener:
         self._publish = publish
         self._stopped = threading.Event()
         self._conn: Any = None
+        # The payload of the last notification published, so that a caller who sent one of its
+        # own can tell when every notification sent before it has been taken into the token.
+        self.last_payload: str | None = None
         self._thread = threading.Thread(target=self._run, name="sqlregistry-listener", daemon=True)
         self._thread.start()
 
@@ -156,9 +159,10 @@ class FleetListener:
                     failures = 0
                     generation = random.getrandbits(62) + 1
                     self._publish(generation.to_bytes(8, "little"))
-                    for _ in conn.notifies():
+                    for notification in conn.notifies():
                         generation += 1
                         self._publish(generation.to_bytes(8, "little"))
+                        self.last_payload = notification.payload
             except Exception as exc:  # noqa: BLE001 - any failure means "not listening": retry
                 if "does not exist" in str(exc):  # the database was dropped: nothing to listen to
                     self._stopped.set()
@@ -202,6 +206,13 @@ class ChangeSignal:
             self._host.publish(_NOT_LISTENING)  # whatever a listener that died left there is stale
             self._listener = FleetListener(self._fleet_conninfo or "", self._host.publish)
             self._listener_pid = os.getpid()
+
+    def has_seen(self, payload: str) -> bool:
+        """Whether this process listens and its last notification carried `payload`. A caller
+        that sent a notification with a payload of its own knows, once this is true, that the
+        token reflects every commit made before (PostgreSQL delivers in commit order)."""
+        listener = self._listener
+        return listener is not None and self._listener_pid == os.getpid() and listener.last_payload == payload
 
     def committed(self) -> None:
         """Call after a write transaction committed."""
