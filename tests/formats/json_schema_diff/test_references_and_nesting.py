@@ -7,7 +7,6 @@ import copy
 import gc
 import json
 import sys
-import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any, TypeVar
 import pytest
 
 from app.formats.base import SchemaParseError
-from app.formats.json_schema.diff import compare, incompatible, schema_diff
+from app.formats.json_schema.diff import compare, comparison, incompatible, schema_diff
 from app.formats.json_schema.diff.context import MAX_COMPARE_DEPTH
 from app.formats.json_schema.diff.loader import MAX_DEPTH, model_of
 from app.formats.json_schema.model import build_native
@@ -111,14 +110,14 @@ def _circular(branches: int, circular_properties: int) -> dict[str, Any]:
     return modern({"$defs": defs, "$ref": "#/$defs/Product"})
 
 
-def test_mutually_recursive_unions_compare_quickly() -> None:
+def test_mutually_recursive_unions_compare_in_few_pairs() -> None:
     """12 branches x 5 circular properties made Confluent's checker explode before it
-    memoized pairs; it must stay well under a second."""
+    memoized pairs; here each pair of types is compared about once per fixpoint pass
+    (counted, not timed: 990 then 290 pairs when this was written)."""
     schema = _circular(12, 5)
-    started = time.perf_counter()
-    found = compare(build_native(schema, {}), build_native(copy.deepcopy(schema), {}))
-    assert time.perf_counter() - started < 5
-    assert incompatible(found, "STRICT") == []
+    done = comparison(build_native(schema, {}), build_native(copy.deepcopy(schema), {}))
+    assert done.pairs <= 2_000 and done.passes <= 3, done.pairs_per_pass
+    assert incompatible(done.differences, "STRICT") == []
 
 
 def test_a_narrowed_branch_of_mutually_recursive_unions_is_found() -> None:
