@@ -1,4 +1,4 @@
-"""`GET /openapi.json` (issue 18 §6): one document of every route the server has, valid
+"""`GET /openapi.json`: one document of every route the server has, valid
 OpenAPI 3.1.0, every operation typed, every error status in Confluent's error shape.
 
 The route coverage test is what keeps the document the single source of truth: it walks
