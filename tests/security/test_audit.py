@@ -160,7 +160,7 @@ def test_forced_and_imported_registrations_carry_their_flags(audited) -> None:
     body = {"schema": record("B", "b"), "id": 100, "version": 3}
     assert send(client, "POST", "/subjects/imported/versions", body).status_code == 200
     rows = trail(service, action="REGISTER")
-    skipped = rows[1].entry.detail.pop("skippedIncompatibilities")  # what force let through (issue 21)
+    skipped = rows[1].entry.detail.pop("skippedIncompatibilities")  # what force let through
     assert "READER_FIELD_MISSING_DEFAULT_VALUE" in skipped[0] and skipped[1] == "{oldSchemaVersion: 1}"
     assert not any('"fields"' in entry for entry in skipped)  # no schema text in the trail
     assert [(r.entry.subject, r.entry.version, r.entry.schema_id, r.entry.detail) for r in rows] == [
