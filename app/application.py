@@ -1,5 +1,5 @@
 """The Flask class the registry runs on: Flask, with two of its per-request costs taken off
-the read path, which should cost little more than a Flask hello world (issue 12).
+the read path, which should cost little more than a Flask hello world.
 
 * Flask asks `inspect` whether each before/after hook and the view is a coroutine function
   on every request (five times per API request, ~2 µs each); none of ours ever is, and a

@@ -4,7 +4,7 @@ A worker answers its first request as soon as its Flask app is built, and builds
 and each format on first use (app/storage/deferred.py, app/formats/__init__.py). Had it to
 import SQLAlchemy (Core and ORM), the database driver, our storage modules and the default
 format's libraries itself, the first registrations would wait for those imports: seconds on
-a busy two-core host, with both workers importing at once (issue 30: p99 of 0.7-3.6 s for
+a busy two-core host, with both workers importing at once (measured: p99 of 0.7-3.6 s for
 the first seconds, fine eight seconds later). A master that migrates imported them all along (the
 migrations parse stored schemas); one that found the database at head (any restart, or a
 first start after `sqlregistry import --database-url`, `db upgrade` or a script using

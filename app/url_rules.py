@@ -4,7 +4,7 @@ For every route it is given, Werkzeug generates two URL-building functions (Pyth
 compiled on the spot) beside the regular expression it matches with. Only `url_for` ever
 calls them, and the registry builds URLs for a handful of the web UI's routes, while a
 worker registers about 75 routes before it can answer at all: generating the builders up
-front was about 15 ms of a worker's start (issue 12). Matching is unchanged; a builder is
+front was about 15 ms of a worker's start. Matching is unchanged; a builder is
 generated the first time a URL is built from its rule, then kept.
 
 If a future Werkzeug stops calling `_compile_builder`, this class changes nothing: routes

@@ -1,4 +1,4 @@
-"""Exporter lag (issue 29): seconds from a registration on the source to its visibility on the
+"""Exporter lag: seconds from a registration on the source to its visibility on the
 target, through a running exporter between two `sqlregistry serve` registries on loopback.
 
 Each of `--registrations` new subjects is registered on the source, then the target is polled

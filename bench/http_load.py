@@ -1,7 +1,7 @@
 """HTTP load for the benchmarks that drive `sqlregistry serve`: requests/s with p50/p90/p99
 latency, from wrk (`--latency`) or from threads of http.client in this process.
 
-Throughput alone hid a registration stall of seconds in a server's first seconds (issue 30):
+Throughput alone hid a registration stall of seconds in a server's first seconds:
 a few requests that wait 3 s barely move the rate of a 10 s run. So every run reports
 percentiles, and `per_second` slices a run into one-second windows. A request that times out
 is counted and reported, and the run goes on: one stuck request must not end a benchmark

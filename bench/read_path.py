@@ -5,7 +5,7 @@ these are the ones that must stay cheap. Each server (hello world, then the regi
 SQLite, then on PostgreSQL when available) runs alone with the same gunicorn settings, and a
 separate process drives keep-alive HTTP load at it over loopback: `wrk` when installed
 (apt-get install wrk), otherwise a small threaded http.client generator. With wrk, one more
-row reads ids spread over 1,000 schemas (issue 17's figure). Prints figures only.
+row reads ids spread over 1,000 schemas. Prints figures only.
 
     python bench/read_path.py [--duration 5] [--connections 32] [--workers 2] [--spread 1000] [--no-postgres]
 """

@@ -10,17 +10,17 @@ Measurements, printed as figures only:
    one subject, and (c) re-register one existing schema, for a fixed time; registrations
    per second with p50/p90/p99 latency (bench/http_load.py; a request that times out is
    counted and reported, and the run goes on). (d) reads its version with the same load
-   generator, so that (c) can be quoted as a ratio to a read in the same run (issue 17: at
+   generator, so that (c) can be quoted as a ratio to a read in the same run (target: at
    least half). The database
    already holds `--history` subjects, analyzed (see `add_history`). The load comes
    from `wrk` (apt-get install wrk) with a Lua script that writes each request, so that on
    a small machine the generator takes little of the CPU the server and PostgreSQL share;
    without wrk (or with `--python-load`), from threads of http.client.
-3. Right after an in-process import (`--after-import`, issue 30): a fresh server on a
+3. Right after an in-process import (`--after-import`): a fresh server on a
    database an in-process registry has just written to, measured second by second from its
    first answer, 4 connections, (a) and (b): p50/p90/p99 of each second. Throughput alone
    hid a stall of seconds there (its workers imported SQLAlchemy while requests waited).
-4. With `--audit both`: the audit trail's cost (issue 18's target: at least 0.9x on
+4. With `--audit both`: the audit trail's cost (target: at least 0.9x on
    PostgreSQL), twice. In process, two services side by side on two databases, one with the
    trail off (REGISTRY_AUDIT=false) and one with it on, registering alternate batches into
    distinct subjects: the best batch of each (a shared machine's noise only ever slows a
@@ -52,7 +52,7 @@ from app.settings import Settings  # noqa: E402
 from bench.http_load import CONTENT_TYPE, LoadResult, Request, python_load, wrk_load  # noqa: E402
 
 LENGTHS = (10, 250, 2000)
-AFTER_IMPORT_CONNECTIONS = 4  # issue 30's report: 4 connections, 2 workers
+AFTER_IMPORT_CONNECTIONS = 4  # as the start-up stall was reported: 4 connections, 2 workers
 
 
 def schema(name: str, extra_fields: int, tag: str = "") -> str:

@@ -1,4 +1,4 @@
-"""Migration speed and importer memory (issue 20).
+"""Migration speed and importer memory.
 
 1. 1,000 subjects x 5 Avro versions (5,000 versions) on PostgreSQL, mirrored to an empty
    PostgreSQL registry over REST (both `sqlregistry serve` under gunicorn) with --workers 4:

@@ -1,8 +1,7 @@
-"""The route table: per API endpoint, what the caller needs (issue 18, section 3), which
-audited change it attempts (section 4) and what it answers when that change commits. The
-facts about a route live here, once; authorization, the audit trail's refused attempts
-(attempts.py) and the origin a committed change records (app/security/origin.py) all read
-them by endpoint name.
+"""The route table: per API endpoint, what the caller needs, which audited change it
+attempts and what it answers when that change commits. The facts about a route live here,
+once; authorization, the audit trail's refused attempts (attempts.py) and the origin a
+committed change records (app/security/origin.py) all read them by endpoint name.
 
 What a caller needs is decided from the route and its query flags alone, before any
 lookup: a 403 never depends on whether the subject exists.
@@ -143,7 +142,7 @@ RULES: dict[str, Rule] = {
     "mode.delete_mode": Rule(Action.WRITE_CONFIG, _settings, audited=audit.DELETE_MODE),
     "contexts.delete_context": Rule(Action.DELETE, _context, audited=audit.DELETE_CONTEXT, success_status=204),
     "audit.list_audit": Rule(Action.ADMIN, _server),
-    # Schema policies (issue 21): read like config, written like config (admin on the subject,
+    # Schema policies: read like config, written like config (admin on the subject,
     # or global admin for the global document and a context's selection).
     "policies.get_policies": AUTHENTICATED,
     "policies.put_policies": Rule(Action.WRITE_CONFIG, _server, audited=audit.SET_POLICY),
@@ -153,7 +152,7 @@ RULES: dict[str, Rule] = {
     "policies.delete_selection": Rule(Action.WRITE_CONFIG, _settings, audited=audit.DELETE_POLICY),
     "policies.check": READ,
     "policies.policy_rules": AUTHENTICATED,
-    # The DEK registry (issue 29): KEKs are the server's (listed and read by anyone
+    # The DEK registry: KEKs are the server's (listed and read by anyone
     # authenticated, changed by its administrators); a DEK is its subject's. A DEK created
     # with the subject in the body is checked (WRITE) by the core, which reads the body.
     "dek_registry.list_keks": AUTHENTICATED,

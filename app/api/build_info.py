@@ -17,7 +17,7 @@ class BuildInfo(NamedTuple):
 @functools.cache
 def build_info() -> BuildInfo:
     """Read once, when first asked: neither can change under a running process, and reading
-    the installed metadata at import was a few milliseconds of every worker's start (issue 12)."""
+    the installed metadata at import was a few milliseconds of every worker's start."""
     return BuildInfo(_package_version(), git_commit(Path(__file__).resolve().parents[2]))
 
 

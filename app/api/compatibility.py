@@ -1,4 +1,4 @@
-"""`/compatibility/subjects/{s}/versions[/{v}]` (spec §3.5)."""
+"""`/compatibility/subjects/{s}/versions[/{v}]`."""
 from __future__ import annotations
 
 from flask import Blueprint, Response

@@ -1,4 +1,4 @@
-"""`/config[/{s}]` (spec §3.6). GET and DELETE show `compatibilityLevel`; PUT speaks `compatibility`.
+"""`/config[/{s}]`. GET and DELETE show `compatibilityLevel`; PUT speaks `compatibility`.
 
 Each view serves both the global URL (`subject` None) and the subject's.
 """

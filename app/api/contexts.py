@@ -1,4 +1,4 @@
-"""`/contexts` (spec §3.8). Other `/contexts/{ctx}/...` URLs are rewritten before routing (paths.py)."""
+"""`/contexts`. Other `/contexts/{ctx}/...` URLs are rewritten before routing (paths.py)."""
 from __future__ import annotations
 
 from flask import Blueprint, Response

@@ -1,4 +1,4 @@
-"""The one place where failures become `{"error_code": N, "message": "..."}` (spec §1.2, §4).
+"""The one place where failures become Confluent's error body, `{"error_code": N, "message": "..."}`.
 
 Three kinds of failure reach it:
 * `RegistryError`s from the core and from request parsing carry their own status and code;

@@ -5,7 +5,7 @@ subject of unreserved characters), which every serializer and deserializer sends
 
 What Flask adds to such a request (a request context, routing, three hooks, a Response
 object) costs several times what the registry spends answering it from its read cache, and
-these requests should cost about what a Flask hello world does (issue 12). So this WSGI
+these requests should cost about what a Flask hello world does. So this WSGI
 middleware, just outside Flask, recognizes the plain form and runs the steps the Flask path
 runs, in its order, through the same functions: the media types (`negotiation`), the route
 table's authorization rule for the endpoint (`authorization.rule_for`), the body's JSON

@@ -1,4 +1,4 @@
-"""Request bodies the server refuses before reading them, or before parsing them (issue 18 §5).
+"""Request bodies the server refuses before reading them, or before parsing them.
 
 * Size: a body larger than `REGISTRY_MAX_REQUEST_BYTES` gets 413, decided from
   `Content-Length` before a byte is read. A chunked body has no length: it is read up to one

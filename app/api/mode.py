@@ -1,4 +1,4 @@
-"""`/mode[/{s}]` (spec §3.7). A PUT answers with the request's `mode` exactly as sent.
+"""`/mode[/{s}]`. A PUT answers with the request's `mode` exactly as sent.
 
 Each view serves both the global URL (`subject` None) and the subject's.
 """

@@ -1,4 +1,4 @@
-"""Media types in and out (spec §1.1), checked before any API handler runs.
+"""Media types in and out, checked before any API handler runs.
 
 Confluent's resources produce three JSON media types with server-side qualities 1.0, 0.9
 and 0.5, and consume those three plus `application/octet-stream` (what a request without

@@ -8,7 +8,7 @@ server and test client), and the `segment` converter decodes each path parameter
 own. When neither variable is present the decoded path is re-encoded, which works for
 everything except an encoded `/`.
 
-The same middleware performs Confluent's context URL prefix rewrite (spec §1.5):
+The same middleware performs Confluent's context URL prefix rewrite:
 `/contexts/{ctx}/<rest>` is turned into `<rest>` with the subject path segment, the
 `subject`/`subjectPrefix` query parameters, or the bare `config`/`mode` target qualified
 with `:.{ctx}:`. Doing it before routing keeps every blueprint unaware of it. A context

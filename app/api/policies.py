@@ -1,4 +1,4 @@
-"""`/policies`, `/policies/{s}`, `/policy-rules`, `/policies/{s}/check` (issue 21, our extension).
+"""`/policies`, `/policies/{s}`, `/policy-rules`, `/policies/{s}/check` (our extension).
 
 The global document and a subject's or context's selection (`:.ctx:`, as for `/config`);
 every write goes through the audit trail as SET_POLICY / DELETE_POLICY. Each view makes one

@@ -1,4 +1,4 @@
-"""Reply bodies in Confluent's 8.x shapes (spec §2, §5.14).
+"""Reply bodies in Confluent's 8.x shapes, a superset of 7.x's that both official clients accept.
 
 Confluent's entities drop null values and empty strings, lists and maps (Jackson's
 NON_EMPTY) but keep `false` and `0`; three entities drop only nulls (NON_NULL): the
@@ -71,7 +71,7 @@ def cached_rendition(record: SchemaById | SubjectVersion, build: Callable[[Any],
 
 
 def error_entity(error_code: int, message: str) -> dict[str, Any]:
-    """ErrorMessage (spec §1.2), the body of every failure."""
+    """Confluent's ErrorMessage, the body of every failure."""
     return {"error_code": error_code, "message": message}
 
 
@@ -139,7 +139,7 @@ def _schema_type(out: dict[str, Any], schema_type: str) -> None:
 
 
 def schema_entity(version: SubjectVersion) -> dict[str, Any]:
-    """Schema (spec §2.1): a subject-version with its content; `schemaType` always present."""
+    """Confluent's Schema entity: a subject-version with its content; `schemaType` always present."""
     schema = version.schema
     out: dict[str, Any] = {"subject": version.subject, "version": version.version, "id": schema.id}
     _described(out, schema, version.text)
@@ -149,7 +149,7 @@ def schema_entity(version: SubjectVersion) -> dict[str, Any]:
 
 
 def registered_entity(version: SubjectVersion) -> dict[str, Any]:
-    """RegisterSchemaResponse (spec §2.4, 8.x): `version` left out when not positive."""
+    """Confluent's 8.x RegisterSchemaResponse: `version` left out when not positive."""
     schema = version.schema
     out: dict[str, Any] = {"id": schema.id}
     if version.version > 0:
@@ -168,7 +168,7 @@ def fingerprint_entity(schema: StoredSchema) -> dict[str, Any]:
 
 
 def schema_string_entity(found: SchemaById) -> dict[str, Any]:
-    """SchemaString (spec §2.2): the id's content plus, in 8.x, the holder's subject/version."""
+    """Confluent's SchemaString: the id's content plus, in 8.x, the holder's subject/version."""
     schema = found.schema
     out: dict[str, Any] = {}
     if found.text:

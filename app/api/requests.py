@@ -1,6 +1,6 @@
 """Query parameters and JSON bodies, parsed the way Confluent's JAX-RS/Jackson stack does.
 
-Why these rules (spec §1.2, §1.3):
+Why these rules:
 * booleans are true only for `true` in any case, because the Python client sends `True`;
 * an integer query or path parameter that does not parse as a Java `Integer` (a number
   outside 32 bits included) is 404/404 "HTTP 404 Not Found": JAX-RS cannot build the
@@ -337,7 +337,8 @@ def _reference(value: Any, path: str) -> dict[str, Any]:
 
 
 def schema_request(body: dict[str, Any]) -> SchemaRequest:
-    """A register / lookup / compatibility body (spec §2.3), checked at the JSON level only."""
+    """A register / lookup / compatibility body (Confluent's RegisterSchemaRequest), checked at the
+    JSON level only."""
     references = _list_of(_reference)(body.get("references"), "references") or []
     return SchemaRequest(
         schema=_string(body.get("schema"), "schema"),
@@ -350,7 +351,7 @@ def schema_request(body: dict[str, Any]) -> SchemaRequest:
     )
 
 
-# ConfigUpdateRequest (spec §2.8). `compatibilityLevel` is not among them: Confluent ignores it on PUT.
+# Confluent's ConfigUpdateRequest. `compatibilityLevel` is not among them: Confluent ignores it on PUT.
 _CONFIG_FIELDS: dict[str, Reader] = {
     "compatibility": _string,
     "alias": _string,

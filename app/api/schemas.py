@@ -1,4 +1,4 @@
-"""`/schemas...` (spec §3.2): schemas by id, by GUID, and the cross-subject listing."""
+"""`/schemas...`: schemas by id, by GUID, and the cross-subject listing."""
 from __future__ import annotations
 
 from flask import Blueprint, Response

@@ -1,4 +1,4 @@
-"""`/subjects...` (spec §3.3, §3.4): subjects, their versions, lookup, registration, deletes."""
+"""`/subjects...`: subjects, their versions, lookup, registration, deletes."""
 from __future__ import annotations
 
 from flask import Blueprint, Response

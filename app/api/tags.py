@@ -1,4 +1,4 @@
-"""`POST /subjects/{s}/versions/{v}/tags` (spec §3.4): a new version with inline tags, metadata
+"""`POST /subjects/{s}/versions/{v}/tags`: a new version with inline tags, metadata
 or rule set edited. The body is Confluent's TagSchemaRequest; the reply is registration's."""
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ settings in force, version tables, the subject browser, search and field outline
 A mixin of `RegistryService` (app/core/registry.py); each call is the caller's guard around
 one of the `inspection`'s or the `browser`'s. Both are built, and their modules imported, on
 first use: a server that nobody browses never needs them, and importing them was a few
-milliseconds of every worker's start (issue 12).
+milliseconds of every worker's start.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Where a subject's config and mode come from (spec §5.9, §5.10).
+"""Where a subject's config and mode come from.
 
 Rows are addressed as (context, name): a subject, its context (name ""), the default-context
 global row (".", "") and Confluent's `:.__GLOBAL:` row. The first row found wins as a whole;
@@ -78,7 +78,7 @@ def resolve_config(
     context: str, name: str, rows: Mapping[tuple[str, str], SettingsRow], default_level: str
 ) -> tuple[dict[str, Any], str]:
     """The config in force and where its level comes from: the first row of `lookup_order`
-    with a config, whole; its level is the server default's when that row sets none (§5.9:
+    with a config, whole; its level is the server default's when that row sets none (as in Confluent:
     the source is then "default", although the row's other settings apply)."""
     for key in lookup_order(context, name):
         row = rows.get(key)

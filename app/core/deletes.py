@@ -1,4 +1,4 @@
-"""Soft and hard deletes of versions, subjects and contexts (spec §5.4), each one
+"""Soft and hard deletes of versions, subjects and contexts, each one
 transaction that also writes its audit row. The checks run in the reference's order, so a
 request that breaks several rules gets the error Confluent's registry would give first."""
 from __future__ import annotations
@@ -40,7 +40,7 @@ class Deleter:
         self.storage = storage
 
     def delete_subject(self, subject: str, permanent: bool, guard: Guard, audit: Audit) -> Deleted:
-        """Checks in the reference's order: 40401, 40404, 42205, 42206, 40405 (§5.4)."""
+        """Checks in the reference's order: 40401, 40404, 42205, 42206, 40405."""
         with self.storage.write() as store:
             qs, row = resolve_alias(store, QualifiedSubject.parse(subject))
             guard.check(delete_action(permanent), qs.qualified())

@@ -1,4 +1,4 @@
-"""A request's documents (metadata, rule set, references) and the §5.9 merge that decides
+"""A request's documents (metadata, rule set, references) and the merge that decides
 which metadata and rule set a new version stores: shared by registration, lookup and the
 compatibility endpoints, which must agree on it."""
 from __future__ import annotations
@@ -47,8 +47,8 @@ def merged_documents(
     requested_version: int | None,
     new_version: int | None,
 ) -> MergedDocuments:
-    """§5.9: default ⊕ (request's, else the latest live version's) ⊕ override, later terms
-    winning; then `confluent:version` is stamped when asked for or already present."""
+    """The config's default ⊕ (request's, else the latest live version's) ⊕ its override, later
+    terms winning; then `confluent:version` is stamped when asked for or already present."""
     specific_md = metadata if metadata is not None else (latest.metadata if latest else None)
     specific_rs = rule_set if rule_set is not None else (latest.rule_set if latest else None)
     md = merge_metadata(merge_metadata(normalize_metadata(config.get("defaultMetadata")), specific_md),

@@ -1,5 +1,5 @@
 """The identity of a schema: Confluent's MD5 over canonical text, references, metadata and
-rule set (spec §5.1). Equal identity inside a context means the same schema id; the digest,
+rule set. Equal identity inside a context means the same schema id; the digest,
 laid out as a UUID, is the schema's GUID. Following the reference recipe byte for byte keeps
 GUIDs portable between registries.
 """

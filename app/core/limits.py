@@ -1,4 +1,4 @@
-"""Bounds on a schema sent in a request, checked before any format parses it (issue 18 §5).
+"""Bounds on a schema sent in a request, checked before any format parses it.
 
 Each format already refuses what would exhaust its own recursive walks (a fixed bound, see
 app/formats/jackson.py); these are the operator's tighter bounds, the same for every format,

@@ -1,4 +1,4 @@
-"""Lookup (`POST /subjects/{s}`): which version of a subject holds a schema, if any (§5.12).
+"""Lookup (`POST /subjects/{s}`): which version of a subject holds a schema, if any.
 
 Matching reads only the versions holding the candidate's exact text (equal identity implies
 equal text), so a lookup costs the same in a subject of 2 versions or 2,000; only when none
@@ -47,8 +47,8 @@ class Lookup:
         self, subject: str, request: SchemaRequest, normalize: bool, deleted: bool, fmt: str | None,
         guard: Guard = OPEN,
     ) -> SubjectVersion:
-        """§5.12 matching under the subject; for a subject of the default context that has no
-        match, the same name in the other contexts (§5.11), in context order. An invalid
+        """Confluent's matching under the subject; for a subject of the default context that has no
+        match, the same name in the other contexts, in context order. An invalid
         schema is reported first (42201); 40401 and 40403 are about the subject as named.
         A missing or blank schema matches nothing, as in Confluent (40401 or 40403, no 42201)."""
         if not (request.schema or "").strip():

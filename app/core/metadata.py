@@ -1,4 +1,4 @@
-"""Metadata and rule sets: their shape, validation and the merge done at registration (§2.6, §5.9).
+"""Metadata and rule sets: their shape, validation and the merge done at registration.
 
 Both are documents the registry stores as given (after putting them in a canonical order)
 and echoes back; they take part in a schema's identity, so their order must not depend on

@@ -1,4 +1,4 @@
-"""Schema policies in the registry (issue 21): the documents' storage and resolution, the
+"""Schema policies in the registry (our extension): the documents' storage and resolution, the
 check endpoint, and the gate registration runs between its mode and compatibility steps.
 
 Documents live in the `policies` table: the global one (named sets and the default) at the
@@ -111,7 +111,7 @@ class PolicyService:
     def catalogue(self) -> Catalogue:
         """The catalogue given, else the built-in rules and the installed plugins, loaded on
         first use: finding plugins reads every installed distribution's entry points, a few
-        milliseconds a worker need not spend before its first answer (issue 12). A gunicorn
+        milliseconds a worker need not spend before its first answer. A gunicorn
         worker loads it in the background once serving (`app.wiring.warm_up`)."""
         if self._given_catalogue is not None:
             return self._given_catalogue

@@ -64,9 +64,9 @@ read under the subject's lock. It may raise any `RegistryError`; nothing is writ
 class Registration:
     """One registration as it moves through the steps, under the subject's lock.
 
-    `metadata`/`rule_set` are the documents to store (merged with the config's and the latest
-    version's, §5.9), `sent_metadata` the request's own; `digest` is the identity of what
-    would be stored."""
+    `metadata`/`rule_set` are the documents to store (the config's defaults, then the request's,
+    else the latest live version's, then the config's overrides), `sent_metadata` the request's
+    own; `digest` is the identity of what would be stored."""
 
     qs: QualifiedSubject
     subject: SubjectRow
@@ -452,7 +452,7 @@ class Registrar:
             )
             fresh = (stored, candidate.parsed)
         else:
-            # Older soft-deleted versions holding the same id go, unless referenced (§5.2 step 12).
+            # Older soft-deleted versions holding the same id go, unless referenced, as in Confluent.
             stale = [
                 v.version for v in store.versions_of_schema(reg.subject.id, reg.schema_pk)
                 if v.deleted and not store.referrers(qs.context, qs.name, [v.version])

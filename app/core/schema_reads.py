@@ -160,7 +160,7 @@ class SchemaReads:
 
     def _holders(self, store: Store, schema_id: int, hint: str | None, guard: Guard) -> _Holders:
         """Subject-versions holding an id, best first, following the reference's search
-        order for the `subject` hint (§3.2): a plain hint also finds the same subject name in
+        order for the `subject` hint: a plain hint also finds the same subject name in
         other contexts, which is what lets a deserializer read a context's schema."""
         def best(rows: list[HolderRow]) -> list[HolderRow]:
             return sorted(rows, key=lambda h: (h.deleted, h.context, h.subject, h.version))
@@ -170,7 +170,7 @@ class SchemaReads:
             return _Holders(best(rows), rows)
         qs = QualifiedSubject.parse(hint)
         if qs.name and qs.context != WILDCARD_CONTEXT:
-            # A hint naming a subject with its own `alias` stands for the alias target (§1.5).
+            # A hint naming a subject with its own `alias` stands for the alias target (Confluent's rewrite).
             found = store.holders_with_hint(schema_id, qs.context, qs.name)
             rows = found.holders
             target = alias_target(qs, found.hint_config)

@@ -219,7 +219,7 @@ def search_key(text: str) -> str:
 
 class LevelFilter(NamedTuple):
     """Subjects whose effective compatibility level is `level`: those with an own config
-    whose level (or, without one, `default_level`: spec §5.9) is it, and those without an
+    whose level (or, without one, the server default `default_level`) is it, and those without an
     own config in one of `inheriting_contexts` (contexts whose own settings resolve to it;
     the core resolves them, storage only applies the result)."""
 

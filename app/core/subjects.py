@@ -114,7 +114,7 @@ def page(items: Sequence[T], offset: int, limit: int, maximum: int | None = None
 def in_other_contexts(
     store: Store, qs: QualifiedSubject, number: int | None, deleted: bool, guard: Guard = OPEN
 ) -> tuple[QualifiedSubject, VersionRow] | None:
-    """§5.11: a default-context subject without the version is looked up under the same
+    """A default-context subject without the version is looked up under the same
     name in the other contexts, in context order (Confluent's `getUsingContexts`); only
     subjects the caller may read count."""
     if qs.context != DEFAULT_CONTEXT:

@@ -162,7 +162,7 @@ def base_version(
 ) -> VersionRow:
     """The live version `{v}` names, found as `GET /subjects/{s}/versions/{v}` finds it: in
     the subject (after its alias), else for a default-context subject under the same name in
-    the other contexts, in context order (§5.11). 40401 when the subject has no live version,
+    the other contexts, in context order. 40401 when the subject has no live version,
     40402 otherwise."""
     found = live_version(versions, number)
     if found is not None:

@@ -66,8 +66,8 @@ def _decode(schema: str | Any) -> Any:
 
 
 def _full_name(node: dict[str, Any], enclosing: str | None) -> tuple[str, str | None]:
-    """(full name, namespace) of a named type by the spec's rules: a dotted name is already
-    full; otherwise an explicit `namespace` (empty meaning none) wins over the enclosing one."""
+    """(full name, namespace) of a named type by the Avro specification's rules: a dotted name is
+    already full; otherwise an explicit `namespace` (empty meaning none) wins over the enclosing one."""
     name = node.get("name")
     if not isinstance(name, str) or not name:
         raise CanonicalFormError(f"a {node.get('type')} needs a name")

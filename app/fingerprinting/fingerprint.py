@@ -20,7 +20,7 @@ MD5 = "md5"
 SHA256 = "sha256"
 DIGEST_SIZES = {CRC64: 8, MD5: 16, SHA256: 32}
 
-# The spec's EMPTY: the fingerprint of no bytes, and the polynomial's seed.
+# The Avro specification's EMPTY: the fingerprint of no bytes, and the polynomial's seed.
 CRC64_EMPTY = 0xC15D213AA4D7A795
 
 

@@ -194,7 +194,7 @@ class SchemaEquality(Protocol):
 class TopLevelFields(Protocol):
     """An optional capability: formats whose schemas have named top-level fields.
 
-    The core's `validateFields` check (spec §5.6) needs to know whether a reserved name
+    The core's `validateFields` check needs to know whether a reserved name
     (`confluent:reserved` metadata) is used as a top-level field; a format without this
     method is treated as having none, so it can never conflict.
     """

@@ -1,6 +1,6 @@
 """`sqlregistry export | import | mirror | verify`: arguments, exit codes and error lines.
 
-Exit codes (issue 20): 0 done; 1 runtime error, one `error: ...` line on stderr (a traceback
+Exit codes: 0 done; 1 runtime error, one `error: ...` line on stderr (a traceback
 only with `--debug`); 2 usage error (argparse's own); 3 conflicts found, nothing written;
 4 verify found differences.
 """

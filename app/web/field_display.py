@@ -15,7 +15,7 @@ from app.web.blueprint import bp
 
 VALUE_CHARS = 300
 
-if TYPE_CHECKING:  # the UI's core modules load on first use (issue 12)
+if TYPE_CHECKING:  # the UI's core modules load on first use, not at a worker's start
     from app.core.structural_diff import Change, DiffRow, Reason
 
 

@@ -1,4 +1,4 @@
-"""The API's rules stay inside the API (issue 12, structure item 2).
+"""The API's rules stay inside the API.
 
 Media type checks (415/406) and JSON error bodies belong to the parent `api` blueprint, so
 another part of the site (here a throwaway `/site/` blueprint answering HTML and forms, and the

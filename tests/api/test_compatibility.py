@@ -1,4 +1,4 @@
-"""`POST /compatibility/subjects/{s}/versions[/{v}]` (spec §3.5, §5.6)."""
+"""`POST /compatibility/subjects/{s}/versions[/{v}]`: which versions each level compares."""
 from __future__ import annotations
 
 import pytest

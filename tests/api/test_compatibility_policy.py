@@ -1,4 +1,4 @@
-"""The `compatibilityPolicy` config value (spec §5.6): spelled as Confluent's
+"""The `compatibilityPolicy` config value: spelled as Confluent's
 `CompatibilityPolicy.forName` reads it, stored as its enum name."""
 from __future__ import annotations
 

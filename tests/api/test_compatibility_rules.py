@@ -1,4 +1,4 @@
-"""The compatibility endpoints' finer rules (spec §3.5, §5.6, §5.8) and `schemaType` (§1.3)."""
+"""The compatibility endpoints' finer rules and `schemaType`."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""`/config[/{s}]` (spec §2.7, §2.8, §3.6, §5.9)."""
+"""`/config[/{s}]`: the GET and PUT shapes, PUT as a merge, and which row's config applies."""
 from __future__ import annotations
 
 import pytest

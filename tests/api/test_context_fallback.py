@@ -1,5 +1,5 @@
-"""Unqualified reads that fall back to other contexts (spec §5.11) and the subject alias on
-every place a subject can be named (spec §1.5 item 2)."""
+"""Unqualified reads that fall back to other contexts, and the subject alias (a subject whose own
+config has an `alias` stands for its target) on every place a subject can be named."""
 from __future__ import annotations
 
 from api_client import Api

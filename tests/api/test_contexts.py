@@ -1,4 +1,4 @@
-"""Contexts, qualified subjects and the `/contexts/{ctx}/...` URL prefix (spec §1.5, §3.8, §5.11)."""
+"""Contexts, qualified subjects and the `/contexts/{ctx}/...` URL prefix."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Deeply nested schemas over HTTP (issue 12): 42201 with a clear message, never a 500, and
+"""Deeply nested schemas over HTTP: 42201 with a clear message, never a 500, and
 nothing written; a schema at the bound works everywhere.
 
 The bounds are the Avro format's (app/formats/avro/nesting.py): 200 levels of JSON arrays

@@ -1,4 +1,4 @@
-"""Soft and hard deletes (spec §5.4): what they hide, what they keep, and the order of checks."""
+"""Soft and hard deletes: what they hide, what they keep, and the order of checks."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,4 +1,4 @@
-"""Every error code of spec §4 that applies, provoked once.
+"""Every Confluent error code that applies to this registry, provoked once.
 
 Each case arranges state, takes a snapshot of everything visible through the API, makes
 the failing request, and checks status, `error_code`, the `{error_code, message}` shape and

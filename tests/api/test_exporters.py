@@ -1,4 +1,4 @@
-"""`/exporters`: Confluent's Schema Linking resource, its shapes, codes and rules (issue 29).
+"""`/exporters`: Confluent's Schema Linking resource, its shapes, codes and rules.
 Nothing runs here (no runner is started by the test app): tests/transfer/test_exporters_live.py
 watches exporters copy between live registries."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`/health/live` and `/health/ready` (issue 17): probes outside Confluent's paths.
+"""`/health/live` and `/health/ready`: probes outside Confluent's paths.
 
 Liveness never asks the database; readiness asks it one question and answers 503 with the
 storage's error code (Confluent's JSON shape) while it cannot answer.

@@ -1,4 +1,4 @@
-"""Unexpected failures (spec §1.2): 500/500, a generic message, the details only in the log."""
+"""Unexpected failures: 500/500, a generic message, the details only in the log."""
 from __future__ import annotations
 
 import logging

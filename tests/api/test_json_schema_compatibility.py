@@ -1,4 +1,4 @@
-"""JSON Schema compatibility through the API (spec §3.5, §5.6): the checker's verdicts in the
+"""JSON Schema compatibility through the API: the checker's verdicts in the
 verbose reply and the 409 message, worded as Confluent words them, and the subject's
 `compatibilityPolicy` choosing between Confluent's STRICT and LENIENT rules."""
 from __future__ import annotations

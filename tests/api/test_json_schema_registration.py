@@ -1,5 +1,5 @@
-"""`schemaType: "JSON"` through the API: registration, lookup, reads, normalize and references
-(spec §2.1, §3.2, §3.4, §5.1, §5.7, §5.8), on both databases."""
+"""`schemaType: "JSON"` through the API: registration, lookup, reads, normalize and references,
+on both databases."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Request limits (issue 18 §5): bad input gets the right Confluent-format 4xx, never a 500,
+"""Request limits: bad input gets the right Confluent-format 4xx, never a 500,
 and nothing is stored.
 
 The body size limit is exercised through real gunicorn on the shared live server (SQLite and

@@ -1,4 +1,4 @@
-"""Listing parameters (spec §3.2, §3.4, §5.13) and the server version (§3.1)."""
+"""Listing parameters (filters, ordering, `offset`/`limit` after filtering) and the server version."""
 from __future__ import annotations
 
 import re

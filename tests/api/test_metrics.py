@@ -1,4 +1,4 @@
-"""`GET /metrics` (issue 17): Prometheus text counting requests by route template and status,
+"""`GET /metrics`: Prometheus text counting requests by route template and status,
 registrations, compatibility failures, cache lookups and the database pool.
 
 In process (Flask's test client) the values are this process's own and shared by every app

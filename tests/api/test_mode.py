@@ -1,4 +1,4 @@
-"""`/mode[/{s}]` and what modes allow (spec §3.7, §5.10)."""
+"""`/mode[/{s}]` and what modes allow."""
 from __future__ import annotations
 
 import pytest

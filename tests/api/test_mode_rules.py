@@ -1,4 +1,4 @@
-"""Mode rules beyond the basics (spec §3.7, §5.9, §5.10): the global READONLY_OVERRIDE,
+"""Mode rules beyond the basics: the global READONLY_OVERRIDE,
 the `:.__GLOBAL:` context, Confluent's 42205/42206 wording and the IMPORT switch."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Media types (spec §1.1): what replies are labelled with, which bodies are accepted."""
+"""Media types: what replies are labelled with, which bodies are accepted."""
 from __future__ import annotations
 
 import json

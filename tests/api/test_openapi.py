@@ -1,4 +1,4 @@
-"""`GET /openapi.json` (issue 18 §6): one document of every route the server has, valid
+"""`GET /openapi.json`: one document of every route the server has, valid
 OpenAPI 3.1.0, every operation typed, every error status in Confluent's error shape.
 
 The route coverage test is what keeps the document the single source of truth: it walks
@@ -38,7 +38,7 @@ def document(app: Flask) -> dict[str, Any]:
 def routed_operations(app: Flask) -> set[tuple[str, str]]:
     """(method, OpenAPI path) of every rule: `<subject:subject>` is `{subject}`, `<segment:id_>` is `{id}`.
     The web UI's pages under /ui answer HTML forms to browsers: they are not operations of the
-    JSON API the document describes (issue 19 keeps every REST path unchanged)."""
+    JSON API the document describes (the UI leaves every REST path unchanged)."""
     out = set()
     for rule in app.url_map.iter_rules():
         if rule.rule == "/ui" or rule.rule.startswith("/ui/"):

@@ -1,4 +1,4 @@
-"""Subject names in URLs (spec §1.3, §7): encoded `/`, odd characters, raw URI sources, slashes."""
+"""Subject names in URLs: encoded `/`, odd characters, raw URI sources, slashes."""
 from __future__ import annotations
 
 import pytest

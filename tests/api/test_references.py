@@ -1,4 +1,4 @@
-"""Schema references, `referencedby` and the delete guard (spec §2.5, §3.4, §5.7)."""
+"""Schema references, `referencedby` and the delete guard."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""POST /subjects/{s}/versions (spec §3.4, §5.1, §5.2, §5.3, §5.8, §5.9)."""
+"""POST /subjects/{s}/versions."""
 from __future__ import annotations
 
 import json

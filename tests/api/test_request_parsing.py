@@ -1,4 +1,4 @@
-"""Bodies and parameters (spec §1.2, §1.3): 400 / 404 / 422 and the lenient parts."""
+"""Bodies and parameters: 400 / 404 / 422 and the lenient parts."""
 from __future__ import annotations
 
 import json

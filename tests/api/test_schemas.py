@@ -1,4 +1,4 @@
-"""`/schemas...` (spec §2.2, §3.2)."""
+"""`/schemas...`, and the SchemaString reply of `GET /schemas/ids/{id}`."""
 from __future__ import annotations
 
 import pytest

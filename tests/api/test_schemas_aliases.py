@@ -1,4 +1,4 @@
-"""`GET /schemas?aliases=true` (spec §3.2, Confluent 7.7+ `getSchemas` with aliases): items carry
+"""`GET /schemas?aliases=true` (Confluent 7.7+ `getSchemas` with aliases): items carry
 the subjects whose own config `alias` points at their subject, and alias targets outside the
 prefix are listed too."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`GET /v1/metadata/deployment` (spec §3.1, Confluent 8.1+)."""
+"""`GET /v1/metadata/deployment` (Confluent 8.1+)."""
 from __future__ import annotations
 
 from api_client import Api

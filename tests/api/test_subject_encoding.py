@@ -1,4 +1,4 @@
-"""A subject must be UTF-8 (issue 12): `%FF` is refused with 42208 rather than stored as U+FFFD.
+"""A subject must be UTF-8: `%FF` is refused with 42208 rather than stored as U+FFFD.
 
 Replacing undecodable bytes would make `/subjects/%FF` and `/subjects/%EF%BF%BD` two paths to
 one subject. The Flask test client computes PATH_INFO with that replacement itself, so these

@@ -1,4 +1,4 @@
-"""`/subjects...` reads and lookups (spec §3.3, §3.4, §5.5, §5.12)."""
+"""`/subjects...` reads and lookups."""
 from __future__ import annotations
 
 import pytest

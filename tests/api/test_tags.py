@@ -1,4 +1,4 @@
-"""POST /subjects/{s}/versions/{v}/tags (spec §3.4; Confluent's modifySchemaTags): a new version
+"""POST /subjects/{s}/versions/{v}/tags (Confluent's modifySchemaTags): a new version
 derived from `{v}` with inline tags, metadata or rule set edited, registered like any other."""
 from __future__ import annotations
 

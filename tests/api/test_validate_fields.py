@@ -1,4 +1,4 @@
-"""`validateFields=true`: the `confluent:reserved` metadata rules (spec §5.6).
+"""`validateFields=true`: the `confluent:reserved` metadata rules.
 
 A reserved name may not be dropped from the list the newest live version carries, and may not
 be a top-level field of the new schema. The messages are Confluent's, they come before the

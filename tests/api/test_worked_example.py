@@ -1,4 +1,5 @@
-"""Spec §5.3's worked example, one test per step.
+"""Version numbering and ids through register, soft delete, hard delete and re-register, step by
+step (the rules a scenario of Confluent's RestApiTest also exercises), one test per step.
 
 Each test replays the steps before it and then checks its own step, so a failure names
 the first step where the registry departs from the reference. Default context, BACKWARD,

@@ -1,9 +1,10 @@
-"""Parsing Canonical Form and the spec's three fingerprint algorithms.
+"""Parsing Canonical Form and the Avro specification's three fingerprint algorithms.
 
 The CRC-64-AVRO cases are the test vectors the Avro project ships for every implementation
 (`share/test/data/schema-tests.txt`: input, canonical form, fingerprint as a signed Java long).
-MD5 and SHA-256 are the spec's digests of the same canonical text; they are checked against
-hashlib directly and against the Apache `avro` library's and fastavro's own fingerprints.
+MD5 and SHA-256 are the Avro specification's digests of the same canonical text; they are
+checked against hashlib directly and against the Apache `avro` library's and fastavro's own
+fingerprints.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """An exporter's subject filter, renaming, target contexts, masking and the target endpoint
-it builds from Confluent's config keys (issue 29), without a server."""
+it builds from Confluent's config keys, without a server."""
 from __future__ import annotations
 
 import base64

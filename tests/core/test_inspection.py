@@ -48,7 +48,7 @@ def test_settings_report_where_they_come_from(service: RegistryService) -> None:
 
 
 def test_a_subject_config_without_a_level_takes_the_server_default(service: RegistryService) -> None:
-    """Spec §5.9: the subject's row wins as a whole, so the global FULL does not apply."""
+    """As in Confluent, the subject's row wins as a whole, so the global FULL does not apply."""
     seed(service, "s", V1)
     service.update_config(None, {"compatibility": "FULL"})
     service.update_config("s", {"normalize": True})

@@ -1,4 +1,4 @@
-"""Metadata inheritance and `confluent:version` stamping (spec §5.9), through the service."""
+"""Metadata inheritance and `confluent:version` stamping, through the service."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,4 @@
-"""Config and mode resolution (spec §5.9, §5.10) as pure functions over settings rows."""
+"""Config and mode resolution as pure functions over settings rows."""
 from __future__ import annotations
 
 from typing import Any, NamedTuple

@@ -1,4 +1,4 @@
-"""`app.formats` stands on its own (issue 12): `app.client` uses it without the registry, so
+"""`app.formats` stands on its own: `app.client` uses it without the registry, so
 importing it must not bring in the core, the web framework or the database layer; nor the
 client itself (what both need, such as Avro fingerprints, lives in `app.fingerprinting`)."""
 from __future__ import annotations

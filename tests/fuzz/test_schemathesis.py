@@ -1,4 +1,4 @@
-"""Schemathesis 4.x against the published contract (issue 18 §6): gunicorn on PostgreSQL with an
+"""Schemathesis 4.x against the published contract: gunicorn on PostgreSQL with an
 auth file, every operation of `GET /openapi.json` through the examples, coverage and fuzzing
 phases with an administrator's Basic credentials, checked for server errors and for statuses,
 content types and bodies the document does not describe; then a short run without credentials,

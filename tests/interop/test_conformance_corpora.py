@@ -1,7 +1,7 @@
 """The workplace's conformance runner against the live server: every case of every corpus passes
 (Avro, JSON Schema under each `compatibilityPolicy`, Protobuf), with Confluent's error types.
 
-`shared/conformance/corpus_runner.py` is what the checkers are measured by (issues 3, 15, 16);
+`shared/conformance/corpus_runner.py` is what the checkers are measured by;
 running it here keeps the whole HTTP path (config per subject, registration, the compatibility
 endpoints, verbose messages) honest on both databases, not only the checkers in isolation.
 """
@@ -55,7 +55,7 @@ PROTOBUF_CORPORA = {"protobuf": 54, "protobuf-meta": 1}
 
 
 def test_protobuf_corpora_pass_with_references_registered_under_subjects(live_server: str, shared_dir: Path) -> None:
-    """Confluent's Protobuf diff examples (issue 16): every one of the 55 verdicts, the
+    """Confluent's Protobuf diff examples: every one of the 55 verdicts, the
     dependencies registered first and referenced by name, the well-known imports without
     references."""
     totals = run_corpora(live_server, shared_dir, PROTOBUF_CORPORA)

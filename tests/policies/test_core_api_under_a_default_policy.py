@@ -1,4 +1,4 @@
-"""The core API tests once more, with a default policy in force (issue 21: registration,
+"""The core API tests once more, with a default policy in force (registration,
 lookup, compatibility and delete endpoints behave as without one when every schema passes).
 
 The tests of the modules in `SUITE` are collected here a second time, each under the name

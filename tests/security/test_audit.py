@@ -1,4 +1,4 @@
-"""The audit trail (issue 18 §4), on SQLite and PostgreSQL: one row per change, written by
+"""The audit trail, on SQLite and PostgreSQL: one row per change, written by
 the change's own transaction; refused write attempts recorded; nothing for reads, lookups,
 checks, re-registrations that changed nothing, or 401s; `GET /audit` and its filters."""
 from __future__ import annotations
@@ -160,7 +160,7 @@ def test_forced_and_imported_registrations_carry_their_flags(audited) -> None:
     body = {"schema": record("B", "b"), "id": 100, "version": 3}
     assert send(client, "POST", "/subjects/imported/versions", body).status_code == 200
     rows = trail(service, action="REGISTER")
-    skipped = rows[1].entry.detail.pop("skippedIncompatibilities")  # what force let through (issue 21)
+    skipped = rows[1].entry.detail.pop("skippedIncompatibilities")  # what force let through
     assert "READER_FIELD_MISSING_DEFAULT_VALUE" in skipped[0] and skipped[1] == "{oldSchemaVersion: 1}"
     assert not any('"fields"' in entry for entry in skipped)  # no schema text in the trail
     assert [(r.entry.subject, r.entry.version, r.entry.schema_id, r.entry.detail) for r in rows] == [
@@ -475,7 +475,7 @@ def test_under_gunicorn_the_peer_the_proxys_client_and_the_path_as_sent_are_reco
 
 def test_versions_removed_for_good_as_a_side_effect_are_named_in_the_row(audited) -> None:
     """Switching to IMPORT purges soft-deleted versions; re-registering a soft-deleted
-    schema replaces its old version (§5.2): both are part of the recorded change."""
+    schema replaces its old version: both are part of the recorded change."""
     app, service = audited
     client = app.test_client()
     first, second = {"schema": record("A", "a")}, {"schema": record("A", "a", "b")}

@@ -1,4 +1,4 @@
-"""Every row of issue 18's authorization table (section 3), allowed and denied, for a subject
+"""Every row of the authorization table (tests/support/authz_rows.py), allowed and denied, for a subject
 of the default context, a qualified subject and the `/contexts/{ctx}/...` path form; a 403
 is decided before any lookup, so it is the same whether the subject exists or not.
 

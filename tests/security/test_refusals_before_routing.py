@@ -1,5 +1,5 @@
-"""Write attempts refused before a route matched (issue 18 §4: denied and rejected write
-attempts after authentication get a row of their own): a body over the size limit and a
+"""Write attempts refused before a route matched (denied and rejected write attempts
+after authentication get an audit row of their own): a body over the size limit and a
 context name with a colon, which WSGI middleware refuses before Flask routes the request,
 and a write method that matched no endpoint (routing's 404 and 405). Each gets exactly one
 row, after authentication; reads, lookups, the open paths and 401s get none. Also: the

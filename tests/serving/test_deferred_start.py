@@ -71,7 +71,7 @@ def test_a_master_finding_the_database_at_head_leaves_its_workers_nothing_to_imp
     """The master's database step loads what the storage and the formats import, as migrating
     did, so a worker forked after it builds its storage and registers its first schema
     without importing SQLAlchemy, the driver, our storage modules or a format's libraries
-    while requests wait (after a restart on a database at head they used to: issue 30)."""
+    while requests wait (after a restart on a database at head they used to)."""
     script = (
         "import json, sys\n"
         "from app.serving import prepare_database\n"

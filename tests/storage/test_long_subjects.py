@@ -2,7 +2,7 @@
 planner believes: statistics gathered while subjects held a version or two (the usual) make
 a plan that walks the whole subject look as cheap as one that does not, and a pooled
 connection keeps the plan it made. PostgreSQL's generic plans are checked here with
-EXPLAIN ANALYZE, SQLite's with EXPLAIN QUERY PLAN (issue 12: cost independent of length)."""
+EXPLAIN ANALYZE, SQLite's with EXPLAIN QUERY PLAN: the cost must not grow with the subject."""
 from __future__ import annotations
 
 import hashlib

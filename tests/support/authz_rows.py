@@ -1,4 +1,4 @@
-"""Issue 18's authorization table (section 3) as data, shared by the in-process tests and the
+"""The authorization table (who may call each route on what) as data, shared by the in-process tests and the
 run over real HTTP through gunicorn: request templates, who is allowed and who is the caller
 just below, and the exact refusals.
 

@@ -1,5 +1,5 @@
 """`mirror --verify` between two live registries (SQLite and PostgreSQL, both directions) and
-the export/import round trip, on the source history that issue 20 lists."""
+the export/import round trip, on the source history `build_history` writes."""
 from __future__ import annotations
 
 import json

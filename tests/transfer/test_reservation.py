@@ -1,4 +1,4 @@
-"""Issue 20, import step 3: the source's highest id per context is reserved on the target
+"""Import's id reservation: the source's highest id per context is reserved on the target
 before any version is written, once: a second import sends no write at all, whether or not
 the target answers `fetchMaxId`; afterwards the target's next id in each context is above the
 source's `maxId`.

@@ -1,4 +1,4 @@
-"""One id with two contents in a source (issue 20, section 3): an error naming both subjects,
+"""One id with two contents in a source: an error naming both subjects,
 exit 1 with one line, and nothing written anywhere (no dump file, no standard output, no
 change on a mirror's target).
 

@@ -63,7 +63,9 @@ ODD_SUBJECT = "team/a b/ünïcødé-value"
 
 
 def build_history(url: str) -> dict[str, Any]:
-    """The source history of issue 20 on the registry at `url`; returns facts the tests check."""
+    """A source history with the cases a transfer must keep (shared ids, version gaps, soft deletes,
+    references, metadata, three formats, a second context) on the registry at `url`; returns facts
+    the tests check."""
     r = Rest(url)
     r.config(None, compatibility="NONE")
     shared = record("Order", ("id", "string"))

@@ -17,7 +17,7 @@ bp = Blueprint("openapi", __name__)
 @cache
 def document_bytes() -> bytes:
     """The document never changes while the process runs: encode it once."""
-    from app.api.openapi.document import build_document  # the operation table: off a worker's start (issue 12)
+    from app.api.openapi.document import build_document  # the operation table: off a worker's start
 
     return json.dumps(build_document(), separators=(",", ":")).encode("utf-8")
 

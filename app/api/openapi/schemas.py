@@ -243,7 +243,7 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
         },
     },
     "OpenApiDocument": {"type": "object", "required": ["openapi", "paths"]},
-    # Schema policies (issue 21): the global document, a subject's or context's selection, a check.
+    # Schema policies (our extension): the global document, a subject's or context's selection, a check.
     "PolicyDocument": {
         "type": "object",
         "description": "Named rule sets and the default selection.",
@@ -275,7 +275,7 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
         "properties": {"name": STRING, "description": STRING, "formats": array(STRING),
                        "params": {"type": "object"}, "source": STRING},
     },
-    # The DEK registry (issue 29), as Confluent's entities.
+    # The DEK registry, as Confluent's entities.
     "Kek": {
         "type": "object",
         "properties": {"name": STRING, "kmsType": STRING, "kmsKeyId": STRING, "kmsProps": STRING_MAP, "doc": STRING,

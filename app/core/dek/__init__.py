@@ -1,4 +1,4 @@
-"""The DEK registry (issue 29): key encryption keys (KEKs) and the data encryption keys
+"""The DEK registry: key encryption keys (KEKs) and the data encryption keys
 (DEKs) they wrap, kept for the clients' client-side field encryption (an `ENCRYPT` rule).
 
 Confluent's clients generate a DEK, wrap it with their KMS and store only the wrapped bytes

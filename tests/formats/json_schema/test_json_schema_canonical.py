@@ -1,4 +1,4 @@
-"""The stored text of a JSON Schema and its `normalize=true` form (spec §5.8): what Confluent's
+"""The stored text of a JSON Schema and its `normalize=true` form: what Confluent's
 Jackson mapper prints, so that the same schema gets the same bytes (and id) on both registries."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`$ref` in JSON Schemas (spec §5.7): references to other subjects by their reference name,
+"""`$ref` in JSON Schemas: references to other subjects by their reference name,
 local pointers and anchors, recursive schemas, and the refusal of a `$ref` that resolves to
 nothing. `dependencies` are what the core hands `parse`: reference name -> schema text,
 transitive ones included."""
