@@ -10,9 +10,9 @@ checked the database) the storage is built after the worker's first answer
 """
 import sys
 
-from app.factory import create_app
+from app.server.factory import create_app
 from app.security.errors import AuthFileError
-from app.serving import master_auth_file
+from app.server.serving import master_auth_file
 from app.settings import Settings
 
 _settings = Settings.from_env()

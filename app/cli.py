@@ -5,7 +5,7 @@ is all an operator needs. The master applies pending migrations once, before for
 workers start against a database already at head and never race each other to migrate.
 
 Failures an operator can fix (a bad URL, an unreachable database, a missing driver) end the
-command with one line on stderr and exit status 1; see app/operator_errors.py.
+command with one line on stderr and exit status 1; see app/server/operator_errors.py.
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def cmd_serve(settings: Settings) -> int:
     from app.security.errors import AuthFileError
-    from app.serving import (PortInUse, RegistryServer, TlsFilesError, check_port_free, check_tls_files,
+    from app.server.serving import (PortInUse, RegistryServer, TlsFilesError, check_port_free, check_tls_files,
                              prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
 
     try:
@@ -306,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return args.handler(settings, args)
         return args.handler(settings)
     except Exception as exc:
-        from app.operator_errors import explain_failure
+        from app.server.operator_errors import explain_failure
 
         message = explain_failure(exc, settings.database_url)
         if message is None:

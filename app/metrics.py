@@ -3,7 +3,7 @@
 Under gunicorn every worker is its own process, so a scrape reaching one worker must still
 report the whole instance. prometheus-client's multiprocess mode does that: each worker
 writes its values into small mmap'd files in `PROMETHEUS_MULTIPROC_DIR`, and the scrape sums
-the files of every worker, living or exited. `app/serving.py` creates (or empties) that
+the files of every worker, living or exited. `app/server/serving.py` creates (or empties) that
 directory in the gunicorn master before any worker starts and removes a dead worker's
 gauges when it exits; the variable must be set before `prometheus_client` is first
 imported, which the master guarantees by setting it before it forks. Without the variable

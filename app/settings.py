@@ -17,7 +17,7 @@ from app.formats.jackson import MAX_DOCUMENT_DEPTH
 _TRUE = {"1", "true", "yes", "on"}
 ACCESS_LOG_FORMATS = ("text", "json")
 _FALSE = {"0", "false", "no", "off"}
-# gunicorn's worker timeout (app/serving.py): a request that takes longer is stuck, and the
+# gunicorn's worker timeout (app/server/serving.py): a request that takes longer is stuck, and the
 # worker is killed with every other request it serves. A work budget must end well before.
 WORKER_TIMEOUT_SECONDS = 30
 
@@ -72,7 +72,7 @@ class Settings:
     # Access log: empty for none, `-` for stdout, else a file path (`true`/`false` also work).
     access_log: str = ""
     # `text`: gunicorn's combined-style lines; `json`: one JSON object per request with
-    # method, route template, status, ms and subject (app/access_log.py).
+    # method, route template, status, ms and subject (app/server/access_log.py).
     access_log_format: str = "text"
     # `GET /metrics` (Prometheus text) and the counting behind it.
     metrics: bool = True

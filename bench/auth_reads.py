@@ -77,7 +77,7 @@ def in_process_us(auth_file: Path, workdir: Path, requests: int, rounds: int, be
     """Best-of-rounds process CPU µs per `GET /schemas/ids/1` through the WSGI callable."""
     from read_cpu import SCHEMA, environ
 
-    from app.factory import create_app
+    from app.server.factory import create_app
     from app.settings import Settings
 
     url = f"sqlite:///{workdir / 'in-process.db'}"

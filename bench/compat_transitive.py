@@ -42,7 +42,7 @@ def schema(version: int) -> str:
 
 
 def flask_sender(database_url: str) -> Send:
-    from app.factory import create_app
+    from app.server.factory import create_app
     from app.settings import Settings
 
     client = create_app(Settings(database_url=database_url)).test_client()

@@ -70,7 +70,7 @@ def measure(app: WsgiApp, path: str, requests: int) -> tuple[float, float]:
 
 
 def registry_app(database_url: str) -> WsgiApp:
-    from app.factory import create_app
+    from app.server.factory import create_app
     from app.settings import Settings
 
     app = create_app(Settings(database_url=database_url))

@@ -51,7 +51,7 @@ def fill(database_url: str, subjects: int, versions: int) -> float:
 
 
 def measure(label: str, database_url: str, subjects: int, samples: int) -> None:
-    from app.factory import create_app
+    from app.server.factory import create_app
 
     app = create_app(Settings(database_url=database_url, metrics=False))
     client = app.test_client()

@@ -150,7 +150,7 @@ def settings(database_url: str):
 
 @pytest.fixture
 def app(settings):
-    from app.factory import create_app
+    from app.server.factory import create_app
 
     app = create_app(settings)
     yield app

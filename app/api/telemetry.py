@@ -1,5 +1,5 @@
 """Per-request telemetry: the latency histogram behind `GET /metrics`, and the route and
-subject the JSON access log (app/access_log.py) reports.
+subject the JSON access log (app/server/access_log.py) reports.
 
 A WSGI middleware around the whole app rather than Flask hooks: it costs one closure and
 one batched histogram observation per request (Flask's before/after hooks cost several

@@ -5,7 +5,7 @@ master has already checked (and migrated) before forking, so building the engine
 would prove nothing. `DeferredStorage` stands in for the repository until something uses it;
 `warm()` (gunicorn's `post_worker_init`) builds it on a background thread as the worker starts
 serving, and a request that needs the database first waits for it. That wait is short only
-because the master has already imported what the build needs (app/preload.py):
+because the master has already imported what the build needs (app/server/preload.py):
 importing SQLAlchemy here, after the first answer, held registrations for seconds. This
 module imports nothing heavy.
 """

@@ -1,6 +1,6 @@
 """Whether a database is at the migration head, asked through its client library alone.
 
-A gunicorn master checks this before forking (`app.serving.prepare_database`). Answering it
+A gunicorn master checks this before forking (`app.server.serving.prepare_database`). Answering it
 with SQLAlchemy and Alembic would put their import, most of a registry's start-up, in front
 of every start against a database already at head (a restart, the usual case); the client
 library alone answers in a few milliseconds. For PostgreSQL that is libpq, called through

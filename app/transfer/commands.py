@@ -110,7 +110,7 @@ def main(argv: Sequence[str]) -> int:
 
 def _one_line(exc: BaseException, database_url: str | None) -> str:
     if database_url:
-        from app.operator_errors import explain_failure
+        from app.server.operator_errors import explain_failure
 
         explained = explain_failure(exc, database_url)  # a bad URL, a missing driver, a database down
         if explained is not None:

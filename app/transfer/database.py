@@ -117,7 +117,7 @@ class InProcessRegistry(RestRegistry):
     client, no socket): the same paths, shapes and error codes as over HTTP."""
 
     def __init__(self, service: Any, label: str) -> None:
-        from app.factory import create_app
+        from app.server.factory import create_app
 
         super().__init__(Endpoint(label))
         self.app = create_app(replace(service.settings, metrics=False), registry=service)

@@ -108,7 +108,7 @@ def test_error_is_reported_in_confluent_shape_and_writes_nothing(api: Api, case:
 @pytest.fixture
 def small_app(settings, app):
     """A second app on the same database with a 4 KiB schema limit (the body limit is apart: test_limits.py)."""
-    from app.factory import create_app
+    from app.server.factory import create_app
 
     return create_app(settings.with_overrides(max_schema_bytes=4096))
 
@@ -128,7 +128,7 @@ def test_schema_too_large_is_42209(small_app, description: str, body_size: int) 
 
 
 def test_incompatible_error_code_follows_settings(settings, app) -> None:
-    from app.factory import create_app
+    from app.server.factory import create_app
 
     api = Api(create_app(settings.with_overrides(incompatible_error_code=409)).test_client())
     api.registered("s", RECORD_V1)

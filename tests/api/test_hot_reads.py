@@ -15,7 +15,7 @@ from flask import Flask, request_started
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from app.api.hot_reads import HotReads
-from app.factory import create_app
+from app.server.factory import create_app
 from app.settings import Settings
 from app.wiring import build_registry
 from support.authorizers import DenySecret

@@ -130,7 +130,7 @@ def test_chunked_body_within_the_limit_registers(live_server: str, unique_subjec
 
 def test_every_route_refuses_an_oversized_body_in_json(settings: Settings) -> None:
     """The limit is in front of the whole app: the health probe gets the same 413."""
-    from app.factory import create_app
+    from app.server.factory import create_app
 
     api = Api(create_app(settings.with_overrides(max_request_bytes=100)).test_client())
     for method, path in (("POST", "/subjects/s/versions"), ("PUT", "/config"), ("GET", "/health/live")):
@@ -143,7 +143,7 @@ def test_every_route_refuses_an_oversized_body_in_json(settings: Settings) -> No
 # ------------------------------------------------------------------ 42209
 @pytest.fixture
 def small_schemas(settings: Settings) -> Api:
-    from app.factory import create_app
+    from app.server.factory import create_app
 
     return Api(create_app(settings.with_overrides(max_schema_bytes=1000)).test_client())
 
@@ -252,7 +252,7 @@ def test_schema_at_the_limit_registers(api: Api, schema_type: str) -> None:
 
 @pytest.mark.parametrize("schema_type", SCHEMA_SHAPES)
 def test_the_depth_limit_follows_the_setting(settings: Settings, schema_type: str) -> None:
-    from app.factory import create_app
+    from app.server.factory import create_app
 
     api = Api(create_app(settings.with_overrides(max_schema_depth=10)).test_client())
     reply = api.register("s", SCHEMA_SHAPES[schema_type](11), schemaType=schema_type)

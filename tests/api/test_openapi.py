@@ -15,7 +15,7 @@ from flask import Flask
 from openapi_spec_validator import validate
 
 from app.api.negotiation import PLAIN_JSON, REGISTRY_JSON, V1_JSON
-from app.factory import create_app
+from app.server.factory import create_app
 from app.settings import Settings
 
 JSON_TYPES = {V1_JSON, REGISTRY_JSON, PLAIN_JSON}

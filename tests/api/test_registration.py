@@ -152,7 +152,7 @@ def test_format_only_shapes_the_reply_text(api: Api) -> None:
 
 
 def test_avro_schema_type_can_be_left_out_as_in_7x(database_url: str) -> None:
-    from app.factory import create_app
+    from app.server.factory import create_app
     from app.settings import Settings
 
     client = create_app(Settings(database_url=database_url, avro_schema_type_in_replies=False)).test_client()

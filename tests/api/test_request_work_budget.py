@@ -17,7 +17,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from api_client import Api, enc
-from app.factory import create_app
+from app.server.factory import create_app
 from app.formats import work_budget
 from app.settings import Settings
 

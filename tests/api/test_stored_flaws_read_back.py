@@ -23,7 +23,7 @@ from api_samples import RECORD_V1
 from app.cli import main
 from app.core.store import NO_ORIGIN, AuditEntry
 from app.core.types import SchemaRequest
-from app.factory import create_app
+from app.server.factory import create_app
 from app.settings import Settings
 from app.storage.models import Schema, Subject
 from app.wiring import build_registry

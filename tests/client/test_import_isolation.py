@@ -15,7 +15,7 @@ import app.client.ci
 server_side = sorted(
     name for name in sys.modules
     if name.split(".")[0] in ("flask", "sqlalchemy", "alembic", "werkzeug", "gunicorn", "psycopg")
-    or name.startswith(("app.api", "app.core", "app.storage", "app.formats", "app.factory"))
+    or name.startswith(("app.api", "app.core", "app.storage", "app.formats", "app.server.factory"))
 )
 print(json.dumps(server_side))
 """

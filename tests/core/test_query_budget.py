@@ -14,7 +14,7 @@ import pytest
 
 from app.core.registry import RegistryService
 from app.core.types import SchemaRequest
-from app.factory import create_app
+from app.server.factory import create_app
 from app.formats.base import ParsedSchema, SchemaFormat
 from app.settings import Settings
 from support.change_token import wait_for_change_token

@@ -58,7 +58,7 @@ def client_aead(secret: str = SECRET) -> Any:
 
 
 def make_app(database_url: str, **overrides: object) -> Flask:
-    from app.factory import create_app
+    from app.server.factory import create_app
     from app.settings import Settings
 
     return create_app(Settings(database_url=database_url, **overrides))

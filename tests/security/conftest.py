@@ -58,7 +58,7 @@ def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
 def auth_app(sqlite_url: str, tmp_path: Path) -> Iterator[Callable[..., Flask]]:
     """`auth_app(text)`: the registry with an auth file of that text (at tmp_path/auth.toml),
     plus `GET /test/whoami`, which answers the principal the request was authenticated as."""
-    from app.factory import create_app
+    from app.server.factory import create_app
     from app.settings import Settings
 
     built: list[Flask] = []

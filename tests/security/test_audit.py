@@ -20,7 +20,7 @@ from app.core.errors import Forbidden, RegistryError, StoreError, WriteConflict
 from app.core.registry import RegistryService
 from app.core.store import NO_ORIGIN, AuditEntry, AuditQuery, AuditRow
 from app.core.types import SchemaRequest
-from app.factory import create_app
+from app.server.factory import create_app
 from app.settings import Settings
 from app.wiring import build_registry
 from support.statements import counted

@@ -13,7 +13,7 @@ from sqlalchemy import Engine, text
 
 from app.core.audit import PRUNE_INTERVAL_SECONDS
 from app.core.store import SUBJECT_CHARS, AuditQuery
-from app.factory import create_app
+from app.server.factory import create_app
 from app.settings import Settings
 
 V1 = "application/vnd.schemaregistry.v1+json"

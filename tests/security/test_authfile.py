@@ -17,7 +17,7 @@ from auth_support import hashed, users_text, write_file
 from app.security.authfile import load_auth_file, parse_auth_file
 from app.security.errors import AuthFileError
 from app.security.records import PatternKind, Role
-from app.serving import prepare_authentication
+from app.server.serving import prepare_authentication
 from app.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -22,7 +22,7 @@ from support.live import REPO_ROOT, LiveServer, launch, start_tls_server
 from support.pki import TestPki
 from support.postgres import free_port
 
-from app.serving import RegistryServer, gunicorn_options
+from app.server.serving import RegistryServer, gunicorn_options
 from app.settings import Settings
 
 AVRO = json.dumps({"type": "record", "name": "Payment", "fields": [{"name": "id", "type": "string"}]},

@@ -15,7 +15,7 @@ from support.live import start_server
 from support.postgres import free_port
 
 from app.cli import build_parser, settings_from_args
-from app.serving import RegistryServer, gunicorn_options
+from app.server.serving import RegistryServer, gunicorn_options
 from app.settings import Settings
 from app.storage.head_check import HEAD_REVISION
 
@@ -51,7 +51,7 @@ def test_serve_passes_threads_access_log_and_forwarded_ips_from_the_environment_
     assert (config["workers"], config["threads"]) == (3, 7)
     assert config["accesslog"] == "/var/log/sqlregistry/access.log"
     assert config["forwarded_allow_ips"] == ["10.0.0.10", "10.0.0.20"]
-    assert config["worker_class"] == "app.gunicorn_worker.JsonErrorWorker"
+    assert config["worker_class"] == "app.server.gunicorn_worker.JsonErrorWorker"
 
 
 def test_the_deploy_config_and_serve_give_gunicorn_the_same_settings(monkeypatch: pytest.MonkeyPatch):

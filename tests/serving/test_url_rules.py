@@ -1,11 +1,11 @@
-"""The app's rules generate their URL builders on first use (app/url_rules.py): every route
+"""The app's rules generate their URL builders on first use (app/server/url_rules.py): every route
 still builds, for `url_for`, the URL Werkzeug's own rule builds."""
 from __future__ import annotations
 
 from flask import Flask
 from werkzeug.routing import Map, Rule
 
-from app.url_rules import LazyBuilderRule
+from app.server.url_rules import LazyBuilderRule
 
 
 def test_every_route_builds_the_url_werkzeugs_own_rule_builds(app: Flask) -> None:

@@ -30,7 +30,7 @@ from sqlalchemy import Engine, event
 from support.live import start_server
 from support.postgres import PostgresCluster, PostgresUnavailable, start_cluster
 
-from app.factory import create_app
+from app.server.factory import create_app
 from app.settings import Settings
 from app.storage.migrate import upgrade_url
 

@@ -14,7 +14,7 @@ from flask import Flask
 
 from app.core.access import Principal
 from app.core.registry import RegistryService
-from app.factory import create_app
+from app.server.factory import create_app
 from app.security.authorizer import GrantAuthorizer
 from app.security.caller import set_principal
 from app.security.records import AuthFile

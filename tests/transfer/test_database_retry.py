@@ -32,7 +32,7 @@ from transfer_helpers import Rest, record, run_cli
 from support.live import REPO_ROOT
 
 from app.core.registry import RegistryService
-from app.factory import create_app
+from app.server.factory import create_app
 from app.formats import FORMATS
 from app.settings import Settings
 from app.storage.repository import Repository

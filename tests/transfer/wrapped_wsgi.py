@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from app.factory import create_app
+from app.server.factory import create_app
 
 _SEVEN_X_DROPPED = ("deleted", "ts", "guid")
 

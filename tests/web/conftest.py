@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import demo_data  # noqa: E402
-from app.factory import create_app  # noqa: E402
+from app.server.factory import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.wiring import build_registry  # noqa: E402
 from ui_client import Ui  # noqa: E402

@@ -4,7 +4,7 @@ the read path, which should cost little more than a Flask hello world.
 * Flask asks `inspect` whether each before/after hook and the view is a coroutine function
   on every request (five times per API request, ~2 µs each); none of ours ever is, and a
   function cannot stop being one, so the answer is kept per function.
-* Routes build their URL builders on first `url_for` (app/url_rules.py), not at start-up.
+* Routes build their URL builders on first `url_for` (app/server/url_rules.py), not at start-up.
 
 It is also the one place every request Flask dispatches (the API's and the web UI's) passes
 through, so it opens the request's work budget there (`REGISTRY_WORK_BUDGET_SECONDS`,
@@ -21,7 +21,7 @@ from flask import Flask
 from werkzeug.wrappers import Response
 
 from app.formats import work_budget
-from app.url_rules import LazyBuilderRule
+from app.server.url_rules import LazyBuilderRule
 
 
 class RegistryFlask(Flask):

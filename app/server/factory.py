@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from flask import Flask
 
 from app.api import health, openapi, register_api, telemetry
-from app.application import RegistryFlask
+from app.server.application import RegistryFlask
 from app.core.registry import RegistryService
 from app.settings import Settings
 from app.web import register_web

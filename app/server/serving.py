@@ -6,7 +6,7 @@ step, and the in-process gunicorn application behind `sqlregistry serve`.
 
 The master imports what it needs to bind and to migrate (gunicorn, and Alembic when the
 database is behind) and what every worker would otherwise import while its first requests
-wait (SQLAlchemy, the driver, app/storage, the formats: app/preload.py); Flask and the rest of
+wait (SQLAlchemy, the driver, app/storage, the formats: app/server/preload.py); Flask and the rest of
 the registry are imported by each worker after the fork, and database connections stay out
 of the master: a pool inherited across fork would be shared by processes.
 """
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 # balancer, not gunicorn, closes idle connections and never reuses one being closed.
 KEEPALIVE_SECONDS = 75
 # gthread (HTTP keep-alive) with error pages in Confluent's JSON instead of gunicorn's HTML.
-WORKER_CLASS = "app.gunicorn_worker.JsonErrorWorker"
-JSON_ACCESS_LOGGER = "app.access_log.JsonAccessLogger"
+WORKER_CLASS = "app.server.gunicorn_worker.JsonErrorWorker"
+JSON_ACCESS_LOGGER = "app.server.access_log.JsonAccessLogger"
 LIMIT_REQUEST_LINE = 8190
 LIMIT_REQUEST_FIELD_SIZE = 8190
 METRICS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -253,10 +253,10 @@ def prepare_database(settings: Settings) -> None:
     Either way a bad URL, a missing driver or an unreachable server fails here, once, with one
     message, instead of in every worker as it boots. A database at head is recognized through
     its driver alone (app/storage/head_check.py), so a restart does not load Alembic. Either
-    way the master then loads what the storage and the formats import (app/preload.py):
+    way the master then loads what the storage and the formats import (app/server/preload.py):
     otherwise each worker would import it after its first answer, with requests waiting.
     """
-    from app.preload import load_worker_modules
+    from app.server.preload import load_worker_modules
     from app.storage.head_check import at_head
 
     if not at_head(settings.database_url):
@@ -295,6 +295,6 @@ class RegistryServer(BaseApplication):
                 self.cfg.set(key, value)
 
     def load(self) -> Callable[..., Any]:
-        from app.factory import create_app
+        from app.server.factory import create_app
 
         return create_app(self.settings, auth_fallback=master_auth_file(), defer_storage=True)
