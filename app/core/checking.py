@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from app.core import compatibility
 from app.core.access import OPEN, Action, Guard
 from app.core.config import effective_config, rows_needed
-from app.core.documents import merged_documents, metadata_property, request_documents
+from app.core.registration.documents import merged_documents, metadata_property, request_documents
 from app.core.errors import InvalidSchema, VersionNotFound, WorkBudgetSpent
 from app.core.records import CompatibilityReport, StoredSchema
 from app.core.resolver import Candidate, SchemaResolver

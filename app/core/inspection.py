@@ -17,7 +17,7 @@ from app.core import compatibility
 from app.core.access import Action, Guard
 from app.core.checking import CompatibilityChecks
 from app.core.config import resolve_config, resolve_mode, rows_needed
-from app.core.documents import metadata_property
+from app.core.registration.documents import metadata_property
 from app.core.errors import SubjectNotFound, VersionNotFound
 from app.core.records import SubjectVersion
 from app.core.resolver import SchemaResolver, format_refusals

@@ -4,7 +4,7 @@ Matching reads only the versions holding the candidate's exact text (equal ident
 equal text), so a lookup costs the same in a subject of 2 versions or 2,000; only when none
 does, a format that spells one schema in several ways (`SchemaEquality`) has the subject's
 newest versions compared, as Confluent's lookup compares parsed schemas. Registration's
-pre-check answers the same question its own way, under its own rules (app/core/registration.py).
+pre-check answers the same question its own way, under its own rules (app/core/registration/registrar.py).
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any, NamedTuple
 
 from app.core.access import OPEN, Guard
 from app.core.checking import CompatibilityChecks
-from app.core.documents import merged_documents, request_documents
+from app.core.registration.documents import merged_documents, request_documents
 from app.core.errors import InvalidSchema, SchemaNotFound, SubjectNotFound
-from app.core.identity import identity_hash
+from app.core.registration.identity import identity_hash
 from app.core.records import SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, format_refusals
 from app.core.store import Storage, Store, SubjectRow, VersionRow

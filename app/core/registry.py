@@ -39,7 +39,7 @@ from app.core.browsing import BrowsingViews
 from app.core.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
 from app.core.lookup import Lookup
-from app.core.registration import Registrar
+from app.core.registration.registrar import Registrar
 from app.core.resolver import SchemaResolver
 from app.core.schema_reads import (
     SCHEMAS_MAX_LIMIT,

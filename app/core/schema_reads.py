@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from app.core.access import Guard
 from app.core.errors import InvalidFingerprint, SchemaNotFound
-from app.core.identity import hash_from_guid
+from app.core.registration.identity import hash_from_guid
 from app.core.metadata import RULE_KINDS
 from app.core.records import SchemaById, StoredSchema, SubjectVersion
 from app.core.resolver import SchemaResolver

@@ -50,7 +50,7 @@ from app.core.metadata import (
     stamp_version,
 )
 from app.core.records import StoredSchema, SubjectVersion
-from app.core.registration import Registrar
+from app.core.registration.registrar import Registrar
 from app.core.resolver import SchemaResolver, format_refusals
 from app.core.subjects import (
     in_other_contexts,

@@ -32,7 +32,7 @@ from app.policies.rule import Violation
 from app.settings import Settings
 
 if TYPE_CHECKING:
-    from app.core.registration import Registration
+    from app.core.registration.registrar import Registration
 
 T = TypeVar("T")
 

@@ -11,7 +11,7 @@ versions or 2,000.
 
 What takes time (parsing, the policy rules, the compatibility comparison) is done by the
 lock-free pre-check before the transaction; under the lock the write path confirms that what
-was compared is still the subject's newest (app/core/registration_verdict.py) and compares
+was compared is still the subject's newest (app/core/registration/verdict.py) and compares
 again only if it is not, so no writer waits behind another's comparison.
 
 A request derived from the subject's own versions (the tags endpoint) is built inside that
@@ -28,7 +28,7 @@ from app.core.access import OPEN, Action, Guard
 from app.core.audit import NO_AUDIT, REGISTER, Audit
 from app.core.checking import CompatibilityChecks
 from app.core.config import effective_config, effective_mode, rows_needed
-from app.core.documents import merged_documents, request_documents
+from app.core.registration.documents import merged_documents, request_documents
 from app.core.errors import (
     IdsExhausted,
     InvalidSchema,
@@ -36,11 +36,11 @@ from app.core.errors import (
     StoreError,
     WriteConflict,
 )
-from app.core.identity import identity_hash
-from app.core.imported_ids import check_explicit_id
+from app.core.registration.identity import identity_hash
+from app.core.registration.imported_ids import check_explicit_id
 from app.core.outline_index import index_rows
 from app.core.policies import policy_keys
-from app.core.registration_verdict import RegistrationVerdicts, Verdict
+from app.core.registration.verdict import RegistrationVerdicts, Verdict
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, format_refusals
 from app.core.store import (
