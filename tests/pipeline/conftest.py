@@ -63,6 +63,17 @@ def spark():
     session.stop()
 
 
+@pytest.fixture(params=["jvm", "python"])
+def engine(request, spark) -> str:
+    """Each decoder path in turn: a test taking this pins behaviour both must share. The JVM
+    path is required here (its jar is built from the package's Java source with `javac`)."""
+    if request.param == "jvm":
+        from app.pipeline.engine import choose_engine
+
+        choose_engine(spark, "jvm")
+    return request.param
+
+
 @pytest.fixture
 def counting_registry(app) -> Iterator[CountingRegistry]:
     with counting_server(app) as registry:

@@ -3,7 +3,7 @@ keeps every input row exactly once with the reason beside a null struct."""
 from __future__ import annotations
 
 import pytest
-from pyspark.errors import PythonException
+from pyspark.errors import PySparkException
 from samples import EVENT_V1, event
 
 from app.client import AvroSerializer, RegistryClient
@@ -31,16 +31,17 @@ def mixed(spark, live_server, unique_subject):
     return client, subject, df
 
 
-def test_fail_mode_stops_the_job_and_names_topic_partition_offset(mixed):
+def test_fail_mode_stops_the_job_and_names_topic_partition_offset(engine, mixed):
     client, subject, df = mixed
     only_bad_magic = df.where("offset in (0, 1, 6)")
-    with pytest.raises(PythonException, match=r"topic=orders, partition=3, offset=1: .*magic byte"):
-        decode(only_bad_magic, "value", client, subject=subject).collect()
+    # The Python path's worker raises BadRecord; the JVM path's plan raises Spark's raise_error.
+    with pytest.raises(PySparkException, match=r"topic=orders, partition=3, offset=1: .*magic byte"):
+        decode(only_bad_magic, "value", client, subject=subject, engine=engine).collect()
 
 
-def test_route_mode_keeps_every_row_once_with_its_reason(mixed):
+def test_route_mode_keeps_every_row_once_with_its_reason(engine, mixed):
     client, subject, df = mixed
-    out = decode(df, "value", client, subject=subject, on_error="route").orderBy("offset").collect()
+    out = decode(df, "value", client, subject=subject, on_error="route", engine=engine).orderBy("offset").collect()
     assert [row["offset"] for row in out] == list(range(7))
     reasons = [row["value_error"] for row in out]
     assert reasons[0] is None and reasons[5] is None and reasons[6] is None
