@@ -1,6 +1,9 @@
-"""`decode`: a binary column of registry-framed Avro records -> a struct column, in Python.
+"""`decode`: a binary column of registry-framed Avro records -> a struct column.
 
-No JVM package can be fetched here, so decoding runs in Spark's Python workers over Arrow
+Two paths give the same values (`engine=`, chosen by `app.pipeline.engine`): the JVM path
+(`app.pipeline.jvm_decode`, a Java UDF over Apache Avro's Java library, about 3x faster per
+record) when its jar can be built and loaded, and this module's Python path, the fallback and
+the only path for streams. The Python path runs in Spark's Python workers over Arrow
 batches (`mapInArrow`): each batch's binary column is read once into Python bytes, decoded by
 fastavro with writers found through `app.client` (one decoder per worker, see
 `app.pipeline.workers`) and built back into one Arrow struct array. `framing=` picks

@@ -1,5 +1,5 @@
-"""One registry request per schema id per Python worker, counted on the server: never per
-record, per batch or per task. The registry runs in-process (SQLite and PostgreSQL) and
+"""One registry request per schema id per Python worker (the JVM path: once, on the driver),
+counted on the server: never per record, per batch or per task. The registry runs in-process (SQLite and PostgreSQL) and
 Spark's Python workers reach it over HTTP like any consumer."""
 from __future__ import annotations
 
@@ -36,12 +36,17 @@ def python_workers() -> int:
     return sum(1 for parent, _ in processes.values() if parent in daemons)
 
 
-def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_registry):
-    producer = RegistryClient(counting_registry.url)
-    subject = "counted-value"
+def three_writers(spark, url: str, subject: str):
+    """RECORDS records of `subject` written by its three versions in turn, over TASKS partitions."""
+    producer = RegistryClient(url)
     serializers = [AvroSerializer(producer, text, subject=subject) for text in (EVENT_V1, EVENT_V2, EVENT_V3)]
     rows = [(n, serializers[n % 3](event(n % 3 + 1, n))) for n in range(RECORDS)]
-    df = spark.createDataFrame(rows, "n long, value binary").repartition(TASKS)
+    return spark.createDataFrame(rows, "n long, value binary").repartition(TASKS)
+
+
+def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_registry):
+    subject = "counted-value"
+    df = three_writers(spark, counting_registry.url, subject)
     before = len(counting_registry.requests)
     previous = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "50")  # dozens of batches per task
@@ -61,11 +66,8 @@ def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_regis
 
 
 def test_the_jvm_path_fetches_each_writer_id_once_on_the_driver_and_never_on_executors(spark, counting_registry):
-    producer = RegistryClient(counting_registry.url)
     subject = "counted-jvm-value"
-    serializers = [AvroSerializer(producer, text, subject=subject) for text in (EVENT_V1, EVENT_V2, EVENT_V3)]
-    rows = [(n, serializers[n % 3](event(n % 3 + 1, n))) for n in range(RECORDS)]
-    df = spark.createDataFrame(rows, "n long, value binary").repartition(TASKS)
+    df = three_writers(spark, counting_registry.url, subject)
     before = len(counting_registry.requests)
     out = decode(df, "value", RegistryClient(counting_registry.url), subject=subject, reader="latest", engine="jvm")
     assert out.where("value is not null").count() == RECORDS
