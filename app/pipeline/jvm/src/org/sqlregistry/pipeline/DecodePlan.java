@@ -5,13 +5,11 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.avro.Schema;
-import org.apache.avro.SchemaCompatibility;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
@@ -20,8 +18,8 @@ import org.apache.avro.io.DecoderFactory;
  * Everything one decode call needs on an executor: the framing, the reader schema and, per
  * header seen on the driver, the writer schema (or why it has none). Schemas come with their
  * references' texts, parsed first into the same names, as the registry's clients do.
- * Not thread-safe per instance beyond what ThreadLocal gives: each task thread has its own
- * readers and decoder buffers.
+ * Shared by every task thread of an executor; each thread keeps its own readers and decoder
+ * buffer (ThreadLocal), since Avro's readers and decoders are not safe to share.
  */
 final class DecodePlan {
     static final class Result {
@@ -56,12 +54,10 @@ final class DecodePlan {
         framingName = plan.get("framing").asText();
         reader = parse(plan.get("reader"));
         convert = SparkValues.converter(reader);
-        for (Iterator<Map.Entry<String, JsonNode>> it = plan.get("writers").fields(); it.hasNext();) {
-            Map.Entry<String, JsonNode> entry = it.next();
+        for (Map.Entry<String, JsonNode> entry : plan.get("writers").properties()) {
             writers.put(ByteBuffer.wrap(hex(entry.getKey())), parse(entry.getValue()));
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = plan.get("failures").fields(); it.hasNext();) {
-            Map.Entry<String, JsonNode> entry = it.next();
+        for (Map.Entry<String, JsonNode> entry : plan.get("failures").properties()) {
             failures.put(ByteBuffer.wrap(hex(entry.getKey())), entry.getValue().asText());
         }
     }
@@ -140,12 +136,8 @@ final class DecodePlan {
             return "SchemaNotFound: the writer of header " + hexOf(header.array())
                     + " was not in the data when the decode was planned";
         }
-        SchemaCompatibility.SchemaPairCompatibility check =
-                SchemaCompatibility.checkReaderWriterCompatibility(reader, writer);
-        if (check.getType() != SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE) {
-            return "SerializationError: cannot read writer " + hexOf(header.array())
-                    + " as the reader schema: " + check.getDescription();
-        }
+        // No compatibility check up front: Avro resolves each record as it reads it, so a writer
+        // union member the reader lacks fails only the records written with it, as in fastavro.
         return new GenericDatumReader<Object>(writer, reader);
     }
 
