@@ -55,7 +55,8 @@ def test_interleaved_versions_project_onto_latest_with_defaults(engine, spark, e
 def test_reader_version_number_drops_the_newer_fields(engine, spark, evolving):
     client, subject, serializers = evolving
     df = spark.createDataFrame(kafka_rows(serializers, PATTERN, "events"), KAFKA_COLUMNS)
-    out = decode(df, "value", client, subject=subject, reader=1, output="event", engine=engine).orderBy("offset").collect()
+    out = decode(df, "value", client, subject=subject, reader=1, output="event", engine=engine) \
+        .orderBy("offset").collect()
     assert [row["event"].asDict() for row in out] == [event(1, n) for n in range(len(PATTERN))]
     assert out[0]["value"] is not None  # the framed bytes are kept when the output is another column
 
@@ -72,7 +73,8 @@ def test_latest_seen_uses_the_newest_version_in_the_data_not_the_registry(engine
     plain = AvroDeserializer(RegistryClient(client.urls), reader=EVENT_V2)
     assert [row["value"].asDict() for row in seen.orderBy("offset").collect()] == [plain(r[1]) for r in rows]
     # Data written only with version 1 is read as version 1: no column the data never had.
-    only_v1 = decode(df.where("offset in (0, 1, 3)"), "value", client, subject=subject, reader="latest-seen", engine=engine)
+    only_v1 = decode(df.where("offset in (0, 1, 3)"), "value", client, subject=subject, reader="latest-seen",
+                     engine=engine)
     assert only_v1.schema["value"].dataType.fieldNames() == ["id", "name"]
 
 

@@ -195,7 +195,8 @@ final class SparkValues {
             return value -> value == null ? null : new BigDecimal(new BigInteger(bytes((ByteBuffer) value)), scale);
         }
         if (schema.getType() == Schema.Type.FIXED) {
-            return value -> value == null ? null : new BigDecimal(new BigInteger(((GenericFixed) value).bytes()), scale);
+            return value -> value == null ? null
+                    : new BigDecimal(new BigInteger(((GenericFixed) value).bytes()), scale);
         }
         return null;
     }
