@@ -6,7 +6,10 @@ over `--rounds` rounds (`bench/timing.py`; the best round of each counts):
 
 - a plain loop: one process, fastavro's `schemaless_reader` per record (writer/reader parsed
   once per version), no Spark;
-- the pipeline on `local[2]`: `decode(...)` to Spark's no-op sink, and to Parquet.
+- the pipeline on `local[2]`, on each decoder path (`engine="jvm"`: the Java UDF; `"python"`:
+  fastavro in Spark's Python workers): `decode(...)` to Spark's no-op sink, and to Parquet. The
+  JVM path's timing includes its planning pass (the distinct headers read on the driver).
+  The session starts with the decoder's jar in `spark.jars`, as `spark-submit --jars` would.
 
 Also printed: Spark session start-up; peak memory (VmHWM from /proc, no psutil) of the JVM and
 of each Spark Python worker, sampled while the pipeline runs, and the peak of the workers'
@@ -280,8 +283,12 @@ def main() -> None:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         from pyspark.sql import SparkSession
 
+        from app.pipeline.jvm import jar_path
+
+        jar = str(jar_path())
         startup, spark = timed(lambda: (
             SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+            .config("spark.jars", jar)
             .config("spark.driver.host", "127.0.0.1").config("spark.sql.shuffle.partitions", "2")
             .config("spark.sql.files.maxPartitionBytes", str(8 * 1024 * 1024))
             .config("spark.ui.showConsoleProgress", "false")
@@ -291,15 +298,20 @@ def main() -> None:
         from app.pipeline import decode
 
         source = spark.read.parquet(str(dump))
-        # Warm-up: start the Python workers and fill their schema caches once, untimed.
-        decode(source, "value", client, subject=SUBJECT).write.format("noop").mode("overwrite").save()
+        # Warm-up: start the Python workers, fill their schema caches, JIT the UDF, untimed.
+        for engine in ("python", "jvm"):
+            decode(source, "value", client, subject=SUBJECT, engine=engine).write.format("noop").mode(
+                "overwrite").save()
 
-        def pipeline(sink: str) -> list[float]:
+        def pipeline(engine: str, sink: str) -> list[float]:
             """Wall seconds, and CPU seconds of the JVM and Python workers, for one run."""
-            decoded = decode(source, "value", client, subject=SUBJECT, reader="latest")
-            writer = decoded.write.mode("overwrite")
-            save = (lambda: writer.format("noop").save()) if sink == "noop" else \
-                (lambda: writer.parquet(str(workdir / "out")))
+            def save() -> None:
+                decoded = decode(source, "value", client, subject=SUBJECT, reader="latest", engine=engine)
+                writer = decoded.write.mode("overwrite")
+                if sink == "noop":
+                    writer.format("noop").save()
+                else:
+                    writer.parquet(str(workdir / "out"))
             wall, cpu = timed(lambda: spark_cpu(save))
             return [wall, cpu]
 
@@ -314,8 +326,10 @@ def main() -> None:
         with MemoryWatch() as memory:
             best = best_of_rounds(args.rounds, {
                 "plain fastavro loop": loop,
-                "pipeline -> noop": lambda: pipeline("noop"),
-                "pipeline -> parquet": lambda: pipeline("parquet"),
+                "python path -> noop": lambda: pipeline("python", "noop"),
+                "python path -> parquet": lambda: pipeline("python", "parquet"),
+                "jvm path -> noop": lambda: pipeline("jvm", "noop"),
+                "jvm path -> parquet": lambda: pipeline("jvm", "parquet"),
             }, progress)
         rates = {name: args.records / seconds[0] for name, seconds in best.items()}
         per_cpu = {name: args.records / seconds[1] for name, seconds in best.items()}
@@ -323,6 +337,9 @@ def main() -> None:
         for name, rate in rates.items():
             print(f"  {name:<28} {rate:12,.0f} records/s  ({rate / rates['plain fastavro loop']:.2f}x the loop)"
                   f"  {per_cpu[name]:10,.0f} per CPU-second ({per_cpu[name] / per_cpu['plain fastavro loop']:.2f}x)")
+        for sink in ("noop", "parquet"):
+            print(f"  jvm path -> {sink:<8} is {rates[f'jvm path -> {sink}'] / rates[f'python path -> {sink}']:.2f}x "
+                  f"the python path -> {sink}")
         workers = sorted(memory.worker_hwm.values(), reverse=True)
         print(f"JVM peak (VmHWM)               {memory.jvm_hwm / 1024:12.0f} MiB")
         print(f"Python workers seen            {len(workers):12d}  (the daemon included)")

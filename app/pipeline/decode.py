@@ -1,6 +1,9 @@
-"""`decode`: a binary column of registry-framed Avro records -> a struct column, in Python.
+"""`decode`: a binary column of registry-framed Avro records -> a struct column.
 
-No JVM package can be fetched here, so decoding runs in Spark's Python workers over Arrow
+Two paths give the same values (`engine=`, chosen by `app.pipeline.engine`): the JVM path
+(`app.pipeline.jvm_decode`, a Java UDF over Apache Avro's Java library, about 3x faster per
+record) when its jar can be built and loaded, and this module's Python path, the fallback and
+the only path for streams. The Python path runs in Spark's Python workers over Arrow
 batches (`mapInArrow`): each batch's binary column is read once into Python bytes, decoded by
 fastavro with writers found through `app.client` (one decoder per worker, see
 `app.pipeline.workers`) and built back into one Arrow struct array. `framing=` picks
@@ -37,6 +40,8 @@ from pyspark.sql.pandas.types import to_arrow_type
 
 from app.client import CONFLUENT, ConfluentFraming, RegistryClient, SchemaNotFound, SingleObjectFraming
 from app.client.framing import Framing
+from app.pipeline.engine import choose_engine
+from app.pipeline.jvm_decode import jvm_decode_with_schema
 from app.pipeline.types import avro_to_spark
 from app.pipeline.workers import WorkerDecoder, worker_decoder
 
@@ -125,8 +130,10 @@ def decode(
     output: str | None = None,
     on_error: str = "fail",
     framing: Framing = CONFLUENT,
+    engine: str = "auto",
 ) -> DataFrame:
-    """`df` with `output` (default: `column` itself, replaced) holding the decoded struct."""
+    """`df` with `output` (default: `column` itself, replaced) holding the decoded struct;
+    `engine` picks the JVM or the Python decoder (see `app.pipeline.engine`)."""
     if reader == "writer":
         raise ValueError("reader='writer' gives one DataFrame per writer schema: use decode_by_writer")
     if subject is None:
@@ -138,12 +145,13 @@ def decode(
         text = latest_seen_text(df, column, registry, subject, framing)
     else:
         text = reader_schema_text(registry, subject, reader)
-    return decode_with_schema(df, column, registry, text, output=output, on_error=on_error, framing=framing)
+    return decode_with_schema(df, column, registry, text, output=output, on_error=on_error, framing=framing,
+                              engine=engine)
 
 
 def decode_by_writer(
     df: DataFrame, column: str, registry: RegistryClient, *, output: str | None = None, on_error: str = "fail",
-    framing: Framing = CONFLUENT,
+    framing: Framing = CONFLUENT, engine: str = "auto",
 ) -> dict[int, DataFrame]:
     """One DataFrame per writer schema id present in `df`, each record in its own writer's shape.
     Records whose header names no known writer (bad magic, too short, unknown fingerprint) are
@@ -154,7 +162,7 @@ def decode_by_writer(
         part = df.where(header.isin([h.hex().upper() for h in headers]))
         text = registry.get_schema(schema_id).text
         frames[schema_id] = decode_with_schema(part, column, registry, text, output=output, on_error=on_error,
-                                               framing=framing)
+                                               framing=framing, engine=engine)
     return frames
 
 
@@ -167,8 +175,16 @@ def decode_with_schema(
     output: str | None = None,
     on_error: str = "fail",
     framing: Framing = CONFLUENT,
+    engine: str = "auto",
 ) -> DataFrame:
     """Decode `column` projected onto the Avro schema `reader_text`."""
+    if on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
+    if choose_engine(df.sparkSession, engine, streaming=df.isStreaming).jvm:
+        return jvm_decode_with_schema(
+            df, column, registry, reader_text, headers=writer_headers(df, column, framing), marker=_marker(framing),
+            output=output or column, on_error=on_error, framing=framing,
+            position=[name for name in POSITION_COLUMNS if name in df.columns])
     job, out_schema = batch_decoder(df.schema, column, registry, reader_text, output=output, on_error=on_error,
                                     framing=framing)
     return df.mapInArrow(job, out_schema)

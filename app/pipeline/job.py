@@ -2,7 +2,7 @@
 
     python -m app.pipeline decode --registry URL --input DUMP --subject S --output DIR
         [--reader latest|N|latest-seen] [--column value] [--on-error fail|route] [--master local[*]]
-        [--framing confluent|single-object] [--debug]
+        [--framing confluent|single-object] [--engine auto|jvm|python] [--debug]
     python -m app.pipeline sample --registry URL --output FILE [--subject S] [--records N]
 
 `sample` writes a small topic dump to try `decode` on. Each decode run appends one Parquet part set under DIR; when the subject evolved between runs, the
@@ -38,6 +38,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     decode.add_argument("--on-error", choices=("fail", "route"), default="fail")
     decode.add_argument("--framing", choices=("confluent", "single-object"), default="confluent",
                         help="Confluent wire format (default) or Avro single-object encoding")
+    decode.add_argument("--engine", choices=("auto", "jvm", "python"), default="auto",
+                        help="decoder: the JVM one when it can be built and loaded (auto, the default), or force one")
     decode.add_argument("--master", default="local[*]")
     decode.add_argument("--debug", action="store_true", help="on failure, print Spark's whole trace")
     sample = commands.add_parser("sample", help="write a small Parquet topic dump of framed Avro records to try")
@@ -62,22 +64,30 @@ def run_decode(args: argparse.Namespace) -> int:
 
     from app.client import CONFLUENT, SINGLE_OBJECT, RegistryClient
     from app.pipeline.decode import decode
+    from app.pipeline.engine import choose_engine
 
     # A session already running in this process (a notebook, a test) is used and left running.
     spark = SparkSession.getActiveSession()
     owned = spark is None
     if spark is None:
         _stage(f"starting Spark ({args.master})", started)
-        spark = (SparkSession.builder.master(args.master).appName("sqlregistry-pipeline-decode")
-                 .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+        builder = SparkSession.builder.master(args.master).appName("sqlregistry-pipeline-decode") \
+            .config("spark.sql.session.timeZone", "UTC")
+        jar = _decoder_jar(args.engine)
+        if jar is not None:
+            # As spark-submit --jars: the driver and every executor, local or on a cluster, get it.
+            builder = builder.config("spark.jars", jar)
+        spark = builder.getOrCreate()
     try:
+        choice = choose_engine(spark, args.engine)
+        print(f"sqlregistry pipeline: {choice}", file=sys.stderr, flush=True)
         registry = RegistryClient(args.registry)
         _stage(f"reading {args.input}", started)
         source = spark.read.parquet(args.input)
         _stage(f"resolving reader {args.reader!r} of {args.subject}", started)
         framing = SINGLE_OBJECT if args.framing == "single-object" else CONFLUENT
         decoded = decode(source, args.column, registry, subject=args.subject, reader=args.reader,
-                         on_error=args.on_error, framing=framing)
+                         on_error=args.on_error, framing=framing, engine=choice.engine)
         _stage(f"decoding to {args.output}", started)
         decoded.write.mode("append").parquet(args.output)
         _stage("done", started)
@@ -85,6 +95,19 @@ def run_decode(args: argparse.Namespace) -> int:
         if owned:
             spark.stop()
     return 0
+
+
+def _decoder_jar(engine: str) -> str | None:
+    """The JVM decoder's jar for a session this job starts; None when it cannot be built (the
+    engine choice then says why) or the Python path is asked for."""
+    if engine == "python":
+        return None
+    from app.pipeline.jvm import JvmUnavailable, jar_path
+
+    try:
+        return str(jar_path())
+    except JvmUnavailable:
+        return None
 
 
 def run_sample(args: argparse.Namespace) -> int:
@@ -114,10 +137,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def failure_cause(exc: BaseException) -> str:
-    """The line that says what went wrong: a Python worker's exception as Spark relays it (the
-    last `Name: message` line of the worker's traceback, which is the decoder's own message),
-    else the exception's first line."""
+    """The line that says what went wrong: a bad record as the JVM path raises it, a Python
+    worker's exception as Spark relays it (the last `Name: message` line of the worker's
+    traceback, which is the decoder's own message), else the exception's first line."""
     text = str(exc)
+    # The JVM path fails a bad record with Spark's raise_error: its message is the record's.
+    raised = _RAISED.search(text)
+    if raised:
+        return f"BadRecord: {raised.group(1).strip()}"
     worker_lines = [line.strip() for line in text.splitlines() if _PYTHON_ERROR.match(line.strip())]
     if worker_lines:
         return worker_lines[-1]
@@ -125,6 +152,7 @@ def failure_cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
+_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\] (cannot decode .*?)(?: SQLSTATE: \w+)?$", re.MULTILINE)
 # "app.pipeline.decode.BadRecord: cannot decode ...", "ValueError: ...", as a Python traceback ends
 _PYTHON_ERROR = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Record|Exit): \S")
 

@@ -63,6 +63,23 @@ def spark():
     session.stop()
 
 
+@pytest.fixture(params=["jvm", "python"])
+def engine(request, spark) -> str:
+    """Each decoder path in turn: a test taking this pins behaviour both must share. Without a
+    JDK to build the JVM decoder its half skips locally and fails under CI, as Spark's own absence does."""
+    if request.param == "jvm":
+        from app.pipeline.engine import choose_engine
+        from app.pipeline.jvm import JvmUnavailable
+
+        try:
+            choose_engine(spark, "jvm")
+        except JvmUnavailable as exc:
+            if in_ci():
+                pytest.fail(f"CI must run the JVM decoder, but: {exc}", pytrace=False)
+            pytest.skip(str(exc))
+    return request.param
+
+
 @pytest.fixture
 def counting_registry(app) -> Iterator[CountingRegistry]:
     with counting_server(app) as registry:

@@ -2,12 +2,14 @@
 keeps every input row exactly once with the reason beside a null struct."""
 from __future__ import annotations
 
+import json
+
 import pytest
-from pyspark.errors import PythonException
+from pyspark.errors import PySparkException
 from samples import EVENT_V1, event
 
 from app.client import AvroSerializer, RegistryClient
-from app.pipeline import decode
+from app.pipeline import decode, decode_with_schema
 
 pytestmark = pytest.mark.parametrize("live_server", ["sqlite"], indirect=True)
 
@@ -31,16 +33,17 @@ def mixed(spark, live_server, unique_subject):
     return client, subject, df
 
 
-def test_fail_mode_stops_the_job_and_names_topic_partition_offset(mixed):
+def test_fail_mode_stops_the_job_and_names_topic_partition_offset(engine, mixed):
     client, subject, df = mixed
     only_bad_magic = df.where("offset in (0, 1, 6)")
-    with pytest.raises(PythonException, match=r"topic=orders, partition=3, offset=1: .*magic byte"):
-        decode(only_bad_magic, "value", client, subject=subject).collect()
+    # The Python path's worker raises BadRecord; the JVM path's plan raises Spark's raise_error.
+    with pytest.raises(PySparkException, match=r"topic=orders, partition=3, offset=1: .*magic byte"):
+        decode(only_bad_magic, "value", client, subject=subject, engine=engine).collect()
 
 
-def test_route_mode_keeps_every_row_once_with_its_reason(mixed):
+def test_route_mode_keeps_every_row_once_with_its_reason(engine, mixed):
     client, subject, df = mixed
-    out = decode(df, "value", client, subject=subject, on_error="route").orderBy("offset").collect()
+    out = decode(df, "value", client, subject=subject, on_error="route", engine=engine).orderBy("offset").collect()
     assert [row["offset"] for row in out] == list(range(7))
     reasons = [row["value_error"] for row in out]
     assert reasons[0] is None and reasons[5] is None and reasons[6] is None
@@ -49,3 +52,19 @@ def test_route_mode_keeps_every_row_once_with_its_reason(mixed):
     assert "cannot decode" in reasons[3] and "too short" in reasons[4]
     assert out[0]["value"].asDict() == event(1, 7) and out[5]["value"] is None
     assert all(out[i]["value"] is None for i in (1, 2, 3, 4))
+
+
+def test_a_writer_union_member_the_reader_lacks_fails_only_its_own_records(engine, spark, live_server,
+                                                                          unique_subject):
+    client = RegistryClient(live_server)
+    writer = json.dumps({"type": "record", "name": "U", "fields": [
+        {"name": "u", "type": ["int", "string", "boolean"]}]})
+    reader = json.dumps({"type": "record", "name": "U", "fields": [{"name": "u", "type": ["int", "string"]}]})
+    serialize = AvroSerializer(client, writer, subject=unique_subject())
+    rows = [(n, serialize({"u": value})) for n, value in enumerate([7, "seven", True, 8])]
+    df = spark.createDataFrame(rows, "offset long, value binary")
+    out = decode_with_schema(df, "value", client, reader, on_error="route", engine=engine).orderBy("offset").collect()
+    assert [row["value"] and row["value"].asDict(recursive=True) for row in out] == [
+        {"u": {"member0": 7, "member1": None}}, {"u": {"member0": None, "member1": "seven"}}, None,
+        {"u": {"member0": 8, "member1": None}}]
+    assert [row["value_error"] is None for row in out] == [True, True, False, True]

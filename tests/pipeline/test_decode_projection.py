@@ -37,11 +37,11 @@ def evolving(live_server, unique_subject):
     return client, subject, serializers
 
 
-def test_interleaved_versions_project_onto_latest_with_defaults(spark, evolving):
+def test_interleaved_versions_project_onto_latest_with_defaults(engine, spark, evolving):
     client, subject, serializers = evolving
     rows = kafka_rows(serializers, PATTERN * 5, "events")
     df = spark.createDataFrame(rows, KAFKA_COLUMNS)
-    out = decode(df, "value", client, subject=subject, reader="latest").orderBy("offset").collect()
+    out = decode(df, "value", client, subject=subject, reader="latest", engine=engine).orderBy("offset").collect()
     assert len(out) == len(rows)
     assert out[0]["topic"] == "events" and out[0]["key"] == b"0"
     for row, version in zip(out, PATTERN * 5):
@@ -52,35 +52,37 @@ def test_interleaved_versions_project_onto_latest_with_defaults(spark, evolving)
     assert [row["value"].asDict() for row in out] == [plain(r[1]) for r in rows]
 
 
-def test_reader_version_number_drops_the_newer_fields(spark, evolving):
+def test_reader_version_number_drops_the_newer_fields(engine, spark, evolving):
     client, subject, serializers = evolving
     df = spark.createDataFrame(kafka_rows(serializers, PATTERN, "events"), KAFKA_COLUMNS)
-    out = decode(df, "value", client, subject=subject, reader=1, output="event").orderBy("offset").collect()
+    out = decode(df, "value", client, subject=subject, reader=1, output="event", engine=engine) \
+        .orderBy("offset").collect()
     assert [row["event"].asDict() for row in out] == [event(1, n) for n in range(len(PATTERN))]
     assert out[0]["value"] is not None  # the framed bytes are kept when the output is another column
 
 
-def test_latest_seen_uses_the_newest_version_in_the_data_not_the_registry(spark, evolving):
+def test_latest_seen_uses_the_newest_version_in_the_data_not_the_registry(engine, spark, evolving):
     client, subject, serializers = evolving
     client.register(subject, EVENT_V3)  # registered, but no record uses it yet
     df = spark.createDataFrame(kafka_rows(serializers, PATTERN, "events"), KAFKA_COLUMNS)
     rows = kafka_rows(serializers, PATTERN, "events")
-    seen = decode(df, "value", client, subject=subject, reader="latest-seen")
-    latest = decode(df, "value", client, subject=subject, reader="latest")
+    seen = decode(df, "value", client, subject=subject, reader="latest-seen", engine=engine)
+    latest = decode(df, "value", client, subject=subject, reader="latest", engine=engine)
     assert seen.schema["value"].dataType.fieldNames() == ["id", "name", "email", "score"]
     assert latest.schema["value"].dataType.fieldNames() == ["id", "name", "email", "score", "tags"]
     plain = AvroDeserializer(RegistryClient(client.urls), reader=EVENT_V2)
     assert [row["value"].asDict() for row in seen.orderBy("offset").collect()] == [plain(r[1]) for r in rows]
     # Data written only with version 1 is read as version 1: no column the data never had.
-    only_v1 = decode(df.where("offset in (0, 1, 3)"), "value", client, subject=subject, reader="latest-seen")
+    only_v1 = decode(df.where("offset in (0, 1, 3)"), "value", client, subject=subject, reader="latest-seen",
+                     engine=engine)
     assert only_v1.schema["value"].dataType.fieldNames() == ["id", "name"]
 
 
-def test_writer_mode_gives_one_frame_per_writer_schema_in_its_own_shape(spark, evolving):
+def test_writer_mode_gives_one_frame_per_writer_schema_in_its_own_shape(engine, spark, evolving):
     client, _, serializers = evolving
     df = spark.createDataFrame(kafka_rows(serializers, PATTERN, "events"), KAFKA_COLUMNS)
     ids = writer_ids(df, "value")
-    frames = decode_by_writer(df, "value", client)
+    frames = decode_by_writer(df, "value", client, engine=engine)
     assert sorted(frames) == ids and len(ids) == 2
     shapes = {schema_id: frame.schema["value"].dataType.fieldNames() for schema_id, frame in frames.items()}
     assert sorted(shapes.values(), key=len) == [["id", "name"], ["id", "name", "email", "score"]]
@@ -91,10 +93,10 @@ def test_writer_mode_gives_one_frame_per_writer_schema_in_its_own_shape(spark, e
     assert decoded == written
 
 
-def test_parquet_topic_dump_decodes_like_the_kafka_source(spark, evolving, tmp_path):
+def test_parquet_topic_dump_decodes_like_the_kafka_source(engine, spark, evolving, tmp_path):
     client, subject, serializers = evolving
     df = spark.createDataFrame(kafka_rows(serializers, PATTERN, "events"), KAFKA_COLUMNS)
     df.write.parquet(str(tmp_path / "dump"))
     dumped = spark.read.parquet(str(tmp_path / "dump"))
-    out = decode(dumped, "value", client, subject=subject).orderBy("offset").collect()
+    out = decode(dumped, "value", client, subject=subject, engine=engine).orderBy("offset").collect()
     assert [row["value"]["name"] for row in out] == [f"user-{n}" for n in range(len(PATTERN))]

@@ -46,18 +46,20 @@ def test_single_object_dump_decodes_with_the_framing_flag(spark, live_server, un
     assert [row["value"].asDict() for row in rows] == [event(1, n) for n in range(4)]
 
 
-def test_a_bad_record_in_fail_mode_is_one_line_naming_its_cause(spark, live_server, unique_subject, tmp_path,
-                                                                capsys):
+def test_a_bad_record_in_fail_mode_is_one_line_naming_its_cause(engine, spark, live_server, unique_subject,
+                                                                tmp_path, capsys):
     client = RegistryClient(live_server)
     subject = unique_subject()
     serializer = AvroSerializer(client, EVENT_V1, subject=subject)
     rows = [(serializer(event(1, 0)), 0), (b"\x00\x00\x00\x00", 1)]  # a header cut short
     spark.createDataFrame(rows, "value binary, offset long").write.parquet(str(tmp_path / "dump"))
     assert main(["decode", "--registry", live_server, "--subject", subject, "--input", str(tmp_path / "dump"),
-                 "--output", str(tmp_path / "out"), "--on-error", "fail"]) == 1
+                 "--output", str(tmp_path / "out"), "--on-error", "fail", "--engine", engine]) == 1
     err = capsys.readouterr().err.splitlines()
+    assert f"sqlregistry pipeline: decoding on the {'JVM' if engine == 'jvm' else 'Python'} path: " in err[0]
     failure = [line for line in err if line.startswith("sqlregistry pipeline: error:")]
-    assert len(failure) == 1 and "BadRecord: cannot decode value" in failure[0]
+    assert len(failure) == 1 and "BadRecord: cannot decode value at offset=1: " in failure[0]
+    assert "too short" in failure[0]
     assert not any(line.lstrip().startswith("at org.apache") for line in err)
 
 

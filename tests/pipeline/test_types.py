@@ -59,13 +59,13 @@ def everything(n: int) -> dict:
     }
 
 
-def test_every_logical_type_and_union_decodes_as_fastavro_does(spark, live_server, unique_subject):
+def test_every_logical_type_and_union_decodes_as_fastavro_does(engine, spark, live_server, unique_subject):
     client = RegistryClient(live_server)
     subject = unique_subject()
     serialize = AvroSerializer(client, EVERYTHING, subject=subject)
     values = [serialize(everything(n)) for n in range(6)]
     df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "n int, value binary")
-    rows = decode(df, "value", client, subject=subject).orderBy("n").collect()
+    rows = decode(df, "value", client, subject=subject, engine=engine).orderBy("n").collect()
     plain = AvroDeserializer(RegistryClient(live_server))
     for row, data in zip(rows, values):
         got = row["value"].asDict(recursive=True)

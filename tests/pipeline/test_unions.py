@@ -128,9 +128,9 @@ def test_spark_type_of_general_unions_and_the_widened_numeric_pairs(live_server)
     assert [f.name for f in shape["frame"].dataType.fields] == ["member0", "member1"]
 
 
-def test_each_record_sets_exactly_the_member_it_was_written_with_as_written(spark, drawings):
+def test_each_record_sets_exactly_the_member_it_was_written_with_as_written(engine, spark, drawings):
     client, subject, values, df = drawings
-    rows = decode(df, "value", client, subject=subject, reader=1).orderBy("n").collect()
+    rows = decode(df, "value", client, subject=subject, reader=1, engine=engine).orderBy("n").collect()
     expected = fastavro_loop(values)
     assert len(rows) == len(expected)
     for row, want in zip(rows, expected):
@@ -141,9 +141,9 @@ def test_each_record_sets_exactly_the_member_it_was_written_with_as_written(spar
         assert got["ratio"] == want["ratio"] and got["count"] == want["count"] and got["frame"] == want["frame"]
 
 
-def test_projection_onto_a_reader_that_reorders_members_and_widens_a_field_into_a_union(spark, drawings):
+def test_projection_onto_a_reader_that_reorders_members_and_widens_a_field_into_a_union(engine, spark, drawings):
     client, subject, values, df = drawings
-    rows = decode(df, "value", client, subject=subject, reader="latest").orderBy("n").collect()
+    rows = decode(df, "value", client, subject=subject, reader="latest", engine=engine).orderBy("n").collect()
     # fastavro's own resolution cannot be the reference here: it takes the first reader member
     # a value can be promoted to (a bytes value into `string`, an int into `long`), where
     # Java's resolver, hence Spark, takes the member of the value's own type. So fastavro reads

@@ -1,5 +1,5 @@
-"""One registry request per schema id per Python worker, counted on the server: never per
-record, per batch or per task. The registry runs in-process (SQLite and PostgreSQL) and
+"""One registry request per schema id per Python worker (the JVM path: once, on the driver),
+counted on the server: never per record, per batch or per task. The registry runs in-process (SQLite and PostgreSQL) and
 Spark's Python workers reach it over HTTP like any consumer."""
 from __future__ import annotations
 
@@ -36,18 +36,23 @@ def python_workers() -> int:
     return sum(1 for parent, _ in processes.values() if parent in daemons)
 
 
-def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_registry):
-    producer = RegistryClient(counting_registry.url)
-    subject = "counted-value"
+def three_writers(spark, url: str, subject: str):
+    """RECORDS records of `subject` written by its three versions in turn, over TASKS partitions."""
+    producer = RegistryClient(url)
     serializers = [AvroSerializer(producer, text, subject=subject) for text in (EVENT_V1, EVENT_V2, EVENT_V3)]
     rows = [(n, serializers[n % 3](event(n % 3 + 1, n))) for n in range(RECORDS)]
-    df = spark.createDataFrame(rows, "n long, value binary").repartition(TASKS)
+    return spark.createDataFrame(rows, "n long, value binary").repartition(TASKS)
+
+
+def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_registry):
+    subject = "counted-value"
+    df = three_writers(spark, counting_registry.url, subject)
     before = len(counting_registry.requests)
     previous = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "50")  # dozens of batches per task
     try:
         consumer = RegistryClient(counting_registry.url)
-        out = decode(df, "value", consumer, subject=subject, reader="latest")
+        out = decode(df, "value", consumer, subject=subject, reader="latest", engine="python")
         assert out.where("value is not null").count() == RECORDS
     finally:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", previous)
@@ -58,3 +63,16 @@ def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_regis
     assert len(by_id) == 3 and all(n <= workers for n in by_id.values()), (by_id, workers)
     others = {target: n for target, n in seen.items() if target not in by_id}
     assert sum(others.values()) == 1, others  # the driver's one look-up of the latest version
+
+
+def test_the_jvm_path_fetches_each_writer_id_once_on_the_driver_and_never_on_executors(spark, counting_registry):
+    subject = "counted-jvm-value"
+    df = three_writers(spark, counting_registry.url, subject)
+    before = len(counting_registry.requests)
+    out = decode(df, "value", RegistryClient(counting_registry.url), subject=subject, reader="latest", engine="jvm")
+    assert out.where("value is not null").count() == RECORDS
+    assert out.where("value is not null").count() == RECORDS  # a second action plans nothing again
+    seen = Counter(target for method, target in counting_registry.requests[before:] if method == "GET")
+    by_id = {target: n for target, n in seen.items() if target.startswith("/schemas/ids/")}
+    # At most once each: the latest version's look-up may already have brought its id's text.
+    assert 2 <= len(by_id) <= 3 and set(by_id.values()) == {1}, by_id

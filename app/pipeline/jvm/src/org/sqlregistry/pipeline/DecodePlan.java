@@ -1,0 +1,177 @@
+package org.sqlregistry.pipeline;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
+
+/**
+ * Everything one decode call needs on an executor: the framing, the reader schema and, per
+ * header seen on the driver, the writer schema (or why it has none). Schemas come with their
+ * references' texts, parsed first into the same names, as the registry's clients do.
+ * Shared by every task thread of an executor; each thread keeps its own readers and decoder
+ * buffer (ThreadLocal), since Avro's readers and decoders are not safe to share.
+ */
+final class DecodePlan {
+    static final class Result {
+        final Object value;
+        final String error;
+
+        Result(Object value, String error) {
+            this.value = value;
+            this.error = error;
+        }
+    }
+
+    private final int headerSize;
+    private final byte[] marker;
+    private final String framingName;
+    private final Schema reader;
+    private final SparkValues.Converter convert;
+    private final Map<ByteBuffer, Schema> writers = new HashMap<>();
+    private final Map<ByteBuffer, String> failures = new HashMap<>();
+    private final ThreadLocal<State> state = ThreadLocal.withInitial(State::new);
+
+    private final class State {
+        final Map<ByteBuffer, Object> readers = new HashMap<>();
+        byte[] lastHeader;
+        Object lastReader;
+        BinaryDecoder decoder;
+    }
+
+    private DecodePlan(JsonNode plan) {
+        headerSize = plan.get("header_size").asInt();
+        marker = hex(plan.get("marker").asText());
+        framingName = plan.get("framing").asText();
+        reader = parse(plan.get("reader"));
+        convert = SparkValues.converter(reader);
+        for (Map.Entry<String, JsonNode> entry : plan.get("writers").properties()) {
+            writers.put(ByteBuffer.wrap(hex(entry.getKey())), parse(entry.getValue()));
+        }
+        for (Map.Entry<String, JsonNode> entry : plan.get("failures").properties()) {
+            failures.put(ByteBuffer.wrap(hex(entry.getKey())), entry.getValue().asText());
+        }
+    }
+
+    static DecodePlan read(String path) {
+        try {
+            return new DecodePlan(new ObjectMapper().readTree(Files.readAllBytes(Paths.get(path))));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the decode plan " + path + ": " + e, e);
+        }
+    }
+
+    /** The texts of a schema's references, then its own: one parser, so names carry over. */
+    private static Schema parse(JsonNode texts) {
+        Schema.Parser parser = new Schema.Parser();
+        Schema last = null;
+        for (JsonNode text : texts) {
+            last = parser.parse(text.asText());
+        }
+        return last;
+    }
+
+    private static byte[] hex(String text) {
+        byte[] out = new byte[text.length() / 2];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (byte) Integer.parseInt(text.substring(2 * i, 2 * i + 2), 16);
+        }
+        return out;
+    }
+
+    Result decode(byte[] data) {
+        State local = state.get();
+        Object found;
+        if (local.lastHeader != null && data.length >= headerSize && sameHeader(local.lastHeader, data)) {
+            found = local.lastReader;
+        } else {
+            if (data.length < headerSize) {
+                return new Result(null, "SerializationError: " + data.length + " bytes are too short for "
+                        + framingName);
+            }
+            if (!startsWithMarker(data)) {
+                return new Result(null, "SerializationError: " + wrongMarker(data));
+            }
+            ByteBuffer header = ByteBuffer.wrap(java.util.Arrays.copyOf(data, headerSize));
+            found = local.readers.get(header);
+            if (found == null) {
+                found = readerFor(header);
+                local.readers.put(header, found);
+            }
+            local.lastHeader = header.array();
+            local.lastReader = found;
+        }
+        if (found instanceof String) {
+            return new Result(null, (String) found);
+        }
+        @SuppressWarnings("unchecked")
+        GenericDatumReader<Object> datumReader = (GenericDatumReader<Object>) found;
+        try {
+            local.decoder = DecoderFactory.get().binaryDecoder(data, headerSize, data.length - headerSize,
+                    local.decoder);
+            return new Result(convert.apply(datumReader.read(null, local.decoder)), null);
+        } catch (Exception | StackOverflowError e) {
+            return new Result(null, "SerializationError: cannot decode " + data.length + " bytes: "
+                    + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    /** A reader for this header's writer, or the reason (a String) why there is none. */
+    private Object readerFor(ByteBuffer header) {
+        String failure = failures.get(header);
+        if (failure != null) {
+            return failure;
+        }
+        Schema writer = writers.get(header);
+        if (writer == null) {
+            return "SchemaNotFound: the writer of header " + hexOf(header.array())
+                    + " was not in the data when the decode was planned";
+        }
+        // No compatibility check up front: Avro resolves each record as it reads it, so a writer
+        // union member the reader lacks fails only the records written with it, as in fastavro.
+        return new GenericDatumReader<Object>(writer, reader);
+    }
+
+    private boolean sameHeader(byte[] header, byte[] data) {
+        for (int i = 0; i < headerSize; i++) {
+            if (header[i] != data[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean startsWithMarker(byte[] data) {
+        for (int i = 0; i < marker.length; i++) {
+            if (data[i] != marker[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private String wrongMarker(byte[] data) {
+        if (marker.length == 1) {
+            return String.format("unknown magic byte 0x%02x; Confluent framing starts with 0x%02x", data[0], marker[0]);
+        }
+        return "unknown marker " + hexOf(java.util.Arrays.copyOf(data, marker.length))
+                + "; Avro single-object encoding starts with " + hexOf(marker);
+    }
+
+    private static String hexOf(byte[] bytes) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : bytes) {
+            out.append(String.format("%02x", b));
+        }
+        return out.toString();
+    }
+}

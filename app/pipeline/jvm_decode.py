@@ -1,0 +1,91 @@
+"""`decode` on the JVM path: the Java UDF of `app.pipeline.jvm`, planned here on the driver.
+
+The driver reads the distinct headers of the column (one pass, as `latest-seen` does), finds
+each header's writer once through the registry client (its caches and rules: ids, fingerprints,
+references) and writes a plan file: framing, reader schema, each header's writer schema with
+its references' texts, or why the header names none. `SparkContext.addFile` ships the plan to
+every executor, where it is parsed once per JVM; the per-row argument is only its file name. So
+no executor asks the registry anything, and a cluster needs no route to it.
+
+The UDF returns `struct(value, error)`; the record's fault is data, never an exception, so
+`on_error="route"` is two column reads, and `"fail"` raises Spark's `raise_error` naming the
+record's topic, partition and offset as the Python path does.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from app.client import RegistryClient, SchemaNotFound, SerializationError
+from app.client.framing import Framing
+from app.client.resolver import referenced_schemas
+from app.pipeline.types import avro_to_spark
+
+PLAN_DIR = Path(tempfile.gettempdir()) / f"sqlregistry-decode-plans-{os.getuid()}"
+_DECODED = "__sqlregistry_decoded"
+
+
+def decode_plan(headers: list[bytes], registry: RegistryClient, reader_text: str, framing: Framing,
+                marker: bytes) -> dict[str, object]:
+    """The plan the executors read: every header's writer texts (references first) or failure."""
+    writers: dict[str, list[str]] = {}
+    failures: dict[str, str] = {}
+    for header in headers:
+        try:
+            writer = framing.find_writer(framing.writer_key(header), registry, None)
+            writers[header.hex()] = [found.text for found in referenced_schemas(registry, writer)] + [writer.text]
+        except (SchemaNotFound, SerializationError) as exc:
+            failures[header.hex()] = f"{type(exc).__name__}: {exc}"
+    framing_name = "a Confluent-framed record" if len(marker) == 1 else "an Avro single-object record"
+    return {"header_size": framing.header_size, "marker": marker.hex(), "framing": framing_name,
+            "reader": [reader_text], "writers": writers, "failures": failures}
+
+
+def _ship(df: DataFrame, plan: dict[str, object]) -> str:
+    """The plan's file name on the executors; named for its content, so the same plan is one file."""
+    text = json.dumps(plan, sort_keys=True)
+    name = f"sqlregistry-decode-{hashlib.sha256(text.encode()).hexdigest()[:24]}.json"
+    PLAN_DIR.mkdir(mode=0o700, exist_ok=True)
+    path = PLAN_DIR / name
+    if not path.is_file():
+        partial = path.with_suffix(f".{os.getpid()}.part")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(path)
+    df.sparkSession.sparkContext.addFile(str(path))
+    return name
+
+
+def _where(position: list[str]) -> Column:
+    if not position:
+        return F.lit("")
+    return F.concat(F.lit(" at "), F.concat_ws(", ", *[
+        F.concat(F.lit(f"{name}="), F.coalesce(F.col(name).cast("string"), F.lit("null"))) for name in position]))
+
+
+def jvm_decode_with_schema(df: DataFrame, column: str, registry: RegistryClient, reader_text: str, *,
+                           headers: list[bytes], marker: bytes, output: str, on_error: str, framing: Framing,
+                           position: list[str]) -> DataFrame:
+    """`df` with `output` decoded by the Java UDF, columns in the Python path's order."""
+    shape = avro_to_spark(reader_text)
+    name = _ship(df, decode_plan(headers, registry, reader_text, framing, marker))
+    function = "sqlregistry_avro_" + name.split("-")[-1].split(".")[0]
+    result = T.StructType([T.StructField("value", shape.data_type, True),
+                           T.StructField("error", T.StringType(), True)])
+    df.sparkSession.udf.registerJavaFunction(function, "org.sqlregistry.pipeline.AvroDecodeUdf", result)
+    decoded = df.withColumn(_DECODED, F.call_function(function, F.col(column), F.lit(name)))
+    value, error = F.col(f"{_DECODED}.value"), F.col(f"{_DECODED}.error")
+    if on_error == "fail":
+        message = F.concat(F.lit(f"cannot decode {column}"), _where(position), F.lit(": "), error)
+        value = F.when(error.isNull(), value).otherwise(F.raise_error(message))
+    columns = [F.col(f"`{field}`") for field in df.columns if field != output]
+    columns.append(value.alias(output))
+    if on_error == "route":
+        columns.append(error.alias(f"{output}_error"))
+    return decoded.select(*columns)
