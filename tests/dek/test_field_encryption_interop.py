@@ -27,6 +27,7 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerialize
 from confluent_kafka.schema_registry.confluent import meta_pb2
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
+from confluent_kafka.schema_registry.rule_registry import RuleRegistry
 from confluent_kafka.schema_registry.rules.encryption.encrypt_executor import FieldEncryptionExecutor
 from confluent_kafka.schema_registry.rules.encryption.localkms.local_driver import LocalKmsDriver
 from confluent_kafka.schema_registry.schema_registry_client import Rule, RuleKind, RuleMode, RuleParams, RuleSet
@@ -93,8 +94,14 @@ def server_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 
 @pytest.fixture(scope="module", autouse=True)
-def local_kms() -> None:
+def local_kms() -> Iterator[None]:
+    """The local KMS for this module's clients; afterwards confluent-kafka's global rule
+    registry forgets the encryption executors registered here, which hold this module's
+    client and would refuse the serializers of every later test ("executor already
+    configured" with another client's config)."""
     LocalKmsDriver.register()
+    yield
+    RuleRegistry.get_global_instance().clear()
 
 
 def fresh_client(url: str) -> SchemaRegistryClient:
