@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from app.core.access import Action, Guard
 from app.core.config import GLOBAL_KEY, SUPER_GLOBAL_KEY, resolve_config, resolve_mode
 from app.core.inspection import EffectiveSetting
-from app.core.outline_index import storable_text
+from app.core.storable_text import repaired
 from app.core.store import (
     IndexHit,
     IndexQuery,
@@ -167,7 +167,7 @@ class Browser:
             if context is not None and context not in contexts:
                 return SubjectList((), 0, page, per_page, unknown_context=True)
             query = SubjectQuery(
-                q=storable_text(q).lower(), context=context, schema_type=schema_type or None,
+                q=repaired(q).lower(), context=context, schema_type=schema_type or None,
                 level=self._level_filter(level, contexts, rows) if level else None,
                 own_config=own, own_settings=overriding, deleted=deleted, sort=sort if sort in SORTS else "name",
                 offset=(page - 1) * per_page, limit=per_page,
@@ -221,7 +221,7 @@ class Browser:
         page: int = 1, per_page: int = DEFAULT_PER_PAGE,
     ) -> SearchResults:
         """`q` is trimmed; an empty one finds nothing (no statement runs for the index)."""
-        q = storable_text(q.strip())
+        q = repaired(q.strip())
         page, per_page = clamp_paging(page, per_page)
         subjects = self.list_subjects(guard, q=q, context=context, page=page, per_page=per_page)
         fields = self._hits(guard, q, FIELD_NODE, all_versions, context, page, per_page)

@@ -7,6 +7,7 @@ migration 0006 fills them for content stored before the index existed, with this
 """
 from __future__ import annotations
 
+from app.core.storable_text import repaired
 from app.core.store import IndexedName
 from app.formats.base import FIELD_NODE, TYPE_NODE, Node, Outlines, ParsedSchema, SchemaFormat, supports
 
@@ -44,17 +45,9 @@ def outline_rows(root: Node) -> list[IndexedName]:
 def _add(rows: list[IndexedName], seen: set[tuple[str, str]], row: IndexedName) -> None:
     if (row.kind, row.path) not in seen:
         seen.add((row.kind, row.path))
-        name, label = storable_text(row.name[:MAX_NAME]), storable_text(row.type_label[:MAX_NAME])
-        doc = storable_text(row.doc) if row.doc is not None else None
-        rows.append(IndexedName(row.kind, storable_text(row.path), name, label, doc))
-
-
-def storable_text(text: str) -> str:
-    """`text` as both databases can store it: a lone surrogate (which a JSON schema may
-    spell as an escape) becomes U+FFFD and NUL is dropped, for display and search alike."""
-    if text.isascii() and "\x00" not in text:
-        return text
-    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text if c != "\x00")
+        name, label = repaired(row.name[:MAX_NAME]), repaired(row.type_label[:MAX_NAME])
+        doc = repaired(row.doc) if row.doc is not None else None
+        rows.append(IndexedName(row.kind, repaired(row.path), name, label, doc))
 
 
 def _snippet(doc: str | None) -> str | None:

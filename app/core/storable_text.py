@@ -101,7 +101,8 @@ def shown(text: str) -> str:
 
 
 def repaired(text: str) -> str:
-    """`text` with each unstorable character replaced by U+FFFD (`db check --fix`)."""
+    """`text` with each unstorable character replaced by U+FFFD: `db check --fix`, and the field
+    index and its searches (a JSON Schema may spell such a character as an escape)."""
     return _FLAWED.sub(REPLACEMENT, text)
 
 
