@@ -4,7 +4,8 @@ REGISTRY_AUTH_FILE) authentication in front of them all and the file's grants de
 each caller may do."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, Callable
 
 from flask import Flask
 
@@ -23,15 +24,16 @@ if TYPE_CHECKING:
 
 def create_app(
     settings: Settings | None = None, registry: RegistryService | None = None, *, auth_fallback: AuthFile | None = None,
-    defer_storage: bool = False,
+    defer_storage: bool = False, reload_clock: Callable[[], float] | None = None,
 ) -> Flask:
     """`registry` lets a caller (a test, a benchmark) serve a service it built itself; its
     events, caches and pool are then not counted (requests still are). An invalid auth file
     raises `AuthFileError`, unless `auth_fallback` (the file a gunicorn master loaded
     before forking) is given to start on instead. `defer_storage`: see `build_registry`
-    (gunicorn workers, which call `app.wiring.warm_up` once serving)."""
+    (gunicorn workers, which call `app.wiring.warm_up` once serving). `reload_clock`: what the
+    auth file's watcher reads to space its checks (a test moves it instead of sleeping)."""
     settings = settings or Settings.from_env()
-    authenticator = _authenticator(settings, auth_fallback)
+    authenticator = _authenticator(settings, auth_fallback, reload_clock)
     service = registry or _build(settings, _authorizer(authenticator), defer_storage)
 
     # No static folder: Flask's `/static/<path>` route would be one the registry does not serve.
@@ -51,7 +53,8 @@ def create_app(
     return app
 
 
-def _authenticator(settings: Settings, fallback: AuthFile | None) -> Authenticator | None:
+def _authenticator(settings: Settings, fallback: AuthFile | None,
+                   clock: Callable[[], float] | None) -> Authenticator | None:
     if not settings.auth_file:
         return None
     from app.security.authenticate import Authenticator
@@ -63,7 +66,8 @@ def _authenticator(settings: Settings, fallback: AuthFile | None) -> Authenticat
 
         on_reload_failure = metrics.AUTH_RELOAD_FAILURES.inc
     return Authenticator(
-        AuthFileWatcher(settings.auth_file, fallback=fallback, on_reload_failure=on_reload_failure),
+        AuthFileWatcher(settings.auth_file, fallback=fallback, on_reload_failure=on_reload_failure,
+                        clock=clock or time.monotonic),
         settings.trusted_proxy_networks,
     )
 

@@ -3,7 +3,6 @@ purpose (a healthy registry never answers 503 or hangs)."""
 from __future__ import annotations
 
 import base64
-import time
 
 import pytest
 from conftest import Scripted
@@ -77,11 +76,10 @@ def test_a_4xx_from_the_first_url_does_not_fail_over(stub_server):
 def test_timeouts_are_honoured_per_attempt_and_end_in_registry_unavailable(stub_server):
     stub = stub_server(default=Scripted(200, SCHEMA_REPLY, delay=3.0))
     client = quick_client(stub.url, timeout=0.2, retries=1)
-    started = time.monotonic()
+    # Without a per-attempt timeout the stub's reply (a valid schema, after 3 s) would succeed:
+    # a Timeout after exactly two attempts is the proof, with no clock read here.
     with pytest.raises(RegistryUnavailable, match="Timeout"):
         client.get_schema(1)
-    elapsed = time.monotonic() - started
-    assert 0.4 <= elapsed < 2.0, elapsed  # two attempts of 0.2 s and a short backoff, not the 3 s hang
     assert len(stub.hits) == 2
 
 

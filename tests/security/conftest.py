@@ -54,10 +54,30 @@ def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
     return f"sqlite:///{target}"
 
 
+class ReloadClock:
+    """What the auth file's watcher reads to space its checks: a test moves it past the check
+    interval (`reload_clock.advance()`) instead of sleeping through it."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float = 1.1) -> None:
+        self.now += seconds
+
+
 @pytest.fixture
-def auth_app(sqlite_url: str, tmp_path: Path) -> Iterator[Callable[..., Flask]]:
+def reload_clock() -> ReloadClock:
+    return ReloadClock()
+
+
+@pytest.fixture
+def auth_app(sqlite_url: str, tmp_path: Path, reload_clock: ReloadClock) -> Iterator[Callable[..., Flask]]:
     """`auth_app(text)`: the registry with an auth file of that text (at tmp_path/auth.toml),
-    plus `GET /test/whoami`, which answers the principal the request was authenticated as."""
+    plus `GET /test/whoami`, which answers the principal the request was authenticated as.
+    Its auth file is re-read only when the test moves `reload_clock`."""
     from app.server.factory import create_app
     from app.settings import Settings
 
@@ -66,7 +86,7 @@ def auth_app(sqlite_url: str, tmp_path: Path) -> Iterator[Callable[..., Flask]]:
     def make(text: str, **overrides: object) -> Flask:
         path = write_file(tmp_path / "auth.toml", text)
         settings = Settings(database_url=sqlite_url, auth_file=str(path), **overrides)
-        app = create_app(settings)
+        app = create_app(settings, reload_clock=reload_clock)
         app.add_url_rule("/test/whoami", "whoami", whoami)
         built.append(app)
         return app

@@ -126,13 +126,13 @@ def test_without_a_fallback_an_invalid_file_at_start_raises(tmp_path: Path):
         AuthFileWatcher(write_file(tmp_path / "auth.toml", users_text() + grant("owner")))
 
 
-def test_a_reload_empties_the_credential_cache(auth_app, scrypt_calls, tmp_path: Path):
+def test_a_reload_empties_the_credential_cache(auth_app, scrypt_calls, reload_clock, tmp_path: Path):
     client = auth_app(users_text()).test_client()
     assert client.get("/subjects", headers=basic("alice", "alice-secret")).status_code == 200
     assert client.get("/subjects", headers=basic("alice", "alice-secret")).status_code == 200
     assert scrypt_calls.take() == 1
     write_file(tmp_path / "auth.toml", users_text() + grant("write"))  # same users, new grant
-    time.sleep(1.05)
+    reload_clock.advance()
     assert client.get("/subjects", headers=basic("alice", "alice-secret")).status_code == 200
     assert scrypt_calls.take() == 1
 

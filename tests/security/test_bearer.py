@@ -414,7 +414,7 @@ def test_a_token_never_reaches_the_server_log(idp: IdentityProvider, auth_app, c
 
 
 def test_an_auth_file_reload_pointing_at_a_broken_jwks_file_keeps_the_previous_methods(
-        idp: IdentityProvider, auth_app, tmp_path: Path, caplog: pytest.LogCaptureFixture):
+        idp: IdentityProvider, auth_app, reload_clock, tmp_path: Path, caplog: pytest.LogCaptureFixture):
     good = tmp_path / "jwks.json"
     write_jwks(good, idp)
     app = auth_app(bearer_auth_file(idp, jwks=str(good)))
@@ -424,7 +424,7 @@ def test_an_auth_file_reload_pointing_at_a_broken_jwks_file_keeps_the_previous_m
     broken = tmp_path / "broken.json"
     broken.write_text("{")
     (tmp_path / "auth.toml").write_text(textwrap.dedent(bearer_auth_file(idp, jwks=str(broken))))
-    time.sleep(1.1)
+    reload_clock.advance()
     with caplog.at_level("ERROR"):
         for _ in range(3):
             assert client.get("/test/whoami", headers=headers).status_code == 200
