@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sqlite3
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Callable, Iterator
@@ -26,7 +28,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support.live import LiveServer, start_server  # noqa: E402
-from support.postgres import PostgresCluster, PostgresUnavailable, start_cluster  # noqa: E402
+from support.postgres import (  # noqa: E402
+    PostgresCluster, PostgresUnavailable, shared_cluster, stop_shared_cluster,
+)
 
 from app.storage.migrate import upgrade_url  # noqa: E402
 
@@ -40,12 +44,48 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
+# ------------------------------------------------------------------ one run, several processes
+# scripts/test runs the suite on pytest-xdist's workers. What a run shares (its PostgreSQL
+# cluster) lives in a directory the first process makes and every worker inherits through
+# the environment; the process that outlives the workers (the controller, or pytest itself
+# without xdist) ends it.
+RUN_DIR_VARIABLE = "SQLREGISTRY_TEST_RUN_DIR"
+# Tests that share one heavy thing per process run on one worker, so that a run starts it once.
+XDIST_GROUPS = {"pipeline": "spark", "test_browser.py": "browser"}
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not _is_worker(config):
+        os.environ[RUN_DIR_VARIABLE] = tempfile.mkdtemp(prefix="sqlregistry-tests-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not _is_worker(config) and RUN_DIR_VARIABLE in os.environ:
+        run_dir = Path(os.environ.pop(RUN_DIR_VARIABLE))
+        stop_shared_cluster(run_dir)
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The xdist group (`--dist loadgroup`) of the tests that share a Spark session or a browser."""
+    for item in items:
+        for part in (item.path.name, item.path.parent.name):
+            if part in XDIST_GROUPS:
+                item.add_marker(pytest.mark.xdist_group(XDIST_GROUPS[part]))
+                break
+
+
 # ------------------------------------------------------------------ a running tally
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """With SQLREGISTRY_TEST_TALLY set (scripts/test sets it), one line per finished test in that
-    file, so that a run stopped at its time limit can still say how far it got and what failed."""
+    file, so that a run stopped at its time limit can still say how far it got and what failed.
+    Under xdist the controller sees every worker's reports: the workers themselves write nothing."""
     tally = os.environ.get("SQLREGISTRY_TEST_TALLY")
-    if not tally:
+    if not tally or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     outcome = None
     if report.when == "call" or (report.when == "setup" and not report.passed):
@@ -78,15 +118,16 @@ def shared_dir() -> Path:
 # ------------------------------------------------------------------ PostgreSQL
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PostgresCluster]:
-    """One private PostgreSQL cluster per test run, stopped at the end of the session."""
+    """One private PostgreSQL cluster per test run, shared by its workers and stopped when the
+    run ends (`pytest_unconfigure`); each worker makes databases of its own in it."""
     try:
-        cluster = start_cluster()
+        cluster = shared_cluster(Path(os.environ[RUN_DIR_VARIABLE]))
     except PostgresUnavailable as exc:
         if in_ci():
             pytest.fail(f"CI must run the PostgreSQL tests, but: {exc}", pytrace=False)
         pytest.skip(f"PostgreSQL not available: {exc}")
     yield cluster
-    cluster.stop()
+    cluster.close()
 
 
 @pytest.fixture(scope="session")

@@ -130,14 +130,39 @@ def run_schemathesis(
     return figures
 
 
-def test_with_an_administrators_credentials_no_operation_fails_any_check(fuzz_server: LiveServer) -> None:
+# The administrator's run in three slices of the document's operations, so that a parallel run
+# (pytest-xdist) spreads them over its workers; together they cover every operation once.
+SLICED = "^/(subjects|dek-registry|exporters)"
+SLICES = [
+    pytest.param(("--include-path-regex", "^/subjects"), id="subjects"),
+    pytest.param(("--include-path-regex", "^/(dek-registry|exporters)"), id="dek-and-exporters"),
+    pytest.param(("--exclude-path-regex", SLICED), id="the-rest"),
+]
+METHODS = ("get", "put", "post", "delete", "patch")
+
+
+def operations_in(base_url: str, option: str, pattern: str) -> int:
+    """How many routed operations of the document a slice's filter selects (Schemathesis
+    leaves out the one that serves the document it reads)."""
+    with urllib.request.urlopen(f"{base_url}/openapi.json", timeout=30) as reply:
+        paths = json.load(reply)["paths"]
+    unrouted = {*unrouted_paths(base_url), "/openapi.json"}
+    selected = [path for path in paths if (re.search(pattern, path) is not None) == (option.startswith("--include"))]
+    return sum(method in METHODS for path in selected if path not in unrouted for method in paths[path])
+
+
+@pytest.mark.parametrize("chosen", SLICES)
+def test_with_an_administrators_credentials_no_operation_fails_any_check(
+        fuzz_server: LiveServer, chosen: tuple[str, str], request: pytest.FixtureRequest) -> None:
     figures = run_schemathesis(
-        fuzz_server, "schemathesis",
+        fuzz_server, f"schemathesis-{request.node.callspec.id}", *chosen,
         "--auth", f"{ADMIN}:{PASSWORD}", "--checks", CHECKS,
         "--phases", "examples,coverage,fuzzing", "--max-examples", "25",
+        # A free-text path parameter (a context's name) loses many drawn values to what a URL
+        # path cannot carry; Hypothesis's generation health check is no finding about the server.
+        "--suppress-health-check", "filter_too_much",
     )
-    assert figures["operations"] >= 44
-    assert figures["seconds"] < 15 * 60
+    assert figures["operations"] == operations_in(fuzz_server.url, *chosen) > 0
     assert "Unhandled error" not in fuzz_server.log_tail(10_000_000)
 
 

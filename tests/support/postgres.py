@@ -8,7 +8,9 @@ under a second.
 """
 from __future__ import annotations
 
+import fcntl
 import glob
+import json
 import os
 import pwd
 import shutil
@@ -109,7 +111,7 @@ class PostgresCluster:
         """Start the server on this cluster's port; also how an outage test brings it back."""
         options = (
             f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
-            "-c full_page_writes=off -c max_connections=200"
+            "-c full_page_writes=off -c max_connections=400"
         )
         # The port goes inside -o: pg_ctl's own -p names the postgres executable, not a port.
         _run_as_service_user(
@@ -133,6 +135,34 @@ class PostgresCluster:
         """Stop the server for good and delete the cluster."""
         self.stop_server("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def close(self) -> None:
+        """Let go of the cluster (its admin connection) without stopping it: another process owns it."""
+        if self._admin is not None:
+            self._admin.close()
+
+
+def shared_cluster(run_dir: Path) -> PostgresCluster:
+    """The test run's one cluster: started by the first process to ask (under a lock), found by
+    the others (pytest-xdist's workers) in `run_dir`; `stop_shared_cluster` ends it."""
+    with open(run_dir / "postgres.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        state = run_dir / "postgres.json"
+        if state.exists():
+            found = json.loads(state.read_text())
+            return PostgresCluster(root=Path(found["root"]), port=found["port"])
+        cluster = start_cluster()
+        state.write_text(json.dumps({"root": str(cluster.root), "port": cluster.port}))
+        return cluster
+
+
+def stop_shared_cluster(run_dir: Path) -> None:
+    """Stop the run's cluster if one was started (by the process that outlives every worker)."""
+    state = run_dir / "postgres.json"
+    if state.exists():
+        found = json.loads(state.read_text())
+        PostgresCluster(root=Path(found["root"]), port=found["port"]).stop()
+        state.unlink()
 
 
 def start_cluster() -> PostgresCluster:
