@@ -44,7 +44,8 @@ def test_a_kek_that_is_not_shared_is_42271_naming_shared(deks: DekApi) -> None:
 
 
 def test_an_unknown_or_deleted_kek_is_40470(deks: DekApi) -> None:
-    assert (deks.post("/keks/absent/test").status, deks.post("/keks/absent/test").json["error_code"]) == (404, 40470)
+    absent = deks.post("/keks/absent/test")
+    assert (absent.status, absent.json["error_code"]) == (404, 40470)
     deks.kek("gone", shared=True)
     assert deks.delete("/keks/gone").status == 204
     reply = deks.post("/keks/gone/test")
