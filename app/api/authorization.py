@@ -25,7 +25,7 @@ listings.
 | `GET /config[/{s}]`, `GET /mode[/{s}]` | READ_CONFIG on the settings addressed |
 | `PUT`/`DELETE /config[/{s}]`, `PUT`/`DELETE /mode[/{s}]` | WRITE_CONFIG on the settings addressed |
 | `DELETE /contexts/{c}` | DELETE on the context |
-| `/dek-registry/v1/keks` reads | nothing beyond authentication (a KEK's DEK subjects filtered) |
+| `/dek-registry/v1/keks` reads, `POST /keks/{name}/test` | nothing beyond authentication (a KEK's DEK subjects filtered) |
 | KEK create, update, delete, undelete | ADMIN on the server |
 | a DEK's reads / create / delete and undelete | READ / WRITE / DELETE on its subject (permanent: ADMIN) |
 | anything not listed (a route added later) | ADMIN on the server, until someone decides |
@@ -157,6 +157,8 @@ RULES: dict[str, Rule] = {
     # with the subject in the body is checked (WRITE) by the core, which reads the body.
     "dek_registry.list_keks": AUTHENTICATED,
     "dek_registry.get_kek": AUTHENTICATED,
+    # Testing a KEK changes nothing: it needs what reading it needs, and is no audited change.
+    "dek_registry.test_kek": AUTHENTICATED,
     "dek_registry.create_kek": Rule(Action.ADMIN, _server, audited=audit.CREATE_KEK),
     "dek_registry.update_kek": Rule(Action.ADMIN, _server, audited=audit.UPDATE_KEK),
     "dek_registry.delete_kek": Rule(Action.ADMIN, _server, audited=audit.DELETE_KEK, success_status=204),

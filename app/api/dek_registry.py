@@ -3,7 +3,8 @@
 Each view makes one call to the service's `DekRegistryService` with the caller and, for
 writes, the request's origin. KEK routes read `?context=` (Confluent's clients send it for a
 subject in a context; absent: the default context); DEK routes take the context from their
-subject. Deletes and undeletes answer 204 with no body, as Confluent's do.
+subject. Deletes and undeletes answer 204 with no body, as Confluent's do. `?testSharing=true`
+on a KEK's create or update tests a shared KEK through the KMS before anything is written.
 """
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ def list_keks() -> Response:
 
 @bp.post("/keks")
 def create_kek() -> Response:
-    kek = _deks().create_kek(kek_request(read_body()), _context(), principal=current_principal(),
-                             origin=request_origin())
+    kek = _deks().create_kek(kek_request(read_body()), _context(), test_sharing=flag("testSharing"),
+                             principal=current_principal(), origin=request_origin())
     return json_response(kek_entity(kek))
 
 
@@ -51,8 +52,8 @@ def get_kek(name: str) -> Response:
 
 @bp.put("/keks/<segment:name>")
 def update_kek(name: str) -> Response:
-    kek = _deks().update_kek(name, kek_changes(read_body()), _context(), principal=current_principal(),
-                             origin=request_origin())
+    kek = _deks().update_kek(name, kek_changes(read_body()), _context(), test_sharing=flag("testSharing"),
+                             principal=current_principal(), origin=request_origin())
     return json_response(kek_entity(kek))
 
 
@@ -66,6 +67,11 @@ def delete_kek(name: str) -> Response:
 def undelete_kek(name: str) -> Response:
     _deks().undelete_kek(name, _context(), principal=current_principal(), origin=request_origin())
     return empty_response()
+
+
+@bp.post("/keks/<segment:name>/test")
+def test_kek(name: str) -> Response:
+    return json_response(kek_entity(_deks().test_kek(name, _context(), principal=current_principal())))
 
 
 # ------------------------------------------------------------------ DEKs

@@ -80,3 +80,29 @@ def test_refused_key_changes_are_denied_rows_in_the_audit_trail(guarded: Guarded
     refused = [(r["action"], r["outcome"], r["principal"], r.get("subject")) for r in rows if r["outcome"] != "success"]
     assert refused == [("CREATE_DEK", "denied", "user:reader", "payments.v"),
                        ("DELETE_KEK", "denied", "user:owner", None)]
+
+
+@pytest.mark.parametrize("caller", ["owner", "everywhere", "writer", "reader", "nobody", "ops", "anonymous"])
+def test_testing_a_kek_needs_what_reading_it_needs_and_leaves_no_audit_row(guarded: GuardedRegistry,
+                                                                           caller: str) -> None:
+    """Reading a KEK needs only authentication (no credentials at all: the 401 that
+    tests/fuzz checks for every operation the document does not mark open)."""
+    ops, who = guarded.as_("ops"), guarded.as_(caller)
+    ops.call("POST", ROOT + "/keks", {"name": "s", "kmsType": "local-kms", "kmsKeyId": "id", "shared": True})
+    before = ops.get("/audit").json
+    tested, read = who.call("POST", ROOT + "/keks/s/test"), who.get(ROOT + "/keks/s")
+    assert (tested.status, tested.json) == (read.status, read.json)
+    assert tested.status == 200
+    refused = who.call("POST", ROOT + "/keks/k/test")  # not shared: refused as a request, not as a caller
+    assert (refused.status, refused.json["error_code"]) == (422, 42271)
+    assert ops.get("/audit").json == before
+
+
+@pytest.mark.parametrize("method, path", [("POST", "/keks"), ("PUT", "/keks/k")])
+def test_test_sharing_does_not_open_kek_changes_to_other_callers(guarded: GuardedRegistry, method: str,
+                                                                 path: str) -> None:
+    body = {"name": "k2", "kmsType": "local-kms", "kmsKeyId": "id", "shared": True} if method == "POST" else {
+        "shared": True}
+    refused = guarded.as_("reader").call(method, ROOT + path, body, query="testSharing=true")
+    assert (refused.status, refused.json["error_code"]) == (403, 40301)
+    assert guarded.as_("ops").call(method, ROOT + path, body, query="testSharing=true").json["shared"] is True

@@ -146,10 +146,11 @@ def test_without_an_auth_file_the_anonymous_callers_refused_attempts_are_recorde
         service.storage.close()  # type: ignore[attr-defined]
 
 
-# Routes a POST reaches that read: lookups, compatibility and policy checks, Confluent's `POST /`.
+# Routes a POST reaches that read: lookups, compatibility and policy checks, Confluent's `POST /`,
+# a KEK's test.
 READING_POSTS = frozenset({
     "subjects.lookup", "compatibility.check_against_all", "compatibility.check_against_one", "policies.check",
-    "server.root_post",
+    "server.root_post", "dek_registry.test_kek",
 })
 
 

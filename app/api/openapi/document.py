@@ -80,6 +80,7 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     "aliases": _flag("aliases", "Add the aliases naming each subject"),
     "fetchMaxId": _flag("fetchMaxId", "Add the highest id in use"),
     "permanent": _flag("permanent", "Delete for good (after a soft delete)"),
+    "testSharing": _flag("testSharing", "Test a shared KEK through the server's KMS before writing it"),
     "normalize": _flag("normalize", "Normalize the schema first"),
     "force": _flag("force", "Skip the checks that would refuse the change"),
     "verbose": _flag("verbose", "List the reasons for incompatibility"),

@@ -11,6 +11,10 @@ an administrator of the server); a DEK belongs to its subject (READ to read it, 
 create one, DELETE to delete or undelete it, ADMIN on the subject for a permanent delete).
 A KEK lives in a context (`?context=` on the KEK routes, as Confluent's clients send it); a
 DEK's KEK is looked up in its subject's context.
+
+Testing a shared KEK (`test_kek`, and `test_sharing` on create and update) wraps a throwaway
+DEK through the KMS, as Confluent's `testKek` does, so that a KEK the server cannot use is
+found when it is set up rather than by the first producer.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import base64
 import binascii
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import TypeVar
 
 from app.core import audit as actions
@@ -36,6 +41,7 @@ from app.core.dek.key_material import new_key_material
 from app.core.dek.kms import KmsDrivers, KmsError
 from app.core.dek.records import (
     CONTEXT_MAX_LENGTH,
+    DEFAULT_ALGORITHM,
     KMS_TYPE_MAX_LENGTH,
     MIN_VERSION,
     Dek,
@@ -61,6 +67,12 @@ _WRITE_ATTEMPTS = 3
 _INT32_MAX = 2**31 - 1
 # Confluent stores the cloud KMS types under one spelling whatever the client wrote.
 _KMS_TYPE_PREFIXES = (("aws", "aws-kms"), ("azure", "azure-kms"), ("gcp", "gcp-kms"))
+# The subject Confluent names in the message when a KEK's test cannot wrap its throwaway DEK.
+_TEST_SUBJECT = "__TEST"
+
+
+class _TestOutdated(Exception):
+    """The KEK changed between its test and the write that was to follow it."""
 
 
 def normalized_kms_type(kms_type: str) -> str:
@@ -91,8 +103,9 @@ class DekRegistryService:
         with self.storage.read() as store:
             return _kek(store, context, name, deleted)
 
-    def create_kek(self, request: KekRequest, context: str, *, principal: Principal = ANONYMOUS,
-                   origin: Origin = NO_ORIGIN) -> Kek:
+    def create_kek(self, request: KekRequest, context: str, *, test_sharing: bool = False,
+                   principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> Kek:
+        """`test_sharing`: a shared KEK is tested first (see `test_kek`); a failure writes nothing."""
         name = check_kek_name(request.name)
         if not request.kms_key_id:
             raise InvalidKey("kmsKeyId")
@@ -105,6 +118,8 @@ class DekRegistryService:
         self._guard(principal).check(Action.ADMIN, "")
         new = Kek(context, name, normalized_kms_type(request.kms_type), request.kms_key_id,
                   dict(sorted((request.kms_props or {}).items())), request.doc, request.shared, deleted=request.deleted)
+        if test_sharing and new.shared:
+            self._test_sharing(new)
         self._require_driver(new)
 
         def write(store: Store) -> Kek:
@@ -118,29 +133,42 @@ class DekRegistryService:
 
         return self._write(write)
 
-    def update_kek(self, name: str, changes: KekChanges, context: str, *, principal: Principal = ANONYMOUS,
-                   origin: Origin = NO_ORIGIN) -> Kek:
+    def update_kek(self, name: str, changes: KekChanges, context: str, *, test_sharing: bool = False,
+                   principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> Kek:
+        """`test_sharing`: the KEK as changed, when shared, is tested first (see `test_kek`) and
+        written only if what the KMS reads of it is still what was tested (else tested again:
+        another writer changed it meanwhile); a failure writes nothing."""
         check_kek_name(name)
         _check_context(context)
         _check_doc_and_props(changes.doc, changes.kms_props)
         self._guard(principal).check(Action.ADMIN, "")
 
-        def write(store: Store) -> Kek:
+        def write(store: Store, tested: Kek | None) -> Kek:
             old = _kek(store, context, name, deleted=False)
-            new = replace(
-                old,
-                kms_props=old.kms_props if changes.kms_props is None else dict(sorted(changes.kms_props.items())),
-                doc=old.doc if changes.doc is None else changes.doc,
-                shared=old.shared if changes.shared is None else changes.shared,
-            )
+            new = _changed(old, changes)
             if new.equivalent(old):
                 return old
+            if test_sharing and new.shared and (tested is None or not _same_kms_key(new, tested)):
+                raise _TestOutdated
             self._require_driver(new)
             stored = store.put_kek(new)
             self._record_kek(store, principal, origin, actions.UPDATE_KEK, stored)
             return stored
 
-        return self._write(write)
+        for _ in range(_WRITE_ATTEMPTS):
+            tested = self._tested_change(name, changes, context) if test_sharing else None
+            try:
+                return self._write(partial(write, tested=tested))
+            except _TestOutdated:
+                continue
+        raise StoreError("Could not write the key: it changed each time it was tested")
+
+    def test_kek(self, name: str, context: str, *, principal: Principal = ANONYMOUS) -> Kek:
+        """Confluent's `POST /keks/{name}/test`. It changes nothing, so it needs what reading the
+        KEK needs (authentication only) and writes no audit row."""
+        kek = self.get_kek(name, context, deleted=False, principal=principal)
+        self._test_sharing(kek)
+        return kek
 
     def delete_kek(self, name: str, context: str, permanent: bool, *, principal: Principal = ANONYMOUS,
                    origin: Origin = NO_ORIGIN) -> None:
@@ -312,6 +340,27 @@ class DekRegistryService:
             raise InvalidKey(f"kmsType: this server has no KMS driver for '{kek.kms_type}', "
                              "which a shared key needs")
 
+    def _test_sharing(self, kek: Kek) -> None:
+        """A KEK that is not shared has nothing for the server to test (42271 naming `shared`);
+        a shared one must wrap a new AES256_GCM DEK, which is then dropped. No driver for its
+        type is a generation failure here (50070, as Confluent answers), not the 42271 of
+        creating such a KEK without the test."""
+        if not kek.shared:
+            raise InvalidKey("shared")
+        if not self.drivers.supports(kek.kms_type):
+            raise DekGenerationFailed(f"Could not generate encrypted dek for {_TEST_SUBJECT}: "
+                                      f"this server has no KMS driver for '{kek.kms_type}'")
+        self._wrap(kek, new_key_material(DEFAULT_ALGORITHM), _TEST_SUBJECT)
+
+    def _tested_change(self, name: str, changes: KekChanges, context: str) -> Kek | None:
+        """The KEK as `changes` would leave it, tested when it would be shared (else None)."""
+        with self.storage.read() as store:
+            candidate = _changed(_kek(store, context, name, deleted=False), changes)
+        if not candidate.shared:
+            return None
+        self._test_sharing(candidate)
+        return candidate
+
     def _wrap(self, kek: Kek, raw: bytes, subject: str) -> bytes:
         try:
             return self.drivers.aead(kek).encrypt(raw, _EMPTY_AAD)
@@ -348,6 +397,21 @@ def _check_doc_and_props(doc: str | None, props: Mapping[str, str] | None) -> No
     for key, value in (props or {}).items():
         check_text(key, "kmsProps")
         check_text(value, "kmsProps")
+
+
+def _changed(old: Kek, changes: KekChanges) -> Kek:
+    return replace(
+        old,
+        kms_props=old.kms_props if changes.kms_props is None else dict(sorted(changes.kms_props.items())),
+        doc=old.doc if changes.doc is None else changes.doc,
+        shared=old.shared if changes.shared is None else changes.shared,
+    )
+
+
+def _same_kms_key(kek: Kek, other: Kek) -> bool:
+    """What a KMS driver reads of a KEK."""
+    return (kek.kms_type, kek.kms_key_id, dict(kek.kms_props)) == (other.kms_type, other.kms_key_id,
+                                                                  dict(other.kms_props))
 
 
 def _check_context(context: str) -> None:
