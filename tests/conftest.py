@@ -70,6 +70,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The xdist group (`--dist loadgroup`) of the tests that share a Spark session or a browser."""
     for item in items:
