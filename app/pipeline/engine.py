@@ -3,8 +3,8 @@
 `engine="auto"` (the default) takes the JVM path when its jar can be built and loaded into the
 session, else the Python path; `"jvm"` insists (an error says why it cannot), `"python"` never
 tries. Every choice is one log line on the `app.pipeline` logger saying which path and why.
-The JVM path resolves writers on the driver from the data's headers, which a streaming
-DataFrame cannot show ahead, so streams take the Python path.
+A batch's writers are resolved on the driver from the data's headers; a stream's cannot be seen
+ahead, so on a stream the executors fetch them from the registry (the log line says so).
 """
 from __future__ import annotations
 
@@ -74,13 +74,12 @@ def choose_engine(spark: SparkSession, engine: str = "auto", *, streaming: bool 
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
     if engine == "python":
         choice = EngineChoice("python", "asked for (engine='python')")
-    elif streaming:
-        if engine == "jvm":
-            raise JvmUnavailable("the JVM path resolves writers from the data first, which a stream cannot show")
-        choice = EngineChoice("python", "a streaming DataFrame's writers cannot be resolved ahead on the driver")
     else:
         try:
-            choice = EngineChoice("jvm", load_jvm_decoder(spark))
+            reason = load_jvm_decoder(spark)
+            if streaming:
+                reason += "; a stream's writers are fetched by the executors from the registry"
+            choice = EngineChoice("jvm", reason)
         except JvmUnavailable as exc:
             if engine == "jvm":
                 raise

@@ -127,10 +127,10 @@ def test_auto_takes_the_jvm_path_and_says_so(spark, caplog):
     assert any(line.startswith("decoding on the JVM path: ") for line in caplog.messages)
 
 
-def test_a_stream_falls_back_to_the_python_path_saying_why(spark, caplog):
+def test_a_stream_takes_the_jvm_path_saying_its_executors_fetch_the_writers(spark, caplog):
     with caplog.at_level(logging.INFO, logger="app.pipeline"):
         choice = choose_engine(spark, "auto", streaming=True)
-    assert choice.engine == "python" and "streaming" in choice.reason
+    assert choice.jvm and choice.reason.endswith("a stream's writers are fetched by the executors from the registry")
     assert caplog.messages == [str(choice)]
 
 
