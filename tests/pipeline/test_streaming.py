@@ -5,14 +5,18 @@ unknown one is the record's error word for word as on the Python path, and each 
 one request per executor JVM, carrying the client's Authorization header."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from pyspark.errors import StreamingQueryException
 from samples import EVENT_V1, EVENT_V2, event
+from support.postgres import free_port
 
-from app.client import CONFLUENT, SINGLE_OBJECT, AvroSerializer, RegistryClient, SchemaNotFound
-from app.pipeline import decode
+from app.client import (CONFLUENT, SINGLE_OBJECT, AvroSerializer, RegistryClient, Schema, SchemaNotFound,
+                        SchemaReference)
+from app.pipeline import decode, decode_with_schema
 
 KAFKA_COLUMNS = "key binary, value binary, topic string, partition int, offset long"
 live_sqlite = pytest.mark.parametrize("live_server", ["sqlite"], indirect=True)
@@ -151,3 +155,43 @@ def test_latest_seen_is_refused_on_a_stream(spark, live_server, unique_subject, 
     stream = spark.readStream.schema("value binary").parquet(str(tmp_path))
     with pytest.raises(ValueError, match="streaming"):
         decode(stream, "value", client, subject=unique_subject(), reader="latest-seen")
+
+
+def test_an_unreachable_registry_fails_the_stream_rather_than_its_records(engine, spark, tmp_path):
+    dumps = tmp_path / "dumps"
+    drop(spark, dumps / "part-0", [b"\x00\x00\x00\x00\x01\x02\x04"], 0)
+    nowhere = RegistryClient(f"http://127.0.0.1:{free_port()}", retries=0, timeout=2)
+    decoded = decode_with_schema(stream_of(spark, dumps), "value", nowhere, EVENT_V1, on_error="route",
+                                 engine=engine)
+    query = memory_query(decoded, f"unreachable_{engine}", tmp_path / "checkpoint")
+    try:
+        with pytest.raises(StreamingQueryException, match="RegistryUnavailable"):
+            query.processAllAvailable()
+    finally:
+        query.stop()
+
+
+@live_sqlite
+def test_a_stream_writer_with_references_decodes_with_them_fetched_first(engine, spark, live_server, unique_subject,
+                                                                          tmp_path):
+    client = RegistryClient(live_server)
+    address = {"type": "record", "name": "Address", "namespace": "shop", "fields": [{"name": "city", "type": "string"}]}
+    address_subject = unique_subject("address")
+    client.register(address_subject, json.dumps(address))
+    order = {"type": "record", "name": "Order", "namespace": "shop",
+             "fields": [{"name": "id", "type": "long"}, {"name": "to", "type": "shop.Address"}]}
+    writer = Schema(json.dumps(order), references=(SchemaReference("shop.Address", address_subject, 1),))
+    serialize = AvroSerializer(client, writer, subject=unique_subject())
+    dumps = tmp_path / "dumps"
+    drop(spark, dumps / "part-0", [serialize({"id": n, "to": {"city": f"c{n}"}}) for n in range(3)], 0)
+    inline = json.dumps({**order, "fields": [order["fields"][0], {"name": "to", "type": address}]})
+    decoded = decode_with_schema(stream_of(spark, dumps), "value", client, inline, engine=engine)
+    name = f"referenced_{engine}"
+    query = memory_query(decoded, name, tmp_path / "checkpoint")
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    out = spark.sql(f"select * from {name} order by offset").collect()
+    assert [row["value"].asDict(recursive=True) for row in out] == [{"id": n, "to": {"city": f"c{n}"}}
+                                                                    for n in range(3)]
