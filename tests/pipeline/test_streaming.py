@@ -37,6 +37,16 @@ def memory_query(decoded, name: str, checkpoint: Path):
             .option("checkpointLocation", str(checkpoint)).start())
 
 
+def everything_decoded(decoded, name: str, checkpoint: Path) -> list:
+    """The rows a query over what the stream holds now wrote, by offset."""
+    query = memory_query(decoded, name, checkpoint)
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    return decoded.sparkSession.sql(f"select * from {name} order by offset").collect()
+
+
 @live_sqlite
 def test_streaming_query_over_a_folder_of_dumps_projects_every_record(engine, spark, live_server, unique_subject,
                                                                       tmp_path):
@@ -110,13 +120,7 @@ def test_a_writer_the_registry_does_not_know_is_the_records_error_as_on_the_pyth
     decoded = decode(stream_of(spark, dumps), "value", client, subject=subject, reader="latest",
                      on_error="route", framing=SINGLE_OBJECT if framing == "single-object" else CONFLUENT,
                      engine=engine)
-    name = f"unknown_writer_{engine}_{framing.replace('-', '_')}"
-    query = memory_query(decoded, name, tmp_path / "checkpoint")
-    try:
-        query.processAllAvailable()
-    finally:
-        query.stop()
-    out = spark.sql(f"select * from {name} order by offset").collect()
+    out = everything_decoded(decoded, f"unknown_writer_{engine}_{framing.replace('-', '_')}", tmp_path / "checkpoint")
     assert [row["value_error"] for row in out] == [None, expected, None]
     assert [row["value"] and row["value"].asDict() for row in out] == [event(1, 0), None, event(1, 2)]
 
@@ -137,12 +141,7 @@ def test_executors_fetch_each_stream_writer_once_with_the_clients_authorization(
     reader = RegistryClient(counting_registry.url, bearer_token="pipeline-t0ken")
     decoded = decode(stream_of(spark, dumps).repartition(4), "value", reader, subject=subject, reader=1,
                      engine="jvm")
-    query = memory_query(decoded, "fetched_once", tmp_path / "checkpoint")
-    try:
-        query.processAllAvailable()
-    finally:
-        query.stop()
-    assert spark.sql("select count(*) from fetched_once").collect()[0][0] == 24
+    assert len(everything_decoded(decoded, "fetched_once", tmp_path / "checkpoint")) == 24
     fetches = Counter(target for method, target in counting_registry.requests if target.startswith("/schemas/ids/"))
     # local[2] is one executor JVM: one request per writer, whichever task met it first.
     assert fetches == Counter({f"/schemas/ids/{schema_id}": 1 for schema_id in ids})
@@ -186,12 +185,6 @@ def test_a_stream_writer_with_references_decodes_with_them_fetched_first(engine,
     drop(spark, dumps / "part-0", [serialize({"id": n, "to": {"city": f"c{n}"}}) for n in range(3)], 0)
     inline = json.dumps({**order, "fields": [order["fields"][0], {"name": "to", "type": address}]})
     decoded = decode_with_schema(stream_of(spark, dumps), "value", client, inline, engine=engine)
-    name = f"referenced_{engine}"
-    query = memory_query(decoded, name, tmp_path / "checkpoint")
-    try:
-        query.processAllAvailable()
-    finally:
-        query.stop()
-    out = spark.sql(f"select * from {name} order by offset").collect()
+    out = everything_decoded(decoded, f"referenced_{engine}", tmp_path / "checkpoint")
     assert [row["value"].asDict(recursive=True) for row in out] == [{"id": n, "to": {"city": f"c{n}"}}
                                                                     for n in range(3)]
