@@ -24,17 +24,18 @@ _LOCK = threading.Lock()
 
 @dataclass(frozen=True)
 class EngineChoice:
-    """The path a decode runs on and the reason, as logged."""
+    """The path a decode (or encode: `work="encoding"`) runs on and the reason, as logged."""
 
     engine: str
     reason: str
+    work: str = "decoding"
 
     @property
     def jvm(self) -> bool:
         return self.engine == "jvm"
 
     def __str__(self) -> str:
-        return f"decoding on the {'JVM' if self.jvm else 'Python'} path: {self.reason}"
+        return f"{self.work} on the {'JVM' if self.jvm else 'Python'} path: {self.reason}"
 
 
 def _class_visible(spark: SparkSession) -> bool:
@@ -68,21 +69,23 @@ def load_jvm_decoder(spark: SparkSession) -> str:
     return f"added {path.name} to the session"
 
 
-def choose_engine(spark: SparkSession, engine: str = "auto", *, streaming: bool = False) -> EngineChoice:
-    """The path a decode takes, logged; `engine="jvm"` raises JvmUnavailable rather than fall back."""
+def choose_engine(spark: SparkSession, engine: str = "auto", *, streaming: bool = False,
+                  work: str = "decoding") -> EngineChoice:
+    """The path a decode (or an encode) takes, logged; `engine="jvm"` raises JvmUnavailable
+    rather than fall back."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
     if engine == "python":
-        choice = EngineChoice("python", "asked for (engine='python')")
+        choice = EngineChoice("python", "asked for (engine='python')", work)
     else:
         try:
             reason = load_jvm_decoder(spark)
             if streaming:
                 reason += "; a stream's writers are fetched by the executors from the registry"
-            choice = EngineChoice("jvm", reason)
+            choice = EngineChoice("jvm", reason, work)
         except JvmUnavailable as exc:
             if engine == "jvm":
                 raise
-            choice = EngineChoice("python", f"no JVM decoder: {exc}")
+            choice = EngineChoice("python", f"no JVM decoder: {exc}", work)
     LOG.info("%s", choice)
     return choice

@@ -10,19 +10,14 @@ no executor of a batch decode asks the registry anything, and a cluster needs no
 A stream's headers cannot be read ahead, so its plan names none; it carries how to reach the
 registry instead (URLs, the client's Authorization header, timeout and retries), and each
 executor JVM fetches the writers it meets, once per header (`RegistryWriters.java`). The plan
-file then holds the client's credentials, as the Python path's pickled client does in every task.
+file then holds the client's credentials, as the Python path's pickled client does in every task
+(`app.pipeline.jvm_plans` keeps it owner-only).
 
 The UDF returns `struct(value, error)`; the record's fault is data, never an exception, so
 `on_error="route"` is two column reads, and `"fail"` raises Spark's `raise_error` naming the
 record's topic, partition and offset as the Python path does.
 """
 from __future__ import annotations
-
-import hashlib
-import json
-import os
-import tempfile
-from pathlib import Path
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -31,9 +26,9 @@ from pyspark.sql import types as T
 from app.client import RegistryClient, SchemaNotFound, SerializationError
 from app.client.framing import Framing
 from app.client.resolver import referenced_schemas
+from app.pipeline.jvm_plans import ship_plan
 from app.pipeline.types import avro_to_spark
 
-PLAN_DIR = Path(tempfile.gettempdir()) / f"sqlregistry-decode-plans-{os.getuid()}"
 _DECODED = "__sqlregistry_decoded"
 
 
@@ -63,22 +58,6 @@ def decode_plan(headers: list[bytes] | None, registry: RegistryClient, reader_te
             "registry": registry_access(registry) if headers is None else None}
 
 
-def _ship(df: DataFrame, plan: dict[str, object]) -> str:
-    """The plan's file name on the executors; named for its content, so the same plan is one file."""
-    text = json.dumps(plan, sort_keys=True)
-    name = f"sqlregistry-decode-{hashlib.sha256(text.encode()).hexdigest()[:24]}.json"
-    PLAN_DIR.mkdir(mode=0o700, exist_ok=True)
-    path = PLAN_DIR / name
-    if not path.is_file():
-        partial = path.with_suffix(f".{os.getpid()}.part")
-        # Owner-only: a stream's plan carries the registry credentials.
-        with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as out:
-            out.write(text)
-        partial.replace(path)
-    df.sparkSession.sparkContext.addFile(str(path))
-    return name
-
-
 def _where(position: list[str]) -> Column:
     if not position:
         return F.lit("")
@@ -92,7 +71,7 @@ def jvm_decode_with_schema(df: DataFrame, column: str, registry: RegistryClient,
     """`df` with `output` decoded by the Java UDF, columns in the Python path's order; `headers`
     None (a stream) lets the executors fetch writers from the registry."""
     shape = avro_to_spark(reader_text)
-    name = _ship(df, decode_plan(headers, registry, reader_text, framing, marker))
+    name = ship_plan(df.sparkSession, "decode", decode_plan(headers, registry, reader_text, framing, marker))
     function = "sqlregistry_avro_" + name.split("-")[-1].split(".")[0]
     result = T.StructType([T.StructField("value", shape.data_type, True),
                            T.StructField("error", T.StringType(), True)])
