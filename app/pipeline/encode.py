@@ -148,7 +148,7 @@ def encode(
         registered = registry.lookup(subject, registered.schema) if registered.version is None else registered
     if registered.version is None:
         raise ValueError(f"the registry named no version of {subject} for schema id {registered.schema_id}")
-    if choose_engine(df.sparkSession, engine, streaming=df.isStreaming, work="encoding").jvm:
+    if choose_engine(df.sparkSession, engine, work="encoding").jvm:
         # The version's own schema, as the Python path's PinnedVersion serializer writes with.
         return jvm_encode(df, registry, registry.get_version(subject, registered.version), names, keep, output)
     out_schema = T.StructType([df.schema[name] for name in keep] + [T.StructField(output, T.BinaryType(), False)])

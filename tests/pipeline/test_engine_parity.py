@@ -148,3 +148,10 @@ def test_without_a_java_compiler_the_jar_is_refused_with_the_package_to_install(
     with pytest.raises(jvm.JvmUnavailable, match="openjdk-17-jdk-headless"):
         jvm._compile(jvm._pyspark_jars(), tmp_path / "decoder.jar")
     assert not (tmp_path / "decoder.jar").exists()
+
+
+def test_an_encode_says_which_path_writes(spark, caplog):
+    with caplog.at_level(logging.INFO, logger="app.pipeline"):
+        choice = choose_engine(spark, "auto", work="encoding")
+    assert choice.jvm and caplog.messages == [str(choice)]
+    assert str(choice).startswith("encoding on the JVM path: ")
