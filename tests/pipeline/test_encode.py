@@ -122,3 +122,22 @@ def test_given_schema_that_the_columns_cannot_fill_is_refused_before_registering
         encode(df, client, subject=subject, schema=ORDER, engine=engine)
     with pytest.raises(SubjectNotFound):
         client.get_versions(subject)
+
+
+def test_a_stream_encodes_to_the_client_serializers_bytes(engine, spark, live_server, unique_subject, tmp_path):
+    client = RegistryClient(live_server)
+    subject = unique_subject()
+    client.register(subject, EVENT_V2)
+    records = [{"id": n, "name": f"u{n}", "email": None if n % 2 else "e@x", "score": n / 8} for n in range(6)]
+    spark.createDataFrame(records, "id long, name string, email string, score double").write.parquet(
+        str(tmp_path / "rows"))
+    stream = spark.readStream.schema("id long, name string, email string, score double").parquet(str(tmp_path / "rows"))
+    framed = encode(stream, client, subject=subject, version=1, keep=["id"], columns=["id", "name", "email", "score"],
+                    engine=engine)
+    name = f"encoded_stream_{engine}"
+    query = (framed.writeStream.format("memory").queryName(name).option("checkpointLocation", str(tmp_path / "cp"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination(120)
+    rows = spark.sql(f"select * from {name} order by id").collect()
+    serialize = AvroSerializer(RegistryClient(live_server), subject=subject, writer=PinnedVersion(1))
+    assert [bytes(row["value"]) for row in rows] == [serialize(record) for record in records]
