@@ -103,7 +103,8 @@ final class RegistryWriters {
                 } catch (WriterNotFound e) {
                     mine.expires = System.nanoTime() + UNKNOWN_WRITER_TTL_NANOS;
                     mine.texts.completeExceptionally(e);
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
+                    // Not kept: the next record asks again (and threads waiting on this one see it).
                     lookups.remove(header, mine);
                     mine.texts.completeExceptionally(e);
                 }
@@ -116,6 +117,9 @@ final class RegistryWriters {
             } catch (CompletionException e) {
                 if (e.getCause() instanceof WriterNotFound) {
                     throw (WriterNotFound) e.getCause();
+                }
+                if (e.getCause() instanceof Error) {
+                    throw (Error) e.getCause();
                 }
                 throw (RuntimeException) e.getCause();
             }
