@@ -98,6 +98,12 @@ class Transport:
         self._pool = self._new_pool()
         _LIVE.add(self)
 
+    @property
+    def authorization(self) -> str | None:
+        """The Authorization header every request carries, for another process (the pipeline's
+        JVM executors) that must ask the registry as this client does."""
+        return self._headers.get("Authorization")
+
     def _new_pool(self) -> urllib3.PoolManager:
         # block=False: a burst of threads beyond pool_size opens extra connections rather than queueing.
         return urllib3.PoolManager(num_pools=max(4, len(self.urls)), maxsize=self.pool_size, block=False,

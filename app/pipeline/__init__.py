@@ -8,8 +8,8 @@ the bytes are the same as every other producer's and consumer's.
     decoded = decode(df, "value", registry, subject="s", framing=SINGLE_OBJECT)  # C3 01 + fingerprint
     framed = encode(df, registry, subject="orders-value", schema=ORDER_AVSC, keep=["key"])
 
-`decode` runs in Spark's JVM (a Java UDF built from `app/pipeline/jvm/src`) when it can, else in
-Spark's Python workers; `engine="jvm"|"python"` forces one (`app.pipeline.engine`).
+`decode` and `encode` run in Spark's JVM (Java UDFs built from `app/pipeline/jvm/src`) when they
+can, else in Spark's Python workers; `engine="jvm"|"python"` forces one (`app.pipeline.engine`).
 """
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 
 Two paths give the same values (`engine=`, chosen by `app.pipeline.engine`): the JVM path
 (`app.pipeline.jvm_decode`, a Java UDF over Apache Avro's Java library, about 3x faster per
-record) when its jar can be built and loaded, and this module's Python path, the fallback and
-the only path for streams. The Python path runs in Spark's Python workers over Arrow
+record) when its jar can be built and loaded, and this module's Python path, the fallback. The
+Python path runs in Spark's Python workers over Arrow
 batches (`mapInArrow`): each batch's binary column is read once into Python bytes, decoded by
 fastavro with writers found through `app.client` (one decoder per worker, see
 `app.pipeline.workers`) and built back into one Arrow struct array. `framing=` picks
@@ -181,8 +181,9 @@ def decode_with_schema(
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
     if choose_engine(df.sparkSession, engine, streaming=df.isStreaming).jvm:
+        headers = None if df.isStreaming else writer_headers(df, column, framing)
         return jvm_decode_with_schema(
-            df, column, registry, reader_text, headers=writer_headers(df, column, framing), marker=_marker(framing),
+            df, column, registry, reader_text, headers=headers, marker=_marker(framing),
             output=output or column, on_error=on_error, framing=framing,
             position=[name for name in POSITION_COLUMNS if name in df.columns])
     job, out_schema = batch_decoder(df.schema, column, registry, reader_text, output=output, on_error=on_error,

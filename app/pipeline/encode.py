@@ -6,7 +6,8 @@ registered. The first two are registered under the subject on the driver before 
 so an incompatible change fails the job with the registry's reasons and nothing is written. The workers then
 write with `app.client`'s `AvroSerializer` pinned to that version, so the bytes are exactly
 what any other producer of the same schema id writes; the pinned version costs one registry
-request per worker, never per batch.
+request per worker, never per batch. When the JVM path can run (`engine=`, as for `decode`),
+a Java UDF writes the same bytes by fastavro's rules instead (`app.pipeline.jvm_encode`).
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ from app.client import (
     RegistryClient,
     Schema,
 )
+from app.pipeline.engine import choose_engine
+from app.pipeline.jvm_encode import jvm_encode
 from app.pipeline.workers import worker_client
 
 _PRIMITIVES: dict[type, Any] = {
@@ -121,12 +124,14 @@ def encode(
     schema: str | Schema | None = None,
     record_name: str = "Record",
     namespace: str | None = None,
+    engine: str = "auto",
 ) -> DataFrame:
     """A DataFrame of `keep` columns plus `output`, the framed record of `columns` (default: every
     column not kept). With `version`, write with that registered version of `subject`; with
     `schema` (Avro text of a record), register it and write with it; else derive the schema from
     the columns' types and register it. Registration is where compatibility is checked: an
-    `IncompatibleSchema` carrying the registry's reasons is raised here, before any task."""
+    `IncompatibleSchema` carrying the registry's reasons is raised here, before any task.
+    `engine` picks the JVM or the Python writer, as for `decode` (`app.pipeline.engine`)."""
     if version is not None and schema is not None:
         raise ValueError("give a schema or a registered version to write with, not both")
     names = list(columns) if columns is not None else [c for c in df.columns if c not in keep]
@@ -141,6 +146,11 @@ def encode(
         _check_columns(schema, names)
         registered = registry.register(subject, schema)
         registered = registry.lookup(subject, registered.schema) if registered.version is None else registered
+    if registered.version is None:
+        raise ValueError(f"the registry named no version of {subject} for schema id {registered.schema_id}")
+    if choose_engine(df.sparkSession, engine, work="encoding").jvm:
+        # The version's own schema, as the Python path's PinnedVersion serializer writes with.
+        return jvm_encode(df, registry, registry.get_version(subject, registered.version), names, keep, output)
     out_schema = T.StructType([df.schema[name] for name in keep] + [T.StructField(output, T.BinaryType(), False)])
     job = _BatchEncoder(registry, subject, registered, names, list(keep), output, _row_converter(record_type))
     return df.select(*dict.fromkeys([*keep, *names])).mapInArrow(job, out_schema)
@@ -165,8 +175,7 @@ class _BatchEncoder:
 
     def __init__(self, registry: RegistryClient, subject: str, registered: RegisteredSchema, names: list[str],
                  keep: list[str], output: str, convert: Callable[[Any], Any] | None) -> None:
-        if registered.version is None:
-            raise ValueError(f"the registry named no version of {subject} for schema id {registered.schema_id}")
+        assert registered.version is not None  # encode() refused a version-less answer
         self.registry, self.subject, self.version = registry, subject, registered.version
         self.names, self.keep, self.output, self.convert = names, keep, output, convert
 

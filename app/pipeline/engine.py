@@ -3,8 +3,8 @@
 `engine="auto"` (the default) takes the JVM path when its jar can be built and loaded into the
 session, else the Python path; `"jvm"` insists (an error says why it cannot), `"python"` never
 tries. Every choice is one log line on the `app.pipeline` logger saying which path and why.
-The JVM path resolves writers on the driver from the data's headers, which a streaming
-DataFrame cannot show ahead, so streams take the Python path.
+A batch's writers are resolved on the driver from the data's headers; a stream's cannot be seen
+ahead, so on a stream the executors fetch them from the registry (the log line says so).
 """
 from __future__ import annotations
 
@@ -24,17 +24,18 @@ _LOCK = threading.Lock()
 
 @dataclass(frozen=True)
 class EngineChoice:
-    """The path a decode runs on and the reason, as logged."""
+    """The path a decode (or encode: `work="encoding"`) runs on and the reason, as logged."""
 
     engine: str
     reason: str
+    work: str = "decoding"
 
     @property
     def jvm(self) -> bool:
         return self.engine == "jvm"
 
     def __str__(self) -> str:
-        return f"decoding on the {'JVM' if self.jvm else 'Python'} path: {self.reason}"
+        return f"{self.work} on the {'JVM' if self.jvm else 'Python'} path: {self.reason}"
 
 
 def _class_visible(spark: SparkSession) -> bool:
@@ -68,22 +69,23 @@ def load_jvm_decoder(spark: SparkSession) -> str:
     return f"added {path.name} to the session"
 
 
-def choose_engine(spark: SparkSession, engine: str = "auto", *, streaming: bool = False) -> EngineChoice:
-    """The path a decode takes, logged; `engine="jvm"` raises JvmUnavailable rather than fall back."""
+def choose_engine(spark: SparkSession, engine: str = "auto", *, streaming: bool = False,
+                  work: str = "decoding") -> EngineChoice:
+    """The path a decode (or an encode) takes, logged; `engine="jvm"` raises JvmUnavailable
+    rather than fall back."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
     if engine == "python":
-        choice = EngineChoice("python", "asked for (engine='python')")
-    elif streaming:
-        if engine == "jvm":
-            raise JvmUnavailable("the JVM path resolves writers from the data first, which a stream cannot show")
-        choice = EngineChoice("python", "a streaming DataFrame's writers cannot be resolved ahead on the driver")
+        choice = EngineChoice("python", "asked for (engine='python')", work)
     else:
         try:
-            choice = EngineChoice("jvm", load_jvm_decoder(spark))
+            reason = load_jvm_decoder(spark)
+            if streaming:
+                reason += "; a stream's writers are fetched by the executors from the registry"
+            choice = EngineChoice("jvm", reason, work)
         except JvmUnavailable as exc:
             if engine == "jvm":
                 raise
-            choice = EngineChoice("python", f"no JVM decoder: {exc}")
+            choice = EngineChoice("python", f"no JVM decoder: {exc}", work)
     LOG.info("%s", choice)
     return choice

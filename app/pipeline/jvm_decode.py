@@ -5,19 +5,19 @@ each header's writer once through the registry client (its caches and rules: ids
 references) and writes a plan file: framing, reader schema, each header's writer schema with
 its references' texts, or why the header names none. `SparkContext.addFile` ships the plan to
 every executor, where it is parsed once per JVM; the per-row argument is only its file name. So
-no executor asks the registry anything, and a cluster needs no route to it.
+no executor of a batch decode asks the registry anything, and a cluster needs no route to it.
+
+A stream's headers cannot be read ahead, so its plan names none; it carries how to reach the
+registry instead (URLs, the client's Authorization header, timeout and retries), and each
+executor JVM fetches the writers it meets, once per header (`RegistryWriters.java`). The plan
+file then holds the client's credentials, as the Python path's pickled client does in every task
+(`app.pipeline.jvm_plans` keeps it owner-only).
 
 The UDF returns `struct(value, error)`; the record's fault is data, never an exception, so
 `on_error="route"` is two column reads, and `"fail"` raises Spark's `raise_error` naming the
 record's topic, partition and offset as the Python path does.
 """
 from __future__ import annotations
-
-import hashlib
-import json
-import os
-import tempfile
-from pathlib import Path
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -26,18 +26,27 @@ from pyspark.sql import types as T
 from app.client import RegistryClient, SchemaNotFound, SerializationError
 from app.client.framing import Framing
 from app.client.resolver import referenced_schemas
+from app.pipeline.jvm_plans import ship_plan
 from app.pipeline.types import avro_to_spark
 
-PLAN_DIR = Path(tempfile.gettempdir()) / f"sqlregistry-decode-plans-{os.getuid()}"
 _DECODED = "__sqlregistry_decoded"
 
 
-def decode_plan(headers: list[bytes], registry: RegistryClient, reader_text: str, framing: Framing,
+def registry_access(registry: RegistryClient) -> dict[str, object]:
+    """What an executor needs to ask the registry as `registry` would."""
+    transport = registry.transport
+    return {"urls": list(transport.urls), "authorization": transport.authorization, "timeout": transport.timeout,
+            "retries": transport.policy.retries, "backoff": transport.policy.backoff,
+            "backoff_max": transport.policy.backoff_max}
+
+
+def decode_plan(headers: list[bytes] | None, registry: RegistryClient, reader_text: str, framing: Framing,
                 marker: bytes) -> dict[str, object]:
-    """The plan the executors read: every header's writer texts (references first) or failure."""
+    """The plan the executors read: every header's writer texts (references first) or failure;
+    with `headers` None (a stream), the registry for the executors to find writers in."""
     writers: dict[str, list[str]] = {}
     failures: dict[str, str] = {}
-    for header in headers:
+    for header in headers or ():
         try:
             writer = framing.find_writer(framing.writer_key(header), registry, None)
             writers[header.hex()] = [found.text for found in referenced_schemas(registry, writer)] + [writer.text]
@@ -45,21 +54,8 @@ def decode_plan(headers: list[bytes], registry: RegistryClient, reader_text: str
             failures[header.hex()] = f"{type(exc).__name__}: {exc}"
     framing_name = "a Confluent-framed record" if len(marker) == 1 else "an Avro single-object record"
     return {"header_size": framing.header_size, "marker": marker.hex(), "framing": framing_name,
-            "reader": [reader_text], "writers": writers, "failures": failures}
-
-
-def _ship(df: DataFrame, plan: dict[str, object]) -> str:
-    """The plan's file name on the executors; named for its content, so the same plan is one file."""
-    text = json.dumps(plan, sort_keys=True)
-    name = f"sqlregistry-decode-{hashlib.sha256(text.encode()).hexdigest()[:24]}.json"
-    PLAN_DIR.mkdir(mode=0o700, exist_ok=True)
-    path = PLAN_DIR / name
-    if not path.is_file():
-        partial = path.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(path)
-    df.sparkSession.sparkContext.addFile(str(path))
-    return name
+            "reader": [reader_text], "writers": writers, "failures": failures,
+            "registry": registry_access(registry) if headers is None else None}
 
 
 def _where(position: list[str]) -> Column:
@@ -70,11 +66,12 @@ def _where(position: list[str]) -> Column:
 
 
 def jvm_decode_with_schema(df: DataFrame, column: str, registry: RegistryClient, reader_text: str, *,
-                           headers: list[bytes], marker: bytes, output: str, on_error: str, framing: Framing,
+                           headers: list[bytes] | None, marker: bytes, output: str, on_error: str, framing: Framing,
                            position: list[str]) -> DataFrame:
-    """`df` with `output` decoded by the Java UDF, columns in the Python path's order."""
+    """`df` with `output` decoded by the Java UDF, columns in the Python path's order; `headers`
+    None (a stream) lets the executors fetch writers from the registry."""
     shape = avro_to_spark(reader_text)
-    name = _ship(df, decode_plan(headers, registry, reader_text, framing, marker))
+    name = ship_plan(df.sparkSession, "decode", decode_plan(headers, registry, reader_text, framing, marker))
     function = "sqlregistry_avro_" + name.split("-")[-1].split(".")[0]
     result = T.StructType([T.StructField("value", shape.data_type, True),
                            T.StructField("error", T.StringType(), True)])

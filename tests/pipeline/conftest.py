@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from support.counting import CountingRegistry, counting_server
@@ -78,6 +79,20 @@ def engine(request, spark) -> str:
                 pytest.fail(f"CI must run the JVM decoder, but: {exc}", pytrace=False)
             pytest.skip(str(exc))
     return request.param
+
+
+@pytest.fixture(scope="session")
+def decoder_jar(spark) -> Path:
+    """The JVM decoder's jar, for tests that hand it to Spark themselves; without a JDK to build
+    it the test skips locally and fails under CI."""
+    from app.pipeline.jvm import JvmUnavailable, jar_path
+
+    try:
+        return jar_path()
+    except JvmUnavailable as exc:
+        if in_ci():
+            pytest.fail(f"CI must run the JVM decoder, but: {exc}", pytrace=False)
+        pytest.skip(str(exc))
 
 
 @pytest.fixture

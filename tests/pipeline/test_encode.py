@@ -16,7 +16,7 @@ from app.pipeline import decode, encode
 pytestmark = pytest.mark.parametrize("live_server", ["sqlite"], indirect=True)
 
 
-def test_derived_schema_round_trips_through_decode(spark, live_server, unique_subject):
+def test_derived_schema_round_trips_through_decode(engine, spark, live_server, unique_subject):
     client = RegistryClient(live_server)
     subject = unique_subject()
     rows = [(n, f"n{n}", None if n % 2 else [n, n + 1], {"k": float(n)}, date(2026, 1, n + 1),
@@ -24,7 +24,7 @@ def test_derived_schema_round_trips_through_decode(spark, live_server, unique_su
             for n in range(5)]
     df = spark.createDataFrame(rows, "id long, name string, nums array<int>, m map<string,double>, d date, "
                                      "ts timestamp, amt decimal(8,2), s struct<a:int,b:string>, raw binary")
-    framed = encode(df, client, subject=subject, keep=["id"], record_name="Row", namespace="test")
+    framed = encode(df, client, subject=subject, keep=["id"], record_name="Row", namespace="test", engine=engine)
     assert framed.columns == ["id", "value"]
     back = decode(framed, "value", client, subject=subject, output="row").orderBy("id").collect()
     assert [row["row"].asDict(recursive=True) for row in back] == [
@@ -32,26 +32,27 @@ def test_derived_schema_round_trips_through_decode(spark, live_server, unique_su
     ]
 
 
-def test_bytes_equal_the_client_serializer_for_the_same_schema_id(spark, live_server, unique_subject):
+def test_bytes_equal_the_client_serializer_for_the_same_schema_id(engine, spark, live_server, unique_subject):
     client = RegistryClient(live_server)
     subject = unique_subject()
     client.register(subject, EVENT_V1)
     client.register(subject, EVENT_V2)
     records = [{"id": n, "name": f"u{n}", "email": None if n % 2 else "e@x", "score": n / 8} for n in range(20)]
     df = spark.createDataFrame(records, "id long, name string, email string, score double")
-    framed = encode(df, client, subject=subject, version=2, keep=["id"], columns=df.columns).orderBy("id").collect()
+    framed = encode(df, client, subject=subject, version=2, keep=["id"], columns=df.columns,
+                    engine=engine).orderBy("id").collect()
     serialize = AvroSerializer(RegistryClient(live_server), subject=subject, writer=PinnedVersion(2))
     assert [row["value"] for row in framed] == [serialize(record) for record in records]
 
 
-def test_incompatible_dataframe_fails_with_the_registry_reasons_before_writing(spark, live_server,
+def test_incompatible_dataframe_fails_with_the_registry_reasons_before_writing(engine, spark, live_server,
                                                                                 unique_subject, tmp_path):
     client = RegistryClient(live_server)
     subject = unique_subject()
     client.register(subject, EVENT_V1)
     df = spark.createDataFrame([(1, 2)], "id string, name int")
     with pytest.raises(IncompatibleSchema):
-        encode(df, client, subject=subject, record_name="Event", namespace="shop").write.parquet(str(tmp_path / "o"))
+        encode(df, client, subject=subject, record_name="Event", namespace="shop", engine=engine).write.parquet(str(tmp_path / "o"))
     assert not (tmp_path / "o").exists()
 
 
@@ -82,12 +83,12 @@ ORDER_COLUMNS = ("id long, status string, code binary, ref string, day date, at 
                  "lines array<struct<sku:string,qty:int>>, attrs map<string,string>, note string")
 
 
-def test_given_schema_text_is_registered_and_bytes_equal_the_client_serializer(spark, live_server, unique_subject):
+def test_given_schema_text_is_registered_and_bytes_equal_the_client_serializer(engine, spark, live_server, unique_subject):
     client = RegistryClient(live_server)
     subject = unique_subject()
     records = [order(n) for n in range(6)]
     df = spark.createDataFrame([tuple(r.values()) for r in records], ORDER_COLUMNS)
-    framed = encode(df, client, subject=subject, schema=ORDER, keep=["id"], columns=df.columns)
+    framed = encode(df, client, subject=subject, schema=ORDER, keep=["id"], columns=df.columns, engine=engine)
     rows = framed.orderBy("id").collect()
     assert client.get_latest_version(subject).schema.text == client.lookup(subject, ORDER).schema.text
     # `channel` has no column: its default is written, as the client serializer writes it.
@@ -98,7 +99,7 @@ def test_given_schema_text_is_registered_and_bytes_equal_the_client_serializer(s
     assert [row["order"]["status"] for row in back] == ["NEW", "PAID"] * 3
 
 
-def test_given_incompatible_schema_fails_with_the_registry_reasons_before_writing(spark, live_server,
+def test_given_incompatible_schema_fails_with_the_registry_reasons_before_writing(engine, spark, live_server,
                                                                                   unique_subject, tmp_path):
     client = RegistryClient(live_server)
     subject = unique_subject()
@@ -107,17 +108,36 @@ def test_given_incompatible_schema_fails_with_the_registry_reasons_before_writin
     narrowed["fields"].append({"name": "region", "type": "string"})  # no default: old records lack it
     df = spark.createDataFrame([tuple(order(1).values()) + ("eu",)], ORDER_COLUMNS + ", region string")
     with pytest.raises(IncompatibleSchema, match="READER_FIELD_MISSING_DEFAULT_VALUE.*region"):
-        encode(df, client, subject=subject, schema=json.dumps(narrowed)).write.parquet(str(tmp_path / "o"))
+        encode(df, client, subject=subject, schema=json.dumps(narrowed), engine=engine).write.parquet(str(tmp_path / "o"))
     assert not (tmp_path / "o").exists()
     assert client.get_versions(subject) == [1]
 
 
-def test_given_schema_that_the_columns_cannot_fill_is_refused_before_registering(spark, live_server,
+def test_given_schema_that_the_columns_cannot_fill_is_refused_before_registering(engine, spark, live_server,
                                                                                  unique_subject):
     client = RegistryClient(live_server)
     subject = unique_subject()
     df = spark.createDataFrame([(1, "x")], "id long, surprise string")
     with pytest.raises(ValueError, match=r"without a column or a default \['status'.*without a field \['surprise'\]"):
-        encode(df, client, subject=subject, schema=ORDER)
+        encode(df, client, subject=subject, schema=ORDER, engine=engine)
     with pytest.raises(SubjectNotFound):
         client.get_versions(subject)
+
+
+def test_a_stream_encodes_to_the_client_serializers_bytes(engine, spark, live_server, unique_subject, tmp_path):
+    client = RegistryClient(live_server)
+    subject = unique_subject()
+    client.register(subject, EVENT_V2)
+    records = [{"id": n, "name": f"u{n}", "email": None if n % 2 else "e@x", "score": n / 8} for n in range(6)]
+    spark.createDataFrame(records, "id long, name string, email string, score double").write.parquet(
+        str(tmp_path / "rows"))
+    stream = spark.readStream.schema("id long, name string, email string, score double").parquet(str(tmp_path / "rows"))
+    framed = encode(stream, client, subject=subject, version=1, keep=["id"], columns=["id", "name", "email", "score"],
+                    engine=engine)
+    name = f"encoded_stream_{engine}"
+    query = (framed.writeStream.format("memory").queryName(name).option("checkpointLocation", str(tmp_path / "cp"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination(120)
+    rows = spark.sql(f"select * from {name} order by id").collect()
+    serialize = AvroSerializer(RegistryClient(live_server), subject=subject, writer=PinnedVersion(1))
+    assert [bytes(row["value"]) for row in rows] == [serialize(record) for record in records]

@@ -19,12 +19,15 @@ class CountingMiddleware:
 
     app: Callable[..., Any]
     requests: list[tuple[str, str]] = field(default_factory=list)
+    # The Authorization header of each request (None: none), in the order of `requests`.
+    authorizations: list[str | None] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         target = environ.get("RAW_URI") or environ.get("REQUEST_URI") or environ.get("PATH_INFO", "")
         with self.lock:
             self.requests.append((environ["REQUEST_METHOD"], target))
+            self.authorizations.append(environ.get("HTTP_AUTHORIZATION"))
         return self.app(environ, start_response)
 
     def counts(self) -> Counter[tuple[str, str]]:
@@ -34,6 +37,7 @@ class CountingMiddleware:
     def reset(self) -> None:
         with self.lock:
             self.requests.clear()
+            self.authorizations.clear()
 
 
 @dataclass
@@ -45,6 +49,12 @@ class CountingRegistry:
     def requests(self) -> list[tuple[str, str]]:
         with self.middleware.lock:
             return list(self.middleware.requests)
+
+    def authorizations_of(self, prefix: str) -> list[str | None]:
+        """The Authorization header of every request whose path starts with `prefix`."""
+        with self.middleware.lock:
+            return [header for (_, target), header in zip(self.middleware.requests, self.middleware.authorizations)
+                    if target.startswith(prefix)]
 
 
 @contextmanager

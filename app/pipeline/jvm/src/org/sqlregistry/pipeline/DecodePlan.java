@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,6 +21,8 @@ import org.apache.avro.io.DecoderFactory;
  * Everything one decode call needs on an executor: the framing, the reader schema and, per
  * header seen on the driver, the writer schema (or why it has none). Schemas come with their
  * references' texts, parsed first into the same names, as the registry's clients do.
+ * A stream's plan names no headers (the driver cannot see them ahead) but the registry: its
+ * writers are fetched here, once per JVM (RegistryWriters).
  * Shared by every task thread of an executor; each thread keeps its own readers and decoder
  * buffer (ThreadLocal), since Avro's readers and decoders are not safe to share.
  */
@@ -39,6 +44,8 @@ final class DecodePlan {
     private final SparkValues.Converter convert;
     private final Map<ByteBuffer, Schema> writers = new HashMap<>();
     private final Map<ByteBuffer, String> failures = new HashMap<>();
+    private final RegistryWriters registry;
+    private final Map<ByteBuffer, Schema> fetched = new ConcurrentHashMap<>();
     private final ThreadLocal<State> state = ThreadLocal.withInitial(State::new);
 
     private final class State {
@@ -60,6 +67,8 @@ final class DecodePlan {
         for (Map.Entry<String, JsonNode> entry : plan.get("failures").properties()) {
             failures.put(ByteBuffer.wrap(hex(entry.getKey())), entry.getValue().asText());
         }
+        JsonNode source = plan.get("registry");
+        registry = source == null || source.isNull() ? null : RegistryWriters.of(source, marker.length > 1);
     }
 
     static DecodePlan read(String path) {
@@ -72,10 +81,16 @@ final class DecodePlan {
 
     /** The texts of a schema's references, then its own: one parser, so names carry over. */
     private static Schema parse(JsonNode texts) {
+        List<String> all = new ArrayList<>();
+        texts.forEach(text -> all.add(text.asText()));
+        return parse(all);
+    }
+
+    private static Schema parse(List<String> texts) {
         Schema.Parser parser = new Schema.Parser();
         Schema last = null;
-        for (JsonNode text : texts) {
-            last = parser.parse(text.asText());
+        for (String text : texts) {
+            last = parser.parse(text);
         }
         return last;
     }
@@ -105,6 +120,10 @@ final class DecodePlan {
             found = local.readers.get(header);
             if (found == null) {
                 found = readerFor(header);
+                if (found instanceof RegistryWriters.WriterNotFound) {
+                    // Not kept here: the registry is asked again once its answer is a minute old.
+                    return new Result(null, ((RegistryWriters.WriterNotFound) found).getMessage());
+                }
                 local.readers.put(header, found);
             }
             local.lastHeader = header.array();
@@ -125,13 +144,25 @@ final class DecodePlan {
         }
     }
 
-    /** A reader for this header's writer, or the reason (a String) why there is none. */
+    /** A reader for this header's writer, or the reason (a String, or the registry's
+     * WriterNotFound for a fetched one) why there is none. */
     private Object readerFor(ByteBuffer header) {
         String failure = failures.get(header);
         if (failure != null) {
             return failure;
         }
         Schema writer = writers.get(header);
+        if (writer == null && registry != null) {
+            writer = fetched.get(header);
+            if (writer == null) {
+                try {
+                    writer = parse(registry.writerTexts(header));
+                    fetched.putIfAbsent(header, writer);
+                } catch (RegistryWriters.WriterNotFound e) {
+                    return e;
+                }
+            }
+        }
         if (writer == null) {
             return "SchemaNotFound: the writer of header " + hexOf(header.array())
                     + " was not in the data when the decode was planned";
