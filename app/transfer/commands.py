@@ -7,11 +7,13 @@ only with `--debug`); 2 usage error (argparse's own); 3 conflicts found, nothing
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +143,20 @@ def _progress(args: argparse.Namespace):
     return Progress(enabled=not args.no_progress)
 
 
+@contextmanager
+def _quiet_in_process_api() -> Iterator[None]:
+    """With `--database-url` the registry's API runs in this process and would log what it
+    answers; the command reports a failure itself, once, in one line. The level is put back
+    afterwards, so that a program (or a test) running the command in process keeps its logging."""
+    logger = logging.getLogger("app")
+    previous = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from app.transfer.dump import write_dump
     from app.transfer.export import Scope, export_rest
@@ -151,7 +167,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.database_url:
         from app.transfer.database import export_database
 
-        dump = export_database(args.database_url, scope, progress)
+        with _quiet_in_process_api():
+            dump = export_database(args.database_url, scope, progress)
     else:
         dump = export_rest(_source(args), scope, args.workers, progress)
     if args.output == "-":
@@ -182,7 +199,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.database_url:
         from app.transfer.database import import_database
 
-        return import_database(args.database_url, dump, options, progress)
+        with _quiet_in_process_api():
+            return import_database(args.database_url, dump, options, progress)
     return import_dump(_target(args), dump, options, progress)
 
 

@@ -18,7 +18,6 @@ nothing in the way or reports the conflict (exit 3) with nothing written.
 from __future__ import annotations
 
 import json
-import logging
 import random
 import time
 from collections.abc import Hashable, Iterator, Mapping
@@ -158,8 +157,6 @@ def _repository(url: str) -> Any:
         repository.close()
         raise TransferError(f"{_label(url)} is at revision {current or '(none)'}, not {head}: "
                             "run `sqlregistry db upgrade` first")
-    # The API in this process reports what it answers; the command reports it once, in one line.
-    logging.getLogger("app").setLevel(logging.CRITICAL)
     return repository
 
 

@@ -89,3 +89,19 @@ def test_a_database_that_is_missing_or_not_migrated_is_one_error_line(tmp_path: 
             lines = done.stderr.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     assert not (tmp_path / "absent.db").exists() and not (tmp_path / "x.dump").exists()
+
+
+def test_a_database_export_run_in_process_leaves_the_callers_logging_as_it_was(database_url: str, tmp_path: Path,
+                                                                             caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from app.cli import main
+
+    app_logger = logging.getLogger("app")
+    before = app_logger.level
+    assert main(["export", "--database-url", database_url, "--output", str(tmp_path / "out.dump"),
+                 "--no-progress"]) == 0
+    assert app_logger.level == before
+    with caplog.at_level(logging.WARNING):
+        logging.getLogger("app.security").warning("still heard")
+    assert [r.getMessage() for r in caplog.records] == ["still heard"]
