@@ -11,7 +11,9 @@ target already holds.
 
 A pass runs when the change token moved (a commit on this host, or PostgreSQL's NOTIFY from
 another: the same signal the hot-read caches use) and, where no token is known, every
-`UNKNOWN_TOKEN_PASS_S`. A pass reads every subject's mark (two queries) and copies only the
+`UNKNOWN_TOKEN_PASS_S`. The loop's 50 ms tick only reads the token (shared memory); the
+database is asked once a second only while some exporter should run (its lease may need
+taking over), so an idle server with no running exporter sends it nothing. A pass reads every subject's mark (two queries) and copies only the
 subjects whose mark moved since the last successful pass. Any failure (the target refuses
 an id, the credentials, the network) stops that exporter in state ERROR with the reason as
 its trace, until an administrator resumes or resets it.
@@ -65,6 +67,9 @@ class ExporterRunner:
         self._jobs: dict[str, _Job] = {}
         self._source: Any = None
         self._held: set[str] = set()  # the leases this process holds (the heartbeat renews them)
+        # Whether the last reload saw an exporter that should run: only then can a lease expire
+        # (its holder died) with no commit to say so, and only then is the once-a-second reload due.
+        self._watching = False
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="sqlregistry-exporters", daemon=True)
         self._heartbeat = threading.Thread(target=self._beat, name="sqlregistry-exporter-leases", daemon=True)
@@ -94,7 +99,7 @@ class ExporterRunner:
                 current = self.storage.change_token()
                 now = time.monotonic()
                 changed = current != token or current is None and now >= next_blind_pass
-                if now >= next_beat:
+                if now >= next_beat and (self._watching or current is None):
                     self._refresh(renew=True)
                     next_beat = now + HEARTBEAT_S
                 elif changed:
@@ -123,6 +128,7 @@ class ExporterRunner:
         now = _now_ms()
         with self.storage.read() as store:
             rows = {row.definition.name: row for row in store.exporters()}
+            self._watching = any(row.status.state in (STARTING, RUNNING) for row in rows.values())
             for name in list(self._jobs):
                 row = rows.get(name)
                 with self._lock:
@@ -156,6 +162,8 @@ class ExporterRunner:
         while not self._stopped.wait(HEARTBEAT_S):
             with self._lock:
                 names = sorted(self._held)
+            if not names:
+                continue  # nothing to renew: no connection taken
             now = _now_ms()
             try:
                 with self.storage.read() as store:
