@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from app.core.exporters.errors import InvalidExporterConfig, InvalidExporterName, InvalidExporterSubjects
@@ -83,6 +83,25 @@ class StoredExporter:
     status: ExporterStatus
     lease_owner: str | None = None
     lease_expires: int = 0
+
+
+class ExporterStore(Protocol):
+    """The exporters table as the core's operations use it (part of the core's `Store`; the
+    runner's lease and report statements are the storage's own business with the runner)."""
+
+    def exporter_names(self) -> list[str]: ...
+    def exporters(self) -> list[StoredExporter]: ...
+    def exporter(self, name: str, lock: bool = False) -> StoredExporter | None:
+        """`lock`: held until the transaction ends, so that two changes of one exporter queue."""
+        ...
+    def insert_exporter(self, definition: ExporterDefinition, config: dict[str, str], state: str,
+                        now: int) -> None: ...
+    def update_exporter(self, name: str, *, definition: ExporterDefinition | None = None,
+                        config: dict[str, str] | None = None, state: str | None = None,
+                        offset: int | None = None, trace: str | None = None, now: int | None = None) -> None:
+        """Set what is given; `trace` "" clears it."""
+        ...
+    def delete_exporter(self, name: str) -> None: ...
 
 
 def _qualified(subject: str) -> str:
