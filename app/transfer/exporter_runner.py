@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.core.exporters.records import ERROR, RUNNING, STARTING, StoredExporter, auto_context, trace_text
+from app.core.exporters.service import now_ms
 from app.transfer.exporting import copy_subjects, target_endpoint
 from app.transfer.rest import RestRegistry
 
@@ -40,10 +41,6 @@ POLL_S = 0.05
 UNKNOWN_TOKEN_PASS_S = 2.0
 
 log = logging.getLogger(__name__)
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class _Job:
@@ -125,7 +122,7 @@ class ExporterRunner:
         lease the heartbeat lost; with `renew` (once a second), also try to take the lease of
         every exporter that should run and nobody runs. Between those a change only reloads:
         under a burst of registrations no lease row is written per commit."""
-        now = _now_ms()
+        now = now_ms()
         with self.storage.read() as store:
             rows = {row.definition.name: row for row in store.exporters()}
             self._watching = any(row.status.state in (STARTING, RUNNING) for row in rows.values())
@@ -164,7 +161,7 @@ class ExporterRunner:
                 names = sorted(self._held)
             if not names:
                 continue  # nothing to renew: no connection taken
-            now = _now_ms()
+            now = now_ms()
             try:
                 with self.storage.read() as store:
                     for name in names:
@@ -199,7 +196,7 @@ class ExporterRunner:
         row = job.row
         with self.storage.read() as store:
             reported = store.report_exporter(row.definition.name, self.owner, (STARTING, RUNNING), state, offset,
-                                             trace, _now_ms())
+                                             trace, now_ms())
         if reported:
             job.row = replace(row, status=replace(row.status, state=state, offset=offset, trace=trace))
 
