@@ -21,12 +21,14 @@ its trace, until an administrator resumes or resets it.
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import os
 import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -104,6 +106,9 @@ class ExporterRunner:
                 if current is None and now >= next_blind_pass:
                     next_blind_pass = now + UNKNOWN_TOKEN_PASS_S
                 token = current
+                # One read of the subjects' marks serves every exporter that passes this tick
+                # (a failed read is not kept: the next exporter reads again).
+                marks = functools.cache(self._subject_marks)
                 for job in list(self._jobs.values()):
                     if self._stopped.is_set():
                         break
@@ -111,7 +116,7 @@ class ExporterRunner:
                         held = job.row.definition.name in self._held
                     if held and (job.row.status.state == STARTING or job.row.status.state == RUNNING and (
                             changed or job.marks is None)):
-                        self._pass(job)
+                        self._pass(job, marks)
             except Exception as exc:  # noqa: BLE001 - the database away: try again, never die
                 log.warning("exporters: %s", exc)
                 self._stopped.wait(1.0)
@@ -171,14 +176,16 @@ class ExporterRunner:
             except Exception as exc:  # noqa: BLE001 - the database away: the next beat tries again
                 log.warning("exporters heartbeat: %s", exc)
 
-    def _pass(self, job: _Job) -> None:
+    def _subject_marks(self) -> dict[str, Any]:
+        with self.storage.read() as store:
+            return {m.qualified: m for m in store.subject_marks()}
+
+    def _pass(self, job: _Job, marks: Callable[[], dict[str, Any]]) -> None:
         row = job.row
         name = row.definition.name
         try:
             source = self._source_registry()
-            with self.storage.read() as store:
-                marks = {m.qualified: m for m in store.subject_marks()}
-            chosen = {s: m for s, m in marks.items() if row.definition.includes(s)}
+            chosen = {s: m for s, m in marks().items() if row.definition.includes(s)}
             before = job.marks or {}
             changed = [s for s, m in chosen.items() if job.marks is None or before.get(s) != m]
             writes = copy_subjects(source, self._target(job), row.definition, self._auto_context, changed) \

@@ -1,5 +1,6 @@
-"""The exporters runner's cost on a server where no exporter runs: its loop ticks on the
-change token alone and sends the database nothing. Driven in the test's thread for a counted
+"""What the exporters runner asks of the database: on a server where no exporter runs, its
+loop ticks on the change token alone and sends nothing; exporters passing together share one
+read of the subjects' marks. Driven in the test's thread for a counted
 number of ticks (every tick a heartbeat tick), statements counted on the real engine, once
 the change token is known."""
 from __future__ import annotations
@@ -72,3 +73,14 @@ def test_a_running_exporter_is_watched_every_heartbeat_tick(service: Any, client
         assert store.take_exporter_lease("dr", "another-instance", 0, 2**62)
     seen = _run_ticks(service, monkeypatch)
     assert len([s for s in seen if "FROM exporters" in s]) >= TICKS - 2
+
+
+def test_exporters_passing_in_one_tick_share_one_read_of_the_subjects_marks(service: Any, client: Any,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("first", "second", "third"):
+        body = {"name": name, "config": {"schema.registry.url": "http://127.0.0.1:9/"}}
+        assert client.post("/exporters", json=body).status_code == 200
+    seen = _run_ticks(service, monkeypatch)
+    assert all(client.get(f"/exporters/{name}/status").json["state"] == "RUNNING"
+               for name in ("first", "second", "third"))
+    assert len([s for s in seen if "GROUP BY" in s]) == 1
