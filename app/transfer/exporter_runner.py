@@ -47,7 +47,8 @@ log = logging.getLogger(__name__)
 
 class _Job:
     """One exporter this process holds the lease of: what it last copied (`marks`: subject ->
-    mark; None until a full comparison has run) and how many writes it has made."""
+    mark; None until a full comparison has run) and its target's client, kept while the
+    config it was made from holds."""
 
     def __init__(self, row: StoredExporter) -> None:
         self.row = row
