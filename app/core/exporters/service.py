@@ -101,8 +101,7 @@ class ExporterService:
             definition = parse_definition(body, base=found.definition)
             config = found.config
             if isinstance(body, dict) and body.get("config") is not None:
-                given = body["config"]
-                config = parse_config({**found.config, **given} if isinstance(given, dict) else given, found.config)
+                config = _merged_config(found.config, body["config"])
             store.update_exporter(name, definition=definition, config=config)
             self._record(store, principal, origin, audit.UPDATE_EXPORTER, name,
                          definition=definition.to_json(), config=masked(config))
@@ -110,13 +109,9 @@ class ExporterService:
 
     def put_config(self, name: str, body: Any, *, principal: Principal = ANONYMOUS,
                    origin: Origin = NO_ORIGIN) -> dict[str, str]:
-        """Confluent's PUT config merges into the stored config."""
         self._admin(principal)
         with self.storage.write() as store:
-            found = self._stopped(store, name)
-            if not isinstance(body, dict):
-                body = None  # parse_config refuses it with the exporter's own error
-            config = parse_config(body if body is None else {**found.config, **body}, found.config)
+            config = _merged_config(self._stopped(store, name).config, body)
             store.update_exporter(name, config=config)
             self._record(store, principal, origin, audit.UPDATE_EXPORTER, name, config=masked(config))
         return {"name": name}
@@ -165,3 +160,10 @@ class ExporterService:
         if found.status.state not in _STOPPED:
             raise ExporterNotPaused.named(name)
         return found
+
+
+def _merged_config(stored: dict[str, str], given: Any) -> dict[str, str]:
+    """A config sent (PUT config, or an update's `config`) is merged into the stored one, as
+    Confluent's registry does; anything but an object is refused by `parse_config` with the
+    exporter's own error."""
+    return parse_config({**stored, **given} if isinstance(given, dict) else given, stored)
