@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from app.core.exporters.errors import InvalidExporterConfig, InvalidExporterName, InvalidExporterSubjects
+from app.core.storable_text import shown
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 
 CONTEXT_TYPES = ("AUTO", "CUSTOM", "NONE")
@@ -213,5 +214,8 @@ def masked(config: dict[str, str]) -> dict[str, str]:
 
 
 def trace_text(text: str) -> str:
-    """A failure as the status shows it: one readable text, bounded."""
+    """A failure as the status shows it: one readable text, bounded, and storable (the target's
+    reply is quoted in it, and a NUL or lone surrogate there would make PostgreSQL refuse the
+    report, leaving the runner to fail the same way every second)."""
+    text = shown(text)
     return text if len(text) <= _TRACE_CHARS else text[:_TRACE_CHARS] + " ..."
