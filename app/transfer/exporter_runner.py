@@ -13,10 +13,11 @@ A pass runs when the change token moved (a commit on this host, or PostgreSQL's 
 another: the same signal the hot-read caches use) and, where no token is known, every
 `UNKNOWN_TOKEN_PASS_S`. The loop's 50 ms tick only reads the token (shared memory); the
 database is asked once a second only while some exporter should run (its lease may need
-taking over), so an idle server with no running exporter sends it nothing. A pass reads every subject's mark (two queries) and copies only the
-subjects whose mark moved since the last successful pass. Any failure (the target refuses
-an id, the credentials, the network) stops that exporter in state ERROR with the reason as
-its trace, until an administrator resumes or resets it.
+taking over), so an idle server with no running exporter sends it nothing. A pass reads
+every subject's mark (two queries, shared by the exporters passing in the same tick) and
+copies only the subjects whose mark moved since the last successful pass. Any failure (the
+target refuses an id, the credentials, the network) stops that exporter in state ERROR with
+the reason as its trace, until an administrator resumes or resets it.
 """
 from __future__ import annotations
 
