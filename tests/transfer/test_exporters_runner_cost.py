@@ -39,6 +39,12 @@ def _statements(service: Any) -> list[str]:
     return seen
 
 
+def _create(client: Any, name: str) -> None:
+    """An exporter toward a port nothing listens on: no pass here gets as far as the target."""
+    body = {"name": name, "config": {"schema.registry.url": "http://127.0.0.1:9/"}}
+    assert client.post("/exporters", json=body).status_code == 200
+
+
 def _run_ticks(service: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(exporter_runner, "HEARTBEAT_S", 0.0)  # every tick would be a heartbeat tick
     runner = ExporterRunner(service, owner="test-runner")
@@ -57,8 +63,7 @@ def test_an_idle_runner_reads_the_exporters_once_then_only_the_change_token(serv
 
 def test_a_paused_exporter_costs_the_idle_runner_nothing_either(service: Any, client: Any,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    body = {"name": "dr", "config": {"schema.registry.url": "http://127.0.0.1:9/"}}
-    assert client.post("/exporters", json=body).status_code == 200
+    _create(client, "dr")
     assert client.put("/exporters/dr/pause").status_code == 200
     seen = _run_ticks(service, monkeypatch)
     assert len([s for s in seen if "exporters" in s]) == 1
@@ -67,8 +72,7 @@ def test_a_paused_exporter_costs_the_idle_runner_nothing_either(service: Any, cl
 def test_a_running_exporter_is_watched_every_heartbeat_tick(service: Any, client: Any,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Its holder may die without a commit to say so: the lease is looked at once a beat."""
-    body = {"name": "dr", "config": {"schema.registry.url": "http://127.0.0.1:9/"}}
-    assert client.post("/exporters", json=body).status_code == 200
+    _create(client, "dr")
     with service.storage.read() as store:
         assert store.take_exporter_lease("dr", "another-instance", 0, 2**62)
     seen = _run_ticks(service, monkeypatch)
@@ -78,8 +82,7 @@ def test_a_running_exporter_is_watched_every_heartbeat_tick(service: Any, client
 def test_exporters_passing_in_one_tick_share_one_read_of_the_subjects_marks(service: Any, client: Any,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("first", "second", "third"):
-        body = {"name": name, "config": {"schema.registry.url": "http://127.0.0.1:9/"}}
-        assert client.post("/exporters", json=body).status_code == 200
+        _create(client, name)
     seen = _run_ticks(service, monkeypatch)
     assert all(client.get(f"/exporters/{name}/status").json["state"] == "RUNNING"
                for name in ("first", "second", "third"))
