@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from app.api.dek_render import dek_entity, kek_entity
 from app.api.paths import normalized_context
-from app.api.render import empty_response, json_response
+from app.api.render import dek_entity, empty_response, json_response, kek_entity
 from app.api.requests import dek_request, flag, kek_changes, kek_request, read_body, text
 from app.api.service import registry
 from app.core.dek.service import DekRegistryService

@@ -21,6 +21,7 @@ from werkzeug.wrappers import Response as WsgiResponse
 
 from app.api.negotiation import V1_JSON, negotiate, reply_media_type
 from app.core.audit import iso_time
+from app.core.dek.records import DekReply, Kek
 from app.core.errors import RegistryError
 from app.core.registry import ListedSchema
 from app.core.records import (
@@ -109,6 +110,24 @@ def _is_empty(value: Any) -> bool:
 
 def non_null(document: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in document.items() if v is not None}
+
+
+def kek_entity(kek: Kek) -> dict[str, Any]:
+    """Confluent's `Kek` entity: null fields left out, `false` and `0` kept."""
+    return non_null({
+        "name": kek.name, "kmsType": kek.kms_type, "kmsKeyId": kek.kms_key_id, "kmsProps": dict(kek.kms_props),
+        "doc": kek.doc, "shared": kek.shared, "ts": kek.ts, "deleted": kek.deleted,
+    })
+
+
+def dek_entity(reply: DekReply) -> dict[str, Any]:
+    """Confluent's `Dek` entity; `keyMaterial` appears only for a shared KEK's DEK."""
+    dek = reply.dek
+    return non_null({
+        "kekName": dek.key.kek_name, "subject": dek.key.subject, "version": dek.version,
+        "algorithm": dek.key.algorithm.value, "encryptedKeyMaterial": dek.encrypted_key_material,
+        "keyMaterial": reply.key_material, "ts": dek.ts, "deleted": dek.deleted,
+    })
 
 
 def _described(out: dict[str, Any], schema: StoredSchema, text: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, Protocol
 
 # The DEK registry's records, named here too: storage takes the core's records from this module.
 from app.core.dek.records import Dek, DekKey, DekStore, Kek
+from app.core.exporters.records import ExporterStore
 from app.core.records import StoredSchema, SchemaReference
 
 
@@ -410,7 +411,7 @@ class AuditLog(Protocol):
         ...
 
 
-class Store(DekStore, Protocol):
+class Store(DekStore, ExporterStore, Protocol):
     """Queries and writes on one connection (inside one transaction for writes)."""
 
     # subjects and their settings rows

@@ -11,24 +11,30 @@ target already holds.
 
 A pass runs when the change token moved (a commit on this host, or PostgreSQL's NOTIFY from
 another: the same signal the hot-read caches use) and, where no token is known, every
-`UNKNOWN_TOKEN_PASS_S`. A pass reads every subject's mark (two queries) and copies only the
-subjects whose mark moved since the last successful pass. Any failure (the target refuses
-an id, the credentials, the network) stops that exporter in state ERROR with the reason as
-its trace, until an administrator resumes or resets it.
+`UNKNOWN_TOKEN_PASS_S`. The loop's 50 ms tick only reads the token (shared memory); the
+database is asked once a second only while some exporter should run (its lease may need
+taking over), so an idle server with no running exporter sends it nothing. A pass reads
+every subject's mark (two queries, shared by the exporters passing in the same tick) and
+copies only the subjects whose mark moved since the last successful pass. Any failure (the
+target refuses an id, the credentials, the network) stops that exporter in state ERROR with
+the reason as its trace, until an administrator resumes or resets it.
 """
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import os
 import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from app.core.exporters.records import ERROR, RUNNING, STARTING, StoredExporter, auto_context, trace_text
+from app.core.exporters.service import now_ms
 from app.transfer.exporting import copy_subjects, target_endpoint
 from app.transfer.rest import RestRegistry
 
@@ -40,13 +46,10 @@ UNKNOWN_TOKEN_PASS_S = 2.0
 log = logging.getLogger(__name__)
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class _Job:
     """One exporter this process holds the lease of: what it last copied (`marks`: subject ->
-    mark; None until a full comparison has run) and how many writes it has made."""
+    mark; None until a full comparison has run) and its target's client, kept while the
+    config it was made from holds."""
 
     def __init__(self, row: StoredExporter) -> None:
         self.row = row
@@ -65,6 +68,9 @@ class ExporterRunner:
         self._jobs: dict[str, _Job] = {}
         self._source: Any = None
         self._held: set[str] = set()  # the leases this process holds (the heartbeat renews them)
+        # Whether the last reload saw an exporter that should run: only then can a lease expire
+        # (its holder died) with no commit to say so, and only then is the once-a-second reload due.
+        self._watching = False
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="sqlregistry-exporters", daemon=True)
         self._heartbeat = threading.Thread(target=self._beat, name="sqlregistry-exporter-leases", daemon=True)
@@ -94,7 +100,7 @@ class ExporterRunner:
                 current = self.storage.change_token()
                 now = time.monotonic()
                 changed = current != token or current is None and now >= next_blind_pass
-                if now >= next_beat:
+                if now >= next_beat and (self._watching or current is None):
                     self._refresh(renew=True)
                     next_beat = now + HEARTBEAT_S
                 elif changed:
@@ -102,6 +108,9 @@ class ExporterRunner:
                 if current is None and now >= next_blind_pass:
                     next_blind_pass = now + UNKNOWN_TOKEN_PASS_S
                 token = current
+                # One read of the subjects' marks serves every exporter that passes this tick
+                # (a failed read is not kept: the next exporter reads again).
+                marks = functools.cache(self._subject_marks)
                 for job in list(self._jobs.values()):
                     if self._stopped.is_set():
                         break
@@ -109,7 +118,7 @@ class ExporterRunner:
                         held = job.row.definition.name in self._held
                     if held and (job.row.status.state == STARTING or job.row.status.state == RUNNING and (
                             changed or job.marks is None)):
-                        self._pass(job)
+                        self._pass(job, marks)
             except Exception as exc:  # noqa: BLE001 - the database away: try again, never die
                 log.warning("exporters: %s", exc)
                 self._stopped.wait(1.0)
@@ -120,9 +129,10 @@ class ExporterRunner:
         lease the heartbeat lost; with `renew` (once a second), also try to take the lease of
         every exporter that should run and nobody runs. Between those a change only reloads:
         under a burst of registrations no lease row is written per commit."""
-        now = _now_ms()
+        now = now_ms()
         with self.storage.read() as store:
             rows = {row.definition.name: row for row in store.exporters()}
+            self._watching = any(row.status.state in (STARTING, RUNNING) for row in rows.values())
             for name in list(self._jobs):
                 row = rows.get(name)
                 with self._lock:
@@ -156,7 +166,9 @@ class ExporterRunner:
         while not self._stopped.wait(HEARTBEAT_S):
             with self._lock:
                 names = sorted(self._held)
-            now = _now_ms()
+            if not names:
+                continue  # nothing to renew: no connection taken
+            now = now_ms()
             try:
                 with self.storage.read() as store:
                     for name in names:
@@ -166,14 +178,16 @@ class ExporterRunner:
             except Exception as exc:  # noqa: BLE001 - the database away: the next beat tries again
                 log.warning("exporters heartbeat: %s", exc)
 
-    def _pass(self, job: _Job) -> None:
+    def _subject_marks(self) -> dict[str, Any]:
+        with self.storage.read() as store:
+            return {m.qualified: m for m in store.subject_marks()}
+
+    def _pass(self, job: _Job, marks: Callable[[], dict[str, Any]]) -> None:
         row = job.row
         name = row.definition.name
         try:
             source = self._source_registry()
-            with self.storage.read() as store:
-                marks = {m.qualified: m for m in store.subject_marks()}
-            chosen = {s: m for s, m in marks.items() if row.definition.includes(s)}
+            chosen = {s: m for s, m in marks().items() if row.definition.includes(s)}
             before = job.marks or {}
             changed = [s for s, m in chosen.items() if job.marks is None or before.get(s) != m]
             writes = copy_subjects(source, self._target(job), row.definition, self._auto_context, changed) \
@@ -191,7 +205,7 @@ class ExporterRunner:
         row = job.row
         with self.storage.read() as store:
             reported = store.report_exporter(row.definition.name, self.owner, (STARTING, RUNNING), state, offset,
-                                             trace, _now_ms())
+                                             trace, now_ms())
         if reported:
             job.row = replace(row, status=replace(row.status, state=state, offset=offset, trace=trace))
 

@@ -173,9 +173,7 @@ class DekRegistryService:
     def delete_kek(self, name: str, context: str, permanent: bool, *, principal: Principal = ANONYMOUS,
                    origin: Origin = NO_ORIGIN) -> None:
         """A soft delete refuses while live DEKs use the KEK, a permanent one while any do."""
-        check_kek_name(name)
-        _check_context(context)
-        self._guard(principal).check(Action.ADMIN, "")
+        self._admin_kek(name, context, principal)
 
         def write(store: Store) -> None:
             old = _kek(store, context, name, deleted=True)
@@ -195,9 +193,7 @@ class DekRegistryService:
 
     def undelete_kek(self, name: str, context: str, *, principal: Principal = ANONYMOUS,
                      origin: Origin = NO_ORIGIN) -> None:
-        check_kek_name(name)
-        _check_context(context)
-        self._guard(principal).check(Action.ADMIN, "")
+        self._admin_kek(name, context, principal)
 
         def write(store: Store) -> None:
             old = _kek(store, context, name, deleted=True)
@@ -314,6 +310,13 @@ class DekRegistryService:
         self._write(write)
 
     # ------------------------------------------------------------------ helpers
+    def _admin_kek(self, name: str, context: str, principal: Principal) -> None:
+        """What deleting or undeleting a KEK asks first: a well-formed name and context, then an
+        administrator of the server (a KEK is the server's, whatever its context)."""
+        check_kek_name(name)
+        _check_context(context)
+        self._guard(principal).check(Action.ADMIN, "")
+
     def _write(self, step: Callable[[Store], _T]) -> _T:
         """`step` in one write transaction, again when a concurrent writer won a race (two
         producers creating the same DEK: the second then finds it and gets 40971, which the

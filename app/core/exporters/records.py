@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from app.core.exporters.errors import InvalidExporterConfig, InvalidExporterName, InvalidExporterSubjects
+from app.core.storable_text import shown
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 
 CONTEXT_TYPES = ("AUTO", "CUSTOM", "NONE")
@@ -49,7 +50,8 @@ class ExporterDefinition:
 
     def includes(self, subject: str) -> bool:
         """Whether the qualified `subject` (`:.ctx:name` or a plain name) is exported."""
-        return any(_pattern(p).fullmatch(_qualified(subject)) for p in self.subjects)
+        qualified = _qualified(subject)
+        return any(_glob_match(_qualified(p), qualified) for p in self.subjects)
 
     def target_subject(self, subject: str, auto_context: str) -> str:
         """The qualified name `subject` gets on the target."""
@@ -85,12 +87,48 @@ class StoredExporter:
     lease_expires: int = 0
 
 
+class ExporterStore(Protocol):
+    """The exporters table as the core's operations use it (part of the core's `Store`; the
+    runner's lease and report statements are the storage's own business with the runner)."""
+
+    def exporter_names(self) -> list[str]: ...
+    def exporters(self) -> list[StoredExporter]: ...
+    def exporter(self, name: str, lock: bool = False) -> StoredExporter | None:
+        """`lock`: held until the transaction ends, so that two changes of one exporter queue."""
+        ...
+    def insert_exporter(self, definition: ExporterDefinition, config: dict[str, str], state: str,
+                        now: int) -> None: ...
+    def update_exporter(self, name: str, *, definition: ExporterDefinition | None = None,
+                        config: dict[str, str] | None = None, state: str | None = None,
+                        offset: int | None = None, trace: str | None = None, now: int | None = None) -> None:
+        """Set what is given; `trace` "" clears it."""
+        ...
+    def delete_exporter(self, name: str) -> None: ...
+
+
 def _qualified(subject: str) -> str:
     return subject if subject.startswith(":") else f":{DEFAULT_CONTEXT}:{subject}"
 
 
-def _pattern(raw: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in _qualified(raw).split("*")), re.DOTALL)
+def _glob_match(pattern: str, text: str) -> bool:
+    """Whether `text` matches `pattern`, where `*` matches any run and the rest is literal.
+    The pieces between stars are found left to right, each at its first place after the one
+    before: with `*` the only wildcard, an earlier place never hurts, so nothing is retried.
+    (A regular expression of `.*`s backtracks: twelve characters of pattern took seconds over
+    a 200-character subject, on the runner's thread.)"""
+    if "*" not in pattern:
+        return pattern == text
+    first, *middle, last = pattern.split("*")
+    end = len(text) - len(last)
+    if end < len(first) or not text.startswith(first) or not text.endswith(last):
+        return False
+    position = len(first)
+    for piece in middle:
+        found = text.find(piece, position, end)
+        if found < 0:
+            return False
+        position = found + len(piece)
+    return True
 
 
 def auto_context(cluster_id: str) -> str:
@@ -176,5 +214,8 @@ def masked(config: dict[str, str]) -> dict[str, str]:
 
 
 def trace_text(text: str) -> str:
-    """A failure as the status shows it: one readable text, bounded."""
+    """A failure as the status shows it: one readable text, bounded, and storable (the target's
+    reply is quoted in it, and a NUL or lone surrogate there would make PostgreSQL refuse the
+    report, leaving the runner to fail the same way every second)."""
+    text = shown(text)
     return text if len(text) <= _TRACE_CHARS else text[:_TRACE_CHARS] + " ..."

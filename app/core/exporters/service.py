@@ -49,7 +49,7 @@ class ExporterService:
         self._guard(principal).check(Action.ADMIN, "")
 
     def _load(self, store: Store, name: str, lock: bool = False) -> StoredExporter:
-        found = store.exporter(name, lock=lock) if valid_name(name) else None  # type: ignore[attr-defined]
+        found = store.exporter(name, lock=lock) if valid_name(name) else None
         if found is None:  # a name no exporter can have is not found either, as in Confluent
             raise ExporterNotFound.named(name)
         return found
@@ -62,7 +62,7 @@ class ExporterService:
     def names(self, *, principal: Principal = ANONYMOUS) -> list[str]:
         self._admin(principal)
         with self.storage.read() as store:
-            return store.exporter_names()  # type: ignore[attr-defined,no-any-return]
+            return store.exporter_names()
 
     def describe(self, name: str, *, principal: Principal = ANONYMOUS) -> dict[str, Any]:
         self._admin(principal)
@@ -86,9 +86,9 @@ class ExporterService:
         definition = parse_definition(body)
         config = parse_config(body.get("config"))
         with self.storage.write() as store:
-            if store.exporter(definition.name) is not None:  # type: ignore[attr-defined]
+            if store.exporter(definition.name) is not None:
                 raise ExporterExists.named(definition.name)
-            store.insert_exporter(definition, config, STARTING, now_ms())  # type: ignore[attr-defined]
+            store.insert_exporter(definition, config, STARTING, now_ms())
             self._record(store, principal, origin, audit.CREATE_EXPORTER, definition.name,
                          definition=definition.to_json(), config=masked(config))
         return {"name": definition.name}
@@ -101,23 +101,18 @@ class ExporterService:
             definition = parse_definition(body, base=found.definition)
             config = found.config
             if isinstance(body, dict) and body.get("config") is not None:
-                given = body["config"]
-                config = parse_config({**found.config, **given} if isinstance(given, dict) else given, found.config)
-            store.update_exporter(name, definition=definition, config=config)  # type: ignore[attr-defined]
+                config = _merged_config(found.config, body["config"])
+            store.update_exporter(name, definition=definition, config=config)
             self._record(store, principal, origin, audit.UPDATE_EXPORTER, name,
                          definition=definition.to_json(), config=masked(config))
         return {"name": name}
 
     def put_config(self, name: str, body: Any, *, principal: Principal = ANONYMOUS,
                    origin: Origin = NO_ORIGIN) -> dict[str, str]:
-        """Confluent's PUT config merges into the stored config."""
         self._admin(principal)
         with self.storage.write() as store:
-            found = self._stopped(store, name)
-            if not isinstance(body, dict):
-                body = None  # parse_config refuses it with the exporter's own error
-            config = parse_config(body if body is None else {**found.config, **body}, found.config)
-            store.update_exporter(name, config=config)  # type: ignore[attr-defined]
+            config = _merged_config(self._stopped(store, name).config, body)
+            store.update_exporter(name, config=config)
             self._record(store, principal, origin, audit.UPDATE_EXPORTER, name, config=masked(config))
         return {"name": name}
 
@@ -127,7 +122,7 @@ class ExporterService:
             found = self._load(store, name, lock=True)
             if found.status.state != PAUSED:
                 raise ExporterNotPaused.named(name)
-            store.delete_exporter(name)  # type: ignore[attr-defined]
+            store.delete_exporter(name)
             self._record(store, principal, origin, audit.DELETE_EXPORTER, name)
 
     def pause(self, name: str, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> dict[str, str]:
@@ -156,7 +151,7 @@ class ExporterService:
             extra: dict[str, Any] = {"offset": 0, "trace": ""} if reset else {}
             if new_state == STARTING:
                 extra["trace"] = ""
-            store.update_exporter(name, state=new_state, now=now_ms(), **extra)  # type: ignore[attr-defined]
+            store.update_exporter(name, state=new_state, now=now_ms(), **extra)
             self._record(store, principal, origin, action, name, state=new_state)
         return {"name": name}
 
@@ -165,3 +160,10 @@ class ExporterService:
         if found.status.state not in _STOPPED:
             raise ExporterNotPaused.named(name)
         return found
+
+
+def _merged_config(stored: dict[str, str], given: Any) -> dict[str, str]:
+    """A config sent (PUT config, or an update's `config`) is merged into the stored one, as
+    Confluent's registry does; anything but an object is refused by `parse_config` with the
+    exporter's own error."""
+    return parse_config({**stored, **given} if isinstance(given, dict) else given, stored)
