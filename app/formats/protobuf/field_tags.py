@@ -6,6 +6,7 @@ from the option's wire form here rather than through a pool that knows the exten
 """
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 
 from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
@@ -19,9 +20,9 @@ def field_tags(file: FileDescriptorProto) -> dict[str, tuple[str, ...]]:
     """`message full name.field` -> tags, messages in declaration order, nested ones after."""
     found: dict[str, tuple[str, ...]] = {}
     prefix = f"{file.package}." if file.package else ""
-    pending: list[tuple[str, DescriptorProto]] = [(prefix + m.name, m) for m in file.message_type]
+    pending: deque[tuple[str, DescriptorProto]] = deque((prefix + m.name, m) for m in file.message_type)
     while pending:
-        name, message = pending.pop(0)
+        name, message = pending.popleft()
         for field in message.field:
             tags = _tags(field.options.SerializeToString()) if field.HasField("options") else ()
             if tags:
