@@ -37,7 +37,7 @@ from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from grpc_tools import _protoc_compiler
 
 from app.formats.base import SchemaParseError
-from app.formats.protobuf import unlinked, wire
+from app.formats.protobuf import range_options, unlinked, wire
 from app.formats.protobuf.names import SymbolTable
 from app.formats.protobuf.unlinked import Unlinked
 
@@ -190,6 +190,8 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> Compiled:
     descriptor; a reference that sets them is imported without any custom option (its own
     descriptor matters to the schema for its types and extensions only).
     """
+    if range_options.too_many_copies(text):
+        raise SchemaParseError(REFUSAL.format(range_options.REFUSED))
     found = _compiled(text, dependencies)
     if isinstance(found, Compiled):
         return found
