@@ -10,12 +10,11 @@ protoc sees it; a real one asks for a handful.
 """
 from __future__ import annotations
 
-from app.formats.protobuf.tokens import pieces
+from app.formats.protobuf.tokens import CLOSING, OPENING, pieces
 
 MAX_COPIES = 10_000
 REFUSED = (f"the options of extensions statements, given to each range they declare, would be more than "
            f"{MAX_COPIES} assignments")
-_OPENING, _CLOSING = frozenset("{[(<"), frozenset("}])>")
 
 
 def too_many_copies(text: str) -> bool:
@@ -38,12 +37,12 @@ def too_many_copies(text: str) -> bool:
             if copies > MAX_COPIES:
                 return True
             state = "outside"
-        elif word in _OPENING:
+        elif word in OPENING:
             if state == "ranges" and word == "[" and depth == 0:
                 state, entries = "options", 1
             else:
                 depth += 1
-        elif word in _CLOSING:
+        elif word in CLOSING:
             depth = max(depth - 1, 0)
         elif word == "," and depth == 0:
             if state == "ranges":
