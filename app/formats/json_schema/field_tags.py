@@ -4,6 +4,7 @@ keeps them, so a tagged field of a referenced-by-pointer object is listed once, 
 definition's path)."""
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 TAGS_PROPERTY = "confluent:tags"
@@ -13,9 +14,9 @@ _CHILD_LISTS = ("allOf", "anyOf", "oneOf")
 
 def field_tags(document: Any) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
-    pending: list[tuple[str, Any]] = [("", document)]
+    pending: deque[tuple[str, Any]] = deque([("", document)])
     while pending:  # iterative: documents may nest deeply
-        path, node = pending.pop(0)
+        path, node = pending.popleft()  # breadth first, in order; a list's pop(0) is quadratic
         if not isinstance(node, dict):
             continue
         tags = node.get(TAGS_PROPERTY)

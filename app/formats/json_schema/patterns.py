@@ -37,6 +37,7 @@ _LARGEST_COUNT = 65535
 _QUANTIFIER = re.compile(r"\{(\d+)(?:(,)(\d*))?\}")
 _CLASS_ESCAPES = frozenset("dDwWsSpP")
 _HEX = frozenset("0123456789abcdefABCDEF")
+_BRACED_CODE_POINT = re.compile(r"\{([0-9a-fA-F]+)\}")
 
 
 class _Refused(Exception):
@@ -98,6 +99,9 @@ class _Translation:
         self.out: list[str] = []
         self.names: dict[str, str] = {}  # ECMA group name -> a Python group name
         self.named_references: list[tuple[int, str | None]] = []  # (index in out, name)
+        # Where the last `>` is: a `\k<` after it names nothing, known without searching the
+        # rest of the pattern again (a pattern of many such escapes stays linear).
+        self.last_angle = pattern.rfind(">")
 
     def text(self) -> str:
         pattern, depth, i = self.pattern, 0, 0
@@ -240,16 +244,17 @@ class _Translation:
         if len(four) == 4 and all(c in _HEX for c in four):
             out.append("\\u" + four)
             return j + 4
-        braced = re.match(r"\{([0-9a-fA-F]+)\}", pattern[j:])
+        braced = _BRACED_CODE_POINT.match(pattern, j)  # in place: a copy per escape is quadratic
         if braced and int(braced[1], 16) <= 0x10FFFF:
             out.append(f"\\U{int(braced[1], 16):08x}")
-            return j + braced.end()
+            return braced.end()
         out.append("u")  # Annex B: an identity escape
         return j
 
     def _named_reference(self, j: int) -> int:
         """`\\k<name>`: resolved once every group name is known (a group may come later)."""
-        end = self.pattern.find(">", j) if self.pattern.startswith("<", j) else -1
+        named = self.pattern.startswith("<", j) and j < self.last_angle
+        end = self.pattern.find(">", j) if named else -1
         name = self.pattern[j + 1:end] if end > 0 else None
         self.named_references.append((len(self.out), name))
         self.out.append("k")

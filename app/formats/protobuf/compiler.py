@@ -37,7 +37,7 @@ from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from grpc_tools import _protoc_compiler
 
 from app.formats.base import SchemaParseError
-from app.formats.protobuf import unlinked
+from app.formats.protobuf import range_options, unlinked, wire
 from app.formats.protobuf.names import SymbolTable
 from app.formats.protobuf.unlinked import Unlinked
 
@@ -56,9 +56,9 @@ _SCRATCH_ROOT = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm"
 # protoc's Importer is not documented as safe to run concurrently.
 _PROTOC_LOCK = threading.Lock()
 
-# `FileDescriptorSet.file`'s tag (field 1, length-delimited): the set is split into its
-# files' bytes without decoding it, so that each imported file is looked up by its bytes.
-_SET_FILE_TAG = (1 << 3) | 2
+# `FileDescriptorSet.file`'s number: the set is split into its files' bytes without decoding
+# it, so that each imported file is looked up by its bytes.
+_SET_FILES = 1
 
 
 @dataclass(frozen=True)
@@ -90,27 +90,18 @@ class ProtocError:
         return f"{self.file}: {self.message}"
 
 
-def _varint(data: bytes, at: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, at
-        shift += 7
-
-
 def _set_files(data: bytes) -> list[bytes]:
-    """The serialized files of a serialized `FileDescriptorSet`, in order."""
-    files, at = [], 0
-    while at < len(data):
-        tag, at = _varint(data, at)
-        if tag != _SET_FILE_TAG:
-            raise SchemaParseError(REFUSAL.format("protoc produced an unreadable descriptor set"))
-        length, at = _varint(data, at)
-        files.append(data[at:at + length])
-        at += length
+    """The serialized files of a serialized `FileDescriptorSet`, in order (the schema's own last)."""
+    files: list[bytes] = []
+    try:
+        for found in wire.fields(data):
+            if found.number != _SET_FILES or found.payload is None:
+                raise wire.Malformed(f"field {found.number} is no file")
+            files.append(found.payload)
+    except wire.Malformed:
+        files = []
+    if not files:
+        raise SchemaParseError(REFUSAL.format("protoc produced an unreadable descriptor set"))
     return files
 
 
@@ -199,6 +190,8 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> Compiled:
     descriptor; a reference that sets them is imported without any custom option (its own
     descriptor matters to the schema for its types and extensions only).
     """
+    if range_options.too_many_copies(text):
+        raise SchemaParseError(REFUSAL.format(range_options.REFUSED))
     found = _compiled(text, dependencies)
     if isinstance(found, Compiled):
         return found

@@ -6,22 +6,23 @@ from the option's wire form here rather than through a pool that knows the exten
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import deque
 
 from google.protobuf.descriptor_pb2 import DescriptorProto, FileDescriptorProto
 
+from app.formats.protobuf import wire
+
 _FIELD_META = 1088
 _META_TAGS = 3
-_LENGTH_DELIMITED, _VARINT, _FIXED64, _FIXED32 = 2, 0, 1, 5
 
 
 def field_tags(file: FileDescriptorProto) -> dict[str, tuple[str, ...]]:
     """`message full name.field` -> tags, messages in declaration order, nested ones after."""
     found: dict[str, tuple[str, ...]] = {}
     prefix = f"{file.package}." if file.package else ""
-    pending: list[tuple[str, DescriptorProto]] = [(prefix + m.name, m) for m in file.message_type]
+    pending: deque[tuple[str, DescriptorProto]] = deque((prefix + m.name, m) for m in file.message_type)
     while pending:
-        name, message = pending.pop(0)
+        name, message = pending.popleft()
         for field in message.field:
             tags = _tags(field.options.SerializeToString()) if field.HasField("options") else ()
             if tags:
@@ -32,41 +33,11 @@ def field_tags(file: FileDescriptorProto) -> dict[str, tuple[str, ...]]:
 
 def _tags(options: bytes) -> tuple[str, ...]:
     tags: list[str] = []
-    for number, payload in _fields(options):
-        if number == _FIELD_META and payload is not None:
-            tags.extend(value.decode("utf-8", "replace") for tag, value in _fields(payload)
-                        if tag == _META_TAGS and value is not None)
+    try:
+        for option in wire.fields(options):
+            if option.number == _FIELD_META and option.payload is not None:
+                tags.extend(tag.payload.decode("utf-8", "replace") for tag in wire.fields(option.payload)
+                            if tag.number == _META_TAGS and tag.payload is not None)
+    except wire.Malformed:
+        pass  # the options came from protoc, so only a bug gets here: the tags read so far stand
     return tuple(dict.fromkeys(tags))
-
-
-def _fields(data: bytes) -> Iterator[tuple[int, bytes | None]]:
-    """(field number, bytes of a length-delimited value or None) for each field in `data`;
-    stops at anything malformed (the options came from protoc, so only a bug would see it)."""
-    position = 0
-    while position < len(data):
-        key, position = _varint(data, position)
-        number, wire = key >> 3, key & 7
-        if wire == _LENGTH_DELIMITED:
-            size, position = _varint(data, position)
-            yield number, data[position:position + size]
-            position += size
-        elif wire == _VARINT:
-            _, position = _varint(data, position)
-            yield number, None
-        elif wire in (_FIXED64, _FIXED32):
-            position += 8 if wire == _FIXED64 else 4
-            yield number, None
-        else:
-            return
-
-
-def _varint(data: bytes, position: int) -> tuple[int, int]:
-    value, shift = 0, 0
-    while position < len(data):
-        byte = data[position]
-        position += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            break
-        shift += 7
-    return value, position

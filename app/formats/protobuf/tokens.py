@@ -25,6 +25,9 @@ _PIECES = re.compile(_SEPARATOR + "*" + _PIECE, re.DOTALL)
 # never make the pattern backtrack into a comment or retry at every later position.
 _END = "\n;"
 
+# The pieces that open and close a bracketed run (a message body, a list, an option value).
+OPENING, CLOSING = frozenset("{[(<"), frozenset("}])>")
+
 # Pieces are compared in batches this long between two looks at the work budget.
 _BATCH = 1 << 16
 

@@ -23,7 +23,7 @@ from google.protobuf.descriptor_pb2 import DescriptorProto, EnumDescriptorProto,
 
 from app.formats import work_budget
 from app.formats.protobuf.names import SymbolTable
-from app.formats.protobuf.tokens import Piece, pieces
+from app.formats.protobuf.tokens import CLOSING, OPENING, Piece, pieces
 
 # protoc's words for a custom option's name it cannot link to an extension: none defined,
 # or the name meant something else (a field of the message, say). Its other option errors
@@ -33,7 +33,6 @@ _UNKNOWN = re.compile(
     r'|Option field "\([^"]+\)" is not a field or extension of message "[^"]+"\.'
     r'|Option "\([^"]+\)" is resolved to "\([^"]+\)", which is not defined\.'
 )
-_OPENING, _CLOSING = frozenset("{[(<"), frozenset("}])>")
 
 # Paths in descriptor.proto's numbering (what source info locations name).
 _FILE_MESSAGES, _FILE_ENUMS, _FILE_SERVICES, _FILE_EXTENSIONS = 4, 5, 6, 7
@@ -107,9 +106,9 @@ class _Scan:
             text = self.items[at].text
             if depth == 0 and text in stops:
                 return at
-            if text in _OPENING:
+            if text in OPENING:
                 depth += 1
-            elif text in _CLOSING:
+            elif text in CLOSING:
                 depth -= 1
             at += 1
         return at
