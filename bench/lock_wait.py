@@ -27,6 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))  # support.postgres: the fixtures' private cluster
 
+from bench.timing import timed  # noqa: E402
+
 HEAD_START_S = 0.2  # the costly registration is comparing by then (its parse takes less)
 
 
@@ -39,12 +41,6 @@ def wide(fields: int, extra: int) -> str:
 
 def small(tag: str) -> str:
     return json.dumps({"type": "record", "name": f"Small{tag}", "fields": [{"name": "a", "type": "string"}]})
-
-
-def timed(work) -> float:  # type: ignore[no-untyped-def]
-    began = time.perf_counter()
-    work()
-    return time.perf_counter() - began
 
 
 def run(label: str, database_url: str, args: argparse.Namespace) -> None:
@@ -63,10 +59,11 @@ def run(label: str, database_url: str, args: argparse.Namespace) -> None:
     for round_ in range(args.rounds):
         slow_text = wide(args.fields, extra)
         worker = threading.Thread(target=lambda: costly.append(
-            timed(lambda: service.register("wide", SchemaRequest(schema=slow_text)))))
+            timed(lambda: service.register("wide", SchemaRequest(schema=slow_text)))[0]))
         worker.start()
         time.sleep(HEAD_START_S)
-        unrelated.append(timed(lambda: service.register(f"other-{round_}", SchemaRequest(schema=small(str(round_))))))
+        other = SchemaRequest(schema=small(str(round_)))
+        unrelated.append(timed(lambda: service.register(f"other-{round_}", other))[0])
         worker.join()
         extra += 1
     service.storage.close()

@@ -209,6 +209,26 @@ class MemoryWatch:
 
 
 # ---------------------------------------------------------------- one executor's work, profiled
+def bench_session(config: dict[str, str] | None = None):
+    """The pipeline benches' Spark session: `local[2]`, UI and progress bars off, UTC, and the
+    decoder's jar in `spark.jars` as `spark-submit --jars` would give it; `config` adds a bench's
+    own settings. One builder, so the decode and encode benches measure the same session."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    from app.pipeline.jvm import jar_path
+
+    builder = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+               .config("spark.jars", str(jar_path())).config("spark.driver.host", "127.0.0.1")
+               .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC"))
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 def profile_one_executor(dump: Path, client: RegistryClient, records: int, spark_schema) -> None:
     """Run the function `mapInArrow` ships to a worker on the dump's first `records` rows, as
     Arrow batches of Spark's size, in this process: once timed, once under cProfile, and once
@@ -279,21 +299,11 @@ def main() -> None:
         write_dump(values, dump)
         print(f"records                        {args.records:>12,}  (8 fields at v3, 3 writer versions interleaved)")
 
-        os.environ["PYSPARK_PYTHON"] = sys.executable
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        from pyspark.sql import SparkSession
-
         from app.pipeline.jvm import jar_path
 
-        jar = str(jar_path())
-        startup, spark = timed(lambda: (
-            SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-            .config("spark.jars", jar)
-            .config("spark.driver.host", "127.0.0.1").config("spark.sql.shuffle.partitions", "2")
-            .config("spark.sql.files.maxPartitionBytes", str(8 * 1024 * 1024))
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.session.timeZone", "UTC").getOrCreate()))
-        spark.sparkContext.setLogLevel("ERROR")
+        jar_path()  # built (if need be) before the start-up is timed
+        startup, spark = timed(lambda: bench_session({
+            "spark.sql.shuffle.partitions": "2", "spark.sql.files.maxPartitionBytes": str(8 * 1024 * 1024)}))
         print(f"spark start-up                 {startup:12.1f} s")
         from app.pipeline import decode
 

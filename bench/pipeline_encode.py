@@ -13,7 +13,6 @@ checks nothing but that both paths wrote the same bytes for the first rows.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -25,7 +24,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 from app.client import AvroSerializer, PinnedVersion, RegistryClient  # noqa: E402
-from bench.pipeline_decode import spark_cpu  # noqa: E402
+from bench.pipeline_decode import bench_session, spark_cpu  # noqa: E402
 from bench.timing import best_of_rounds, timed  # noqa: E402
 
 SUBJECT = "bench-encode-value"
@@ -49,18 +48,9 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-encode-"))
     server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log")
     try:
-        os.environ["PYSPARK_PYTHON"] = sys.executable
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        from pyspark.sql import SparkSession
-
         from app.pipeline import encode
-        from app.pipeline.jvm import jar_path
 
-        spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-                 .config("spark.jars", str(jar_path())).config("spark.driver.host", "127.0.0.1")
-                 .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
-                 .getOrCreate())
-        spark.sparkContext.setLogLevel("ERROR")
+        spark = bench_session()
         client = RegistryClient(server.url)
         rows = [row(n) for n in range(args.records)]
         spark.createDataFrame(rows, COLUMNS).repartition(8).write.parquet(str(workdir / "rows"))

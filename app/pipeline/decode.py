@@ -81,12 +81,19 @@ def writer_headers(df: DataFrame, column: str, framing: Framing = CONFLUENT) -> 
 
 def writer_schema_ids(df: DataFrame, column: str, registry: RegistryClient | None = None,
                       framing: Framing = CONFLUENT) -> dict[int, list[bytes]]:
-    """Each writer schema id present in `column`, with the headers that name it. Confluent
-    headers carry the id; single-object headers carry a fingerprint, which the registry turns
-    into an id (a fingerprint it does not know names no writer: decode with `on_error="route"`
-    to see those records)."""
+    """Each writer schema id present in `column`, with the headers that name it (one pass over
+    the data)."""
+    return _ids_of_headers(writer_headers(df, column, framing), registry, framing)
+
+
+def _ids_of_headers(headers: list[bytes], registry: RegistryClient | None,
+                    framing: Framing) -> dict[int, list[bytes]]:
+    """Each writer schema id `headers` name, with the headers that name it. Confluent headers
+    carry the id; single-object headers carry a fingerprint, which the registry turns into an id
+    (a fingerprint it does not know names no writer: decode with `on_error="route"` to see
+    those records)."""
     found: dict[int, list[bytes]] = {}
-    for header in writer_headers(df, column, framing):
+    for header in headers:
         key = framing.writer_key(header)
         if isinstance(key, int):
             schema_id = key
@@ -107,11 +114,12 @@ def writer_ids(df: DataFrame, column: str, framing: Framing = CONFLUENT,
     return sorted(writer_schema_ids(df, column, registry, framing))
 
 
-def latest_seen_text(df: DataFrame, column: str, registry: RegistryClient, subject: str,
+def latest_seen_text(headers: list[bytes], column: str, registry: RegistryClient, subject: str,
                      framing: Framing = CONFLUENT) -> str:
-    """The schema of the newest version of `subject` that wrote any record of `df`."""
+    """The schema of the newest version of `subject` that wrote any record with one of
+    `headers` (the distinct headers of `column`)."""
     best: tuple[int, str] | None = None
-    for schema_id in writer_ids(df, column, framing, registry):
+    for schema_id in sorted(_ids_of_headers(headers, registry, framing)):
         for found in registry.get_versions_for_id(schema_id):
             if found.subject == subject and (best is None or found.version > best[0]):
                 best = (found.version, registry.get_schema(schema_id, subject).text)
@@ -138,15 +146,17 @@ def decode(
         raise ValueError("reader='writer' gives one DataFrame per writer schema: use decode_by_writer")
     if subject is None:
         raise ValueError(f"reader={reader!r} needs the subject whose versions it names")
+    headers = None
     if reader == "latest-seen":
         if df.isStreaming:
             raise ValueError("reader='latest-seen' scans the data first, which a streaming DataFrame cannot do; "
                              "use 'latest' or a version number")
-        text = latest_seen_text(df, column, registry, subject, framing)
+        headers = writer_headers(df, column, framing)
+        text = latest_seen_text(headers, column, registry, subject, framing)
     else:
         text = reader_schema_text(registry, subject, reader)
     return decode_with_schema(df, column, registry, text, output=output, on_error=on_error, framing=framing,
-                              engine=engine)
+                              engine=engine, headers=headers)
 
 
 def decode_by_writer(
@@ -162,7 +172,7 @@ def decode_by_writer(
         part = df.where(header.isin([h.hex().upper() for h in headers]))
         text = registry.get_schema(schema_id).text
         frames[schema_id] = decode_with_schema(part, column, registry, text, output=output, on_error=on_error,
-                                               framing=framing, engine=engine)
+                                               framing=framing, engine=engine, headers=headers)
     return frames
 
 
@@ -176,12 +186,18 @@ def decode_with_schema(
     on_error: str = "fail",
     framing: Framing = CONFLUENT,
     engine: str = "auto",
+    headers: list[bytes] | None = None,
 ) -> DataFrame:
-    """Decode `column` projected onto the Avro schema `reader_text`."""
+    """Decode `column` projected onto the Avro schema `reader_text`. `headers`: the distinct
+    headers of `column` when the caller has read them already (`writer_headers`), so that the
+    JVM path plans from them instead of reading the data once more."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
     if choose_engine(df.sparkSession, engine, streaming=df.isStreaming).jvm:
-        headers = None if df.isStreaming else writer_headers(df, column, framing)
+        if df.isStreaming:
+            headers = None  # a stream's headers cannot be read ahead: its executors fetch writers
+        elif headers is None:
+            headers = writer_headers(df, column, framing)
         return jvm_decode_with_schema(
             df, column, registry, reader_text, headers=headers, marker=_marker(framing),
             output=output or column, on_error=on_error, framing=framing,

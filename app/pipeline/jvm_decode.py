@@ -25,8 +25,8 @@ from pyspark.sql import types as T
 
 from app.client import RegistryClient, SchemaNotFound, SerializationError
 from app.client.framing import Framing
-from app.client.resolver import referenced_schemas
-from app.pipeline.jvm_plans import ship_plan
+from app.pipeline.jvm import UDF_CLASS
+from app.pipeline.jvm_plans import plan_call, schema_texts
 from app.pipeline.types import avro_to_spark
 
 _DECODED = "__sqlregistry_decoded"
@@ -49,7 +49,7 @@ def decode_plan(headers: list[bytes] | None, registry: RegistryClient, reader_te
     for header in headers or ():
         try:
             writer = framing.find_writer(framing.writer_key(header), registry, None)
-            writers[header.hex()] = [found.text for found in referenced_schemas(registry, writer)] + [writer.text]
+            writers[header.hex()] = schema_texts(registry, writer)
         except (SchemaNotFound, SerializationError) as exc:
             failures[header.hex()] = f"{type(exc).__name__}: {exc}"
     framing_name = "a Confluent-framed record" if len(marker) == 1 else "an Avro single-object record"
@@ -71,12 +71,10 @@ def jvm_decode_with_schema(df: DataFrame, column: str, registry: RegistryClient,
     """`df` with `output` decoded by the Java UDF, columns in the Python path's order; `headers`
     None (a stream) lets the executors fetch writers from the registry."""
     shape = avro_to_spark(reader_text)
-    name = ship_plan(df.sparkSession, "decode", decode_plan(headers, registry, reader_text, framing, marker))
-    function = "sqlregistry_avro_" + name.split("-")[-1].split(".")[0]
     result = T.StructType([T.StructField("value", shape.data_type, True),
                            T.StructField("error", T.StringType(), True)])
-    df.sparkSession.udf.registerJavaFunction(function, "org.sqlregistry.pipeline.AvroDecodeUdf", result)
-    decoded = df.withColumn(_DECODED, F.call_function(function, F.col(column), F.lit(name)))
+    plan = decode_plan(headers, registry, reader_text, framing, marker)
+    decoded = df.withColumn(_DECODED, plan_call(df.sparkSession, "decode", plan, UDF_CLASS, result, F.col(column)))
     value, error = F.col(f"{_DECODED}.value"), F.col(f"{_DECODED}.error")
     if on_error == "fail":
         message = F.concat(F.lit(f"cannot decode {column}"), _where(position), F.lit(": "), error)

@@ -20,8 +20,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from app.client import CONFLUENT, RegisteredSchema, RegistryClient
-from app.client.resolver import referenced_schemas
-from app.pipeline.jvm_plans import ship_plan
+from app.pipeline.jvm_plans import plan_call, schema_texts
 
 ENCODE_CLASS = "org.sqlregistry.pipeline.AvroEncodeUdf"
 
@@ -56,11 +55,8 @@ def jvm_encode(df: DataFrame, registry: RegistryClient, writer: RegisteredSchema
                keep: Sequence[str], output: str) -> DataFrame:
     """`keep` columns plus `output`, the framed record of `names` written with `writer`."""
     record_type = T.StructType([df.schema[name] for name in names])
-    texts = [found.text for found in referenced_schemas(registry, writer.schema)] + [writer.schema.text]
-    plan = {"header": CONFLUENT.header(writer).hex(), "writer": texts, "spark_type": record_type.json()}
-    name = ship_plan(df.sparkSession, "encode", plan)
-    function = "sqlregistry_avro_encode_" + name.split("-")[-1].split(".")[0]
-    df.sparkSession.udf.registerJavaFunction(function, ENCODE_CLASS, T.BinaryType())
+    plan = {"header": CONFLUENT.header(writer).hex(), "writer": schema_texts(registry, writer.schema),
+            "spark_type": record_type.json()}
     record = F.struct(*[_entries(F.col(f"`{column}`"), df.schema[column].dataType).alias(column) for column in names])
     return df.select(*[F.col(f"`{column}`") for column in keep],
-                     F.call_function(function, record, F.lit(name)).alias(output))
+                     plan_call(df.sparkSession, "encode", plan, ENCODE_CLASS, T.BinaryType(), record).alias(output))

@@ -2,11 +2,15 @@
 Spark session against a live registry and projected onto one reader schema per mode."""
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
+
 import pytest
 from samples import EVENT_V1, EVENT_V2, EVENT_V3, event
 
 from app.client import AvroDeserializer, AvroSerializer, LookupOnly, RegistryClient
 from app.pipeline import decode, decode_by_writer, writer_ids
+from app.pipeline.decode import writer_headers
 
 PATTERN = [1, 1, 2, 1, 2, 2]
 
@@ -100,3 +104,29 @@ def test_parquet_topic_dump_decodes_like_the_kafka_source(engine, spark, evolvin
     dumped = spark.read.parquet(str(tmp_path / "dump"))
     out = decode(dumped, "value", client, subject=subject, engine=engine).orderBy("offset").collect()
     assert [row["value"]["name"] for row in out] == [f"user-{n}" for n in range(len(PATTERN))]
+
+
+def spark_jobs(spark, work: Callable[[], object]) -> int:
+    """How many Spark jobs `work` ran from this thread."""
+    context = spark.sparkContext
+    group = f"counted-{uuid.uuid4().hex}"
+    context.setJobGroup(group, "counted by a test")
+    try:
+        work()
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+    return len(context.statusTracker().getJobIdsForGroup(group))
+
+
+def test_the_jvm_path_plans_latest_seen_and_writer_mode_from_one_read_of_the_headers(spark, decoder_jar,
+                                                                                    evolving):
+    from app.pipeline.engine import choose_engine
+
+    client, subject, serializers = evolving
+    choose_engine(spark, "jvm")  # the jar loaded before counting
+    df = spark.createDataFrame(kafka_rows(serializers, PATTERN, "events"), KAFKA_COLUMNS)
+    one_read = spark_jobs(spark, lambda: writer_headers(df, "value"))
+    assert one_read >= 1
+    assert spark_jobs(spark, lambda: decode_by_writer(df, "value", client, engine="jvm")) == one_read
+    assert spark_jobs(spark, lambda: decode(df, "value", client, subject=subject, reader="latest-seen",
+                                            engine="jvm")) == one_read

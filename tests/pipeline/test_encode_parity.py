@@ -103,3 +103,20 @@ def test_both_paths_encode_rows_of_generated_schemas_alike(spark, decoder_jar, l
     jvm = _encoded(rows, client, subject, text, names, "jvm")
     assert isinstance(jvm, dict) and len(jvm) == 6, (text, jvm)
     assert jvm == _encoded(rows, client, subject, text, names, "python"), text
+
+
+LINKED = json.dumps({"type": "record", "name": "Link", "namespace": "parity", "fields": [
+    {"name": "id", "type": "long"},
+    {"name": "next", "type": ["null", "Link"]}]})  # no default: a struct without `next` writes null there
+
+
+def test_the_jvm_encoder_writes_a_recursive_record_whose_struct_stops_short(spark, decoder_jar, live_server,
+                                                                          unique_subject):
+    client = RegistryClient(live_server)
+    subject = unique_subject()
+    df = spark.createDataFrame([(1, {"id": 2}), (3, None)], "id long, next struct<id:long>")
+    jvm = encode(df, client, subject=subject, schema=LINKED, keep=["id"], columns=df.columns, engine="jvm")
+    python = encode(df, client, subject=subject, schema=LINKED, keep=["id"], columns=df.columns, engine="python")
+    jvm_rows = {r["id"]: bytes(r["value"]) for r in jvm.collect()}
+    assert len(jvm_rows) == 2
+    assert jvm_rows == {r["id"]: bytes(r["value"]) for r in python.collect()}

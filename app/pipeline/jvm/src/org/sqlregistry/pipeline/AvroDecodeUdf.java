@@ -2,7 +2,6 @@ package org.sqlregistry.pipeline;
 
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.apache.spark.SparkFiles;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.api.java.UDF2;
@@ -25,12 +24,8 @@ public final class AvroDecodeUdf implements UDF2<byte[], String, Row> {
         if (data == null) {
             return null;
         }
-        DecodePlan plan = PLANS.computeIfAbsent(planName, AvroDecodeUdf::load);
+        DecodePlan plan = PLANS.computeIfAbsent(planName, name -> new DecodePlan(PlanFiles.read(name, "decode")));
         DecodePlan.Result result = plan.decode(data);
         return RowFactory.create(result.value, result.error);
-    }
-
-    private static DecodePlan load(String planName) {
-        return DecodePlan.read(SparkFiles.get(planName));
     }
 }

@@ -2,16 +2,11 @@ package org.sqlregistry.pipeline;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
-import org.apache.spark.SparkFiles;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.api.java.UDF2;
 import org.apache.spark.sql.types.DataType;
@@ -35,17 +30,9 @@ public final class AvroEncodeUdf implements UDF2<Row, String, byte[]> {
         final ThreadLocal<BinaryEncoder> encoder = new ThreadLocal<>();
 
         Plan(JsonNode plan) {
-            String hex = plan.get("header").asText();
-            header = new byte[hex.length() / 2];
-            for (int i = 0; i < header.length; i++) {
-                header[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
-            }
-            Schema.Parser parser = new Schema.Parser();
-            Schema writer = null;
-            for (JsonNode text : plan.get("writer")) {
-                writer = parser.parse(text.asText());
-            }
-            write = AvroWrites.writer(writer, DataType.fromJson(plan.get("spark_type").asText()));
+            header = PlanFiles.bytes(plan.get("header").asText());
+            write = AvroWrites.writer(PlanFiles.schema(plan.get("writer")),
+                    DataType.fromJson(plan.get("spark_type").asText()));
         }
 
         byte[] encode(Row row) throws IOException {
@@ -62,15 +49,6 @@ public final class AvroEncodeUdf implements UDF2<Row, String, byte[]> {
 
     @Override
     public byte[] call(Row row, String planName) throws IOException {
-        return PLANS.computeIfAbsent(planName, AvroEncodeUdf::load).encode(row);
-    }
-
-    private static Plan load(String planName) {
-        String path = SparkFiles.get(planName);
-        try {
-            return new Plan(new ObjectMapper().readTree(Files.readAllBytes(Paths.get(path))));
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read the encode plan " + path + ": " + e, e);
-        }
+        return PLANS.computeIfAbsent(planName, name -> new Plan(PlanFiles.read(name, "encode"))).encode(row);
     }
 }

@@ -82,11 +82,11 @@ final class AvroWrites {
             }
             case ENUM:
                 return (value, out) -> {
-                    int index = schema.getEnumSymbols().indexOf(present(value, schema));
-                    if (index < 0) {
+                    Object symbol = present(value, schema);
+                    if (!(symbol instanceof String) || !schema.hasEnumSymbol((String) symbol)) {
                         throw new IllegalArgumentException(value + " is not a symbol of " + schema.getFullName());
                     }
-                    out.writeEnum(index);
+                    out.writeEnum(schema.getEnumOrdinal((String) symbol));
                 };
             case ARRAY: {
                 DataType element = type instanceof ArrayType ? ((ArrayType) type).elementType() : type;
@@ -131,19 +131,32 @@ final class AvroWrites {
             GenericDatumWriter<Object> datum = new GenericDatumWriter<>(field.schema());
             return (value, out) -> datum.write(fallback, out);
         }
-        Schema type = field.schema();
-        if (type.getType() == Schema.Type.UNION) {
-            for (int i = 0; i < type.getTypes().size(); i++) {
-                if (type.getTypes().get(i).getType() == Schema.Type.NULL) {
-                    int index = i;
-                    return (value, out) -> out.writeIndex(index);
-                }
-            }
+        int index = nullMember(field.schema());
+        if (index >= 0) {
+            return (value, out) -> out.writeIndex(index);
         }
         return (value, out) -> {
             throw new IllegalArgumentException("no value and no default for " + record.getFullName() + "."
                     + field.name());
         };
+    }
+
+    /** The index of a union's null member, or -1 (also for a schema that is no union). */
+    private static int nullMember(Schema schema) {
+        if (schema.getType() == Schema.Type.UNION) {
+            List<Schema> members = schema.getTypes();
+            for (int i = 0; i < members.size(); i++) {
+                if (members.get(i).getType() == Schema.Type.NULL) {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** Whether null is a value of the schema, as fastavro validates a field the row lacks. */
+    private static boolean takesNull(Schema schema) {
+        return schema.getType() == Schema.Type.NULL || nullMember(schema) >= 0;
     }
 
     private static Writer union(Schema schema, DataType type) {
@@ -234,7 +247,7 @@ final class AvroWrites {
                     return prepared instanceof byte[] && ((byte[]) prepared).length == schema.getFixedSize();
                 };
             case ENUM:
-                return value -> value instanceof String && schema.getEnumSymbols().contains(value);
+                return value -> value instanceof String && schema.hasEnumSymbol((String) value);
             case ARRAY: {
                 Accepts item = accepts(schema.getElementType(),
                         type instanceof ArrayType ? ((ArrayType) type).elementType() : type);
@@ -284,19 +297,21 @@ final class AvroWrites {
             if (column >= 0) {
                 checks.add(accepts(field.schema(), struct.fields()[column].dataType()));
                 columns.add(column);
-            } else if (!field.hasDefaultValue()) {
-                Accepts missing = accepts(field.schema(), struct);
-                checks.add(value -> missing.test(null));
-                columns.add(-1);
+            } else if (!field.hasDefaultValue() && !takesNull(field.schema())) {
+                // Decided here, not per value: asking accepts() of the field's schema against this
+                // same struct would recurse forever through a recursive record (a linked list).
+                return value -> false;
             }
         }
+        Accepts[] check = checks.toArray(new Accepts[0]);
+        int[] column = columns.stream().mapToInt(Integer::intValue).toArray();
         return value -> {
             if (!(value instanceof Row)) {
                 return false;
             }
             Row row = (Row) value;
-            for (int i = 0; i < checks.size(); i++) {
-                if (!checks.get(i).test(columns.get(i) >= 0 ? row.get(columns.get(i)) : null)) {
+            for (int i = 0; i < check.length; i++) {
+                if (!check[i].test(row.get(column[i]))) {
                     return false;
                 }
             }

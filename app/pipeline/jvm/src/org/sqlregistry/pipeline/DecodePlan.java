@@ -1,17 +1,11 @@
 package org.sqlregistry.pipeline;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.io.BinaryDecoder;
@@ -55,52 +49,20 @@ final class DecodePlan {
         BinaryDecoder decoder;
     }
 
-    private DecodePlan(JsonNode plan) {
+    DecodePlan(JsonNode plan) {
         headerSize = plan.get("header_size").asInt();
-        marker = hex(plan.get("marker").asText());
+        marker = PlanFiles.bytes(plan.get("marker").asText());
         framingName = plan.get("framing").asText();
-        reader = parse(plan.get("reader"));
+        reader = PlanFiles.schema(plan.get("reader"));
         convert = SparkValues.converter(reader);
         for (Map.Entry<String, JsonNode> entry : plan.get("writers").properties()) {
-            writers.put(ByteBuffer.wrap(hex(entry.getKey())), parse(entry.getValue()));
+            writers.put(ByteBuffer.wrap(PlanFiles.bytes(entry.getKey())), PlanFiles.schema(entry.getValue()));
         }
         for (Map.Entry<String, JsonNode> entry : plan.get("failures").properties()) {
-            failures.put(ByteBuffer.wrap(hex(entry.getKey())), entry.getValue().asText());
+            failures.put(ByteBuffer.wrap(PlanFiles.bytes(entry.getKey())), entry.getValue().asText());
         }
         JsonNode source = plan.get("registry");
         registry = source == null || source.isNull() ? null : RegistryWriters.of(source, marker.length > 1);
-    }
-
-    static DecodePlan read(String path) {
-        try {
-            return new DecodePlan(new ObjectMapper().readTree(Files.readAllBytes(Paths.get(path))));
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read the decode plan " + path + ": " + e, e);
-        }
-    }
-
-    /** The texts of a schema's references, then its own: one parser, so names carry over. */
-    private static Schema parse(JsonNode texts) {
-        List<String> all = new ArrayList<>();
-        texts.forEach(text -> all.add(text.asText()));
-        return parse(all);
-    }
-
-    private static Schema parse(List<String> texts) {
-        Schema.Parser parser = new Schema.Parser();
-        Schema last = null;
-        for (String text : texts) {
-            last = parser.parse(text);
-        }
-        return last;
-    }
-
-    private static byte[] hex(String text) {
-        byte[] out = new byte[text.length() / 2];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = (byte) Integer.parseInt(text.substring(2 * i, 2 * i + 2), 16);
-        }
-        return out;
     }
 
     Result decode(byte[] data) {
@@ -156,7 +118,7 @@ final class DecodePlan {
             writer = fetched.get(header);
             if (writer == null) {
                 try {
-                    writer = parse(registry.writerTexts(header));
+                    writer = PlanFiles.schema(registry.writerTexts(header));
                     fetched.putIfAbsent(header, writer);
                 } catch (RegistryWriters.WriterNotFound e) {
                     return e;
@@ -164,7 +126,7 @@ final class DecodePlan {
             }
         }
         if (writer == null) {
-            return "SchemaNotFound: the writer of header " + hexOf(header.array())
+            return "SchemaNotFound: the writer of header " + PlanFiles.hex(header.array(), 0, headerSize)
                     + " was not in the data when the decode was planned";
         }
         // No compatibility check up front: Avro resolves each record as it reads it, so a writer
@@ -194,15 +156,7 @@ final class DecodePlan {
         if (marker.length == 1) {
             return String.format("unknown magic byte 0x%02x; Confluent framing starts with 0x%02x", data[0], marker[0]);
         }
-        return "unknown marker " + hexOf(java.util.Arrays.copyOf(data, marker.length))
-                + "; Avro single-object encoding starts with " + hexOf(marker);
-    }
-
-    private static String hexOf(byte[] bytes) {
-        StringBuilder out = new StringBuilder();
-        for (byte b : bytes) {
-            out.append(String.format("%02x", b));
-        }
-        return out.toString();
+        return "unknown marker " + PlanFiles.hex(data, 0, marker.length)
+                + "; Avro single-object encoding starts with " + PlanFiles.hex(marker, 0, marker.length);
     }
 }

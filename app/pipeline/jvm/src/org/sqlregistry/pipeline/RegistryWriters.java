@@ -128,14 +128,14 @@ final class RegistryWriters {
 
     private List<String> fetch(byte[] header) throws WriterNotFound {
         JsonNode writer = byFingerprint
-                ? get("/schemas/fingerprints/" + hex(header, 2, 10) + "?algorithm=crc64", true)
+                ? get("/schemas/fingerprints/" + PlanFiles.hex(header, 2, 10) + "?algorithm=crc64", true)
                 : get("/schemas/ids/" + Integer.toUnsignedLong(ByteBuffer.wrap(header, 1, 4).getInt()), true);
         Map<String, String> ordered = new LinkedHashMap<>();
         try {
             references(writer, ordered, new ArrayList<>());
         } catch (WriterNotFound e) {
             // A writer the registry knows whose reference it does not: the registry's fault, not the record's.
-            throw new IllegalStateException("a reference of the writer of header " + hex(header, 0, header.length)
+            throw new IllegalStateException("a reference of the writer of header " + PlanFiles.hex(header, 0, header.length)
                     + " is missing: " + e.getMessage(), e);
         }
         List<String> texts = new ArrayList<>(ordered.values());
@@ -264,14 +264,6 @@ final class RegistryWriters {
             } else {
                 out.append(String.format("%%%02X", b & 0xff));
             }
-        }
-        return out.toString();
-    }
-
-    private static String hex(byte[] bytes, int from, int to) {
-        StringBuilder out = new StringBuilder();
-        for (int i = from; i < to; i++) {
-            out.append(String.format("%02x", bytes[i]));
         }
         return out.toString();
     }
