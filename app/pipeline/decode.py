@@ -40,13 +40,16 @@ from pyspark.sql.pandas.types import to_arrow_type
 
 from app.client import CONFLUENT, ConfluentFraming, RegistryClient, SchemaNotFound, SingleObjectFraming
 from app.client.framing import Framing
-from app.pipeline.engine import choose_engine
+from app.pipeline.engine import LOG, choose_engine
 from app.pipeline.jvm_decode import jvm_decode_with_schema
 from app.pipeline.types import avro_to_spark
 from app.pipeline.workers import WorkerDecoder, worker_decoder
 
 ON_ERROR = ("fail", "route")
 POSITION_COLUMNS = ("topic", "partition", "offset")
+# Distinct headers the driver resolves for the JVM path's plan (`planned_headers`); real data
+# holds one per writer schema, so this many means damaged or hostile data.
+MAX_PLANNED_HEADERS = 10_000
 
 
 class BadRecord(RuntimeError):
@@ -69,13 +72,29 @@ def _marker(framing: Framing) -> bytes:
     raise ValueError(f"unknown framing {framing!r}")
 
 
-def writer_headers(df: DataFrame, column: str, framing: Framing = CONFLUENT) -> list[bytes]:
-    """The distinct well-formed headers of `column` (one pass over the data)."""
+def _distinct_headers(df: DataFrame, column: str, framing: Framing) -> DataFrame:
     marker = _marker(framing)
     value = F.col(column)
     framed = (F.length(value) >= framing.header_size) & \
         (F.hex(F.substring(value, 1, len(marker))) == F.lit(marker.hex().upper()))
-    rows = df.where(framed).select(F.substring(value, 1, framing.header_size).alias("h")).distinct().collect()
+    return df.where(framed).select(F.substring(value, 1, framing.header_size).alias("h")).distinct()
+
+
+def writer_headers(df: DataFrame, column: str, framing: Framing = CONFLUENT) -> list[bytes]:
+    """The distinct well-formed headers of `column` (one pass over the data)."""
+    return sorted(bytes(row["h"]) for row in _distinct_headers(df, column, framing).collect())
+
+
+def planned_headers(df: DataFrame, column: str, framing: Framing) -> list[bytes] | None:
+    """The headers the JVM path's plan names, or None past MAX_PLANNED_HEADERS of them. Data
+    that is mostly not registry-framed (or made to look framed) can hold a header per record:
+    the driver would collect them all and ask the registry about each before the job starts.
+    Past the cap the executors look writers up instead, once per header per JVM, as on a stream."""
+    rows = _distinct_headers(df, column, framing).limit(MAX_PLANNED_HEADERS + 1).collect()
+    if len(rows) > MAX_PLANNED_HEADERS:
+        LOG.info("more than %d distinct headers in %s: the executors look their writers up in the registry",
+                 MAX_PLANNED_HEADERS, column)
+        return None
     return sorted(bytes(row["h"]) for row in rows)
 
 
@@ -194,10 +213,10 @@ def decode_with_schema(
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
     if choose_engine(df.sparkSession, engine, streaming=df.isStreaming).jvm:
-        if df.isStreaming:
-            headers = None  # a stream's headers cannot be read ahead: its executors fetch writers
+        if df.isStreaming or (headers is not None and len(headers) > MAX_PLANNED_HEADERS):
+            headers = None  # read ahead they cannot be (a stream), or too many to plan: executors fetch writers
         elif headers is None:
-            headers = writer_headers(df, column, framing)
+            headers = planned_headers(df, column, framing)
         return jvm_decode_with_schema(
             df, column, registry, reader_text, headers=headers, marker=_marker(framing),
             output=output or column, on_error=on_error, framing=framing,

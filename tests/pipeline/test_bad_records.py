@@ -2,6 +2,7 @@
 keeps every input row exactly once with the reason beside a null struct."""
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
@@ -68,3 +69,16 @@ def test_a_writer_union_member_the_reader_lacks_fails_only_its_own_records(engin
         {"u": {"member0": 7, "member1": None}}, {"u": {"member0": None, "member1": "seven"}}, None,
         {"u": {"member0": 8, "member1": None}}]
     assert [row["value_error"] is None for row in out] == [True, True, False, True]
+
+
+def test_past_the_planned_header_cap_the_executors_look_writers_up_with_the_same_reasons(
+        spark, mixed, monkeypatch: pytest.MonkeyPatch):
+    """Data with more distinct headers than the driver plans (damaged, or made to look framed)
+    decodes on the JVM path all the same: the executors ask the registry, as on a stream."""
+    decode_module = importlib.import_module("app.pipeline.decode")  # the package's `decode` is the function
+    client, subject, df = mixed
+    planned = decode(df, "value", client, subject=subject, on_error="route", engine="jvm").orderBy("offset").collect()
+    monkeypatch.setattr(decode_module, "MAX_PLANNED_HEADERS", 1)  # `mixed` holds two framed headers
+    assert decode_module.planned_headers(df, "value", decode_module.CONFLUENT) is None
+    looked_up = decode(df, "value", client, subject=subject, on_error="route", engine="jvm").orderBy("offset").collect()
+    assert [row.asDict(recursive=True) for row in looked_up] == [row.asDict(recursive=True) for row in planned]
