@@ -27,6 +27,8 @@ import pytest
 # Make `support` importable however pytest was configured to import test modules.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from support import live  # noqa: E402
+from support.forkserver import ForkServer  # noqa: E402
 from support.live import LiveServer, start_server  # noqa: E402
 from support.postgres import (  # noqa: E402
     PostgresCluster, PostgresUnavailable, shared_cluster, stop_shared_cluster,
@@ -61,9 +63,16 @@ def _is_worker(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if not _is_worker(config):
         os.environ[RUN_DIR_VARIABLE] = tempfile.mkdtemp(prefix="sqlregistry-tests-")
+    # Live servers start as forks of a process that imported the registry once
+    # (support/forkserver.py); SQLREGISTRY_TEST_FORK_SERVER=0 starts each as a new interpreter.
+    if os.environ.get("SQLREGISTRY_TEST_FORK_SERVER", "1") != "0":
+        live.FORK_SERVER = ForkServer()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if live.FORK_SERVER is not None:
+        live.FORK_SERVER.close()
+        live.FORK_SERVER = None
     if not _is_worker(config) and RUN_DIR_VARIABLE in os.environ:
         run_dir = Path(os.environ.pop(RUN_DIR_VARIABLE))
         stop_shared_cluster(run_dir)
@@ -72,12 +81,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The xdist group (`--dist loadgroup`) of the tests that share a Spark session or a browser."""
+    """The xdist group (`--dist loadgroup`) of the tests that share a Spark session or a browser,
+    and of a module's tests that share a module-scoped fixture (a server, a fleet): spread over
+    the workers, each worker would start its own."""
     for item in items:
-        for part in (item.path.name, item.path.parent.name):
-            if part in XDIST_GROUPS:
-                item.add_marker(pytest.mark.xdist_group(XDIST_GROUPS[part]))
-                break
+        group = next((XDIST_GROUPS[part] for part in (item.path.name, item.path.parent.name)
+                      if part in XDIST_GROUPS), None)
+        if group is None and _uses_a_module_fixture(item):
+            group = str(item.path.relative_to(item.path.parents[1]))
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(
+        definitions[-1].scope == "module" for definitions in info.name2fixturedefs.values())
 
 
 # ------------------------------------------------------------------ a running tally
@@ -146,14 +165,21 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _copy_sqlite(source: Path, target: Path) -> None:
-    """Copy through SQLite's backup API, which is correct whatever the journal mode."""
-    src, dst = sqlite3.connect(source), sqlite3.connect(target)
-    try:
-        src.backup(dst)
-    finally:
-        src.close()
-        dst.close()
+@pytest.fixture(scope="session")
+def sqlite_at_head(sqlite_template: Path) -> Callable[[Path], str]:
+    """Makes a new SQLite database at the migration head at a path, and gives its URL."""
+
+    def make(target: Path) -> str:
+        # SQLite's backup API copies correctly whatever the journal mode.
+        source, copy = sqlite3.connect(sqlite_template), sqlite3.connect(target)
+        try:
+            source.backup(copy)
+        finally:
+            source.close()
+            copy.close()
+        return f"sqlite:///{target}"
+
+    return make
 
 
 # ------------------------------------------------------------------ per-test databases
@@ -161,9 +187,7 @@ def _copy_sqlite(source: Path, target: Path) -> None:
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh database at the migration head: SQLite file or PostgreSQL database."""
     if request.param == "sqlite":
-        target = tmp_path / "registry.db"
-        _copy_sqlite(request.getfixturevalue("sqlite_template"), target)
-        yield f"sqlite:///{target}"
+        yield request.getfixturevalue("sqlite_at_head")(tmp_path / "registry.db")
         return
     cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
     name = cluster.create_database("t", template=request.getfixturevalue("pg_template"))

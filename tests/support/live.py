@@ -17,16 +17,20 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from support.forkserver import ForkedProcess, ForkServer, eligible
 from support.pki import TestPki
 from support.postgres import free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Turned on by the test suite (tests/conftest.py), never by the benchmarks: servers are forks of
+# a process that imported the registry once (support/forkserver.py) instead of new interpreters.
+FORK_SERVER: ForkServer | None = None
 
 
 @dataclass
 class LiveServer:
     url: str
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | ForkedProcess
     log_path: Path
 
     def log_tail(self, size: int = 4000) -> str:
@@ -86,10 +90,13 @@ def launch(
     once it answers `GET /` on the loopback `port` (the benchmarks start other servers too);
     with `tls`, over HTTPS with that client context."""
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
-    log = log_path.open("wb")
-    process = subprocess.Popen(command, cwd=REPO_ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL)
-    log.close()
+    process: subprocess.Popen[bytes] | ForkedProcess
+    if FORK_SERVER is not None and eligible(command):
+        process = FORK_SERVER.spawn(command, REPO_ROOT, full_env, log_path)
+    else:
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(command, cwd=REPO_ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL)
     scheme = "https" if tls is not None else "http"
     server = LiveServer(url=f"{scheme}://127.0.0.1:{port}", process=process, log_path=log_path)
     name = " ".join(command[2:4])  # "app.cli serve", "gunicorn wsgi:app"
@@ -101,7 +108,9 @@ def launch(
     raise RuntimeError(f"{name} did not answer GET / within {timeout:.0f}s:\n{server.log_tail()}")
 
 
-def answers(process: subprocess.Popen[bytes], url: str, timeout: float, tls: ssl.SSLContext | None = None) -> bool:
+def answers(
+    process: subprocess.Popen[bytes] | ForkedProcess, url: str, timeout: float, tls: ssl.SSLContext | None = None
+) -> bool:
     """Whether `url` answers 200 within `timeout` seconds; False as soon as `process` exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -2,13 +2,9 @@
 PostgreSQL, under gunicorn; optionally behind the test middlewares of `wrapped_wsgi`."""
 from __future__ import annotations
 
-import os
 import ssl
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,29 +60,17 @@ def _start_tls(database_url: str, log: Path, tls: Tls) -> LiveServer:
                "--keyfile", str(tls.key), "wrapped_wsgi:app"]
     if tls.require_client:
         command += ["--ca-certs", str(tls.ca), "--cert-reqs", str(int(ssl.CERT_REQUIRED))]
-    env = {**os.environ, "REGISTRY_DATABASE_URL": database_url, "REGISTRY_METRICS": "false",
-           "REGISTRY_LOG_LEVEL": "warning"}
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    server = LiveServer(url=f"https://127.0.0.1:{port}", process=process, log_path=log)
     context = ssl.create_default_context(cafile=str(tls.ca))
     context.load_cert_chain(str(tls.client_cert), str(tls.client_key))
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            with urllib.request.urlopen(server.url + "/", timeout=2, context=context):
-                return server
-        except (OSError, urllib.error.URLError):
-            time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"the TLS server did not answer:\n{server.log_tail()}")
+    return launch(command, port, log, {"REGISTRY_DATABASE_URL": database_url, "REGISTRY_METRICS": "false",
+                                       "REGISTRY_LOG_LEVEL": "warning"}, tls=context)
+
+
 @pytest.fixture
-def empty_pg(pg_cluster) -> Iterator[str]:
+def empty_pg(pg_cluster, pg_template: str) -> Iterator[str]:
     """The URL of a new PostgreSQL database at the migration head, with no server on it."""
-    name = pg_cluster.create_database("transfer-db")
-    url = pg_cluster.url(name)
-    upgrade_url(url)
-    yield url
+    name = pg_cluster.create_database("transfer-db", template=pg_template)
+    yield pg_cluster.url(name)
     pg_cluster.drop_database(name)
 
 
@@ -111,10 +95,10 @@ def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registr
         if database_url is not None:
             url = database_url
         elif kind == "sqlite":
-            url = f"sqlite:///{tmp_path / f'registry-{index}.db'}"
+            url = request.getfixturevalue("sqlite_at_head")(tmp_path / f"registry-{index}.db")
         else:
             cluster = request.getfixturevalue("pg_cluster")
-            name = cluster.create_database("transfer")
+            name = cluster.create_database("transfer", template=request.getfixturevalue("pg_template"))
             url = cluster.url(name)
             drops.append(lambda: cluster.drop_database(name))
         log = tmp_path / f"server-{index}.log"
