@@ -61,9 +61,11 @@ SEED = (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def fuzz_server(pg_cluster: PostgresCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A server of its own: the run changes global config and mode, deletes and registers at will."""
+    """A server of its own: the run changes global config and mode, deletes and registers at will.
+    One per xdist worker that runs a slice (session scope: a module-scoped fixture would put
+    the module's slices on one worker, tests/conftest.py), so that the slices run side by side."""
     workdir = tmp_path_factory.mktemp("fuzz")
     auth_file = workdir / "auth.toml"
     # The cheapest accepted scrypt cost: the credential cache makes it one hash per worker anyway.
