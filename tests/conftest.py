@@ -80,10 +80,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The xdist group (`--dist loadgroup`) of the tests that share a Spark session or a browser,
     and of a module's tests that share a module-scoped fixture (a server, a fleet): spread over
     the workers, each worker would start its own."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
     for item in items:
         group = next((XDIST_GROUPS[part] for part in (item.path.name, item.path.parent.name)
                       if part in XDIST_GROUPS), None)

@@ -6,7 +6,7 @@ import multiprocessing
 import sys
 
 import pytest
-from conftest import Scripted
+from support.stub_server import Scripted
 
 from app.client import RegistryClient
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 
 import pytest
-from conftest import Scripted
+from support.stub_server import Scripted
 
-from app.client import RegistryClient, RegistryServerError, RegistryUnavailable, SchemaNotFound, SubjectNotFound
+from app.client import (
+    InvalidSchema, RegistryClient, RegistryServerError, RegistryUnavailable, SchemaNotFound, SubjectNotFound,
+)
 
 SCHEMA_REPLY = {"schema": '"string"', "schemaType": "AVRO"}
 
@@ -67,7 +69,7 @@ def test_a_4xx_from_the_first_url_does_not_fail_over(stub_server):
     first = stub_server(default=Scripted(422, {"error_code": 42201, "message": "Invalid schema"}))
     second = stub_server(default=Scripted(200, {"id": 1}))
     client = quick_client([first.url, second.url], retries=3)
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(InvalidSchema) as caught:
         client.register("s", '"int"')
     assert caught.value.error_code == 42201
     assert (len(first.hits), len(second.hits)) == (1, 0)

@@ -33,9 +33,11 @@ import traceback
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# The registry and what its servers import before answering, apart from prometheus-client.
+# What the registry's servers import before answering, apart from prometheus-client, and
+# apart from the modules a command runs (`app.cli`): run as `__main__` once imported, runpy
+# warns that they were.
 PRELOAD = (
-    "app.cli", "app.server.serving", "app.server.preload", "app.server.factory", "app.server.gunicorn_worker",
+    "app.server.serving", "app.server.preload", "app.server.factory", "app.server.gunicorn_worker",
     "app.storage.migrate", "app.storage.repository", "app.transfer.exporter_runner", "app.wiring",
     "app.formats.avro.format", "app.formats.json_schema.format", "app.formats.protobuf.format",
     "gunicorn.app.wsgiapp", "gunicorn.arbiter", "gunicorn.workers.gthread", "gunicorn.glogging",
@@ -132,6 +134,8 @@ def _serve() -> None:
         __import__(module)
     if "prometheus_client" in sys.modules:
         raise SystemExit("the fork server's preload imported prometheus_client, which a fork cannot share")
+    if "app.cli" in sys.modules or "gunicorn.__main__" in sys.modules:
+        raise SystemExit("the fork server's preload imported what its forks run as __main__")
     requests, replies = sys.stdin.buffer, sys.stdout.fileno()
     for line in requests:
         request = json.loads(line)

@@ -1,0 +1,74 @@
+"""A tiny stdlib HTTP server with a scripted reply per request (status, body, delay), for what
+a healthy registry never does: 503s, hangs. It stands in for a failing network peer, not for
+our storage (tests/client/conftest.py's `stub_server` fixture)."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Scripted:
+    """One scripted reply: HTTP status, JSON body, seconds to wait before answering."""
+
+    status: int = 200
+    body: Any = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass
+class StubServer:
+    url: str
+    script: list[Scripted]
+    hits: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
+    connections: set[tuple[str, int]] = field(default_factory=set)
+    default: Scripted = field(default_factory=Scripted)
+
+    def next_reply(self) -> Scripted:
+        return self.script.pop(0) if self.script else self.default
+
+
+def start_stub(script: list[Scripted], default: Scripted | None = None) -> tuple[StubServer, ThreadingHTTPServer]:
+    """A stub answering requests in the order of `script`, then with `default`, and the HTTP
+    server behind it (to shut down)."""
+    stub = StubServer("", list(script), default=default or Scripted())
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as a real registry
+        disable_nagle_algorithm = True  # headers and body go out as two writes
+
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(length)
+            with lock:
+                stub.hits.append((self.command, self.path, dict(self.headers)))
+                stub.connections.add(self.client_address)
+                reply = stub.next_reply()
+            if reply.delay:
+                time.sleep(reply.delay)
+            data = json.dumps(reply.body).encode()
+            try:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:
+                pass  # the client gave up waiting
+
+        do_GET = do_POST = do_PUT = do_DELETE = _answer
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    stub.url = f"http://127.0.0.1:{server.server_port}"
+    return stub, server
