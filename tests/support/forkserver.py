@@ -136,6 +136,8 @@ def _serve() -> None:
         raise SystemExit("the fork server's preload imported prometheus_client, which a fork cannot share")
     if "app.cli" in sys.modules or "gunicorn.__main__" in sys.modules:
         raise SystemExit("the fork server's preload imported what its forks run as __main__")
+    if threading.active_count() > 1:  # a fork copies only the forking thread, not the locks others hold
+        raise SystemExit("the fork server's preload started a thread; forking it would be unsafe")
     requests, replies = sys.stdin.buffer, sys.stdout.fileno()
     for line in requests:
         request = json.loads(line)
