@@ -7,7 +7,6 @@ touched, so the database kind changes nothing they look at."""
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -43,15 +42,8 @@ def scrypt_calls(monkeypatch: pytest.MonkeyPatch) -> ScryptSpy:
 
 
 @pytest.fixture
-def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
-    target = tmp_path / "registry.db"
-    source, copy = sqlite3.connect(sqlite_template), sqlite3.connect(target)
-    try:
-        source.backup(copy)
-    finally:
-        source.close()
-        copy.close()
-    return f"sqlite:///{target}"
+def sqlite_url(sqlite_at_head, tmp_path: Path) -> str:
+    return sqlite_at_head(tmp_path / "registry.db")
 
 
 class ReloadClock:
