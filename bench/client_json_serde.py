@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from client_serde import Serde, time_round  # also puts the repository and tests/ on sys.path
+from bench.timing import best_of_rounds
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer as ConfluentDeserializer
 from confluent_kafka.schema_registry.json_schema import JSONSerializer as ConfluentSerializer
@@ -93,25 +92,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    from support.live import start_server
+    from support.live import scratch_registry
 
-    workdir = Path(tempfile.mkdtemp(prefix="client-json-serde-"))
-    server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log")
-    try:
+    with scratch_registry("client-json-serde-") as scratch:
         records = make_records(args.records)
         variants: dict[str, Serde] = {}
         for validate in (True, False):
             mark = "validating" if validate else "no validation"
             variants[f"json alone, {mark}"] = bare_json(validate)
-            variants[f"app.client, {mark}"] = ours(server.url, "bench-json-value", validate)
-            variants[f"confluent, {mark}"] = confluent(server.url, "bench-json", validate)
+            variants[f"app.client, {mark}"] = ours(scratch.server.url, "bench-json-value", validate)
+            variants[f"confluent, {mark}"] = confluent(scratch.server.url, "bench-json", validate)
         for serde in variants.values():  # warm-up: registration, first fetches, validator compilation
             time_round(serde, records[:100])
-        best = {name: [float("inf"), float("inf")] for name in variants}
-        for _ in range(args.rounds):
-            for name, serde in variants.items():
-                write, read = time_round(serde, records)
-                best[name] = [min(best[name][0], write), min(best[name][1], read)]
+        best = best_of_rounds(args.rounds, {name: (lambda serde=serde: time_round(serde, records))
+                                            for name, serde in variants.items()})
 
         per = 1e6 / args.records
         print(f"{args.records} JSON records of 10 fields, best of {args.rounds} rounds")
@@ -122,8 +116,6 @@ def main() -> None:
         for mark in ("validating", "no validation"):
             theirs, mine = sum(best[f"confluent, {mark}"]), sum(best[f"app.client, {mark}"])
             print(f"confluent-kafka / app.client round trip, {mark}: {theirs / mine:.2f}x")
-    finally:
-        server.stop()
 
 
 if __name__ == "__main__":

@@ -18,12 +18,12 @@ import argparse
 import importlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from client_serde import Serde, time_round  # also puts the repository and tests/ on sys.path
+from bench.timing import best_of_rounds
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer as ConfluentDeserializer
 from confluent_kafka.schema_registry.protobuf import ProtobufSerializer as ConfluentSerializer
@@ -116,26 +116,21 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    from support.live import start_server
+    from support.live import scratch_registry
 
-    workdir = Path(tempfile.mkdtemp(prefix="client-protobuf-serde-"))
-    module = generate(workdir)
-    server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log")
-    try:
+    with scratch_registry("client-protobuf-serde-") as scratch:
+        module = generate(scratch.workdir)
         messages = make_messages(module, args.records)
         variants: dict[str, Serde] = {
             "protobuf alone": bare_protobuf(module),
-            "app.client, typed": ours(server.url, "bench-pb-value", module, typed=True),
-            "app.client, dynamic": ours(server.url, "bench-pb-value", module, typed=False),
-            "confluent-kafka": confluent(server.url, "bench-pb", module),
+            "app.client, typed": ours(scratch.server.url, "bench-pb-value", module, typed=True),
+            "app.client, dynamic": ours(scratch.server.url, "bench-pb-value", module, typed=False),
+            "confluent-kafka": confluent(scratch.server.url, "bench-pb", module),
         }
         for serde in variants.values():  # warm-up: registration, first fetches, descriptor pools
             time_round(serde, messages[:100])
-        best = {name: [float("inf"), float("inf")] for name in variants}
-        for _ in range(args.rounds):
-            for name, serde in variants.items():
-                write, read = time_round(serde, messages)
-                best[name] = [min(best[name][0], write), min(best[name][1], read)]
+        best = best_of_rounds(args.rounds, {name: (lambda serde=serde: time_round(serde, messages))
+                                            for name, serde in variants.items()})
 
         per = 1e6 / args.records
         print(f"{args.records} Protobuf messages of 10 fields, best of {args.rounds} rounds "
@@ -147,8 +142,6 @@ def main() -> None:
         mine, theirs = best["app.client, typed"], best["confluent-kafka"]
         print(f"confluent-kafka / app.client: serialize {theirs[0] / mine[0]:.2f}x, "
               f"deserialize {theirs[1] / mine[1]:.2f}x, round trip {sum(theirs) / sum(mine):.2f}x")
-    finally:
-        server.stop()
 
 
 def _runtime() -> str:

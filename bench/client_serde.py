@@ -18,7 +18,6 @@ import argparse
 import json
 import subprocess
 import sys
-import tempfile
 import time
 from io import BytesIO
 from pathlib import Path
@@ -135,16 +134,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    from support.live import start_server
+    from support.live import scratch_registry
 
-    workdir = Path(tempfile.mkdtemp(prefix="client-serde-"))
-    server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log")
-    try:
+    with scratch_registry("client-serde-") as scratch:
         records = make_records(args.records)
         variants = {
             "fastavro alone": bare_fastavro(),
-            "app.client": ours(server.url, "bench-value"),
-            "confluent-kafka": confluent(server.url, "bench"),
+            "app.client": ours(scratch.server.url, "bench-value"),
+            "confluent-kafka": confluent(scratch.server.url, "bench"),
         }
         for serde in variants.values():  # warm-up: registration, first fetches, parsing
             time_round(serde, records[:100])
@@ -164,12 +161,10 @@ def main() -> None:
               f"deserialize {(best['app.client'][1] / floor[1] - 1) * 100:+.1f}%)")
         print(f"confluent-kafka / app.client: {theirs_total / ours_total:.2f}x")
 
-        starts = cold_start(server.url, args.rounds)
+        starts = cold_start(scratch.server.url, args.rounds)
         print("cold start to the first serialized record (best, ms): "
               + ", ".join(f"{name} {ms:.1f}" for name, ms in starts.items()))
         print(f"import app.client: {import_ms():.0f} ms")
-    finally:
-        server.stop()
 
 
 if __name__ == "__main__":

@@ -32,7 +32,6 @@ import os
 import pstats
 import resource
 import sys
-import tempfile
 import threading
 import time
 from io import BytesIO
@@ -287,15 +286,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile-records", type=int, default=100_000)
     args = parser.parse_args()
-    from support.live import start_server
+    from support.live import scratch_registry
 
-    workdir = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
-    server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log")
-    try:
-        client = RegistryClient(server.url)
+    with scratch_registry("bench-pipeline-") as scratch:
+        client = RegistryClient(scratch.server.url)
         serializers = [AvroSerializer(client, text, subject=SUBJECT) for text in VERSIONS]
         values = [serializers[n % 3](record(n % 3, n)) for n in range(args.records)]
-        dump = workdir / "dump"
+        dump = scratch.workdir / "dump"
         write_dump(values, dump)
         print(f"records                        {args.records:>12,}  (8 fields at v3, 3 writer versions interleaved)")
 
@@ -321,7 +318,7 @@ def main() -> None:
                 if sink == "noop":
                     writer.format("noop").save()
                 else:
-                    writer.parquet(str(workdir / "out"))
+                    writer.parquet(str(scratch.workdir / "out"))
             wall, cpu = timed(lambda: spark_cpu(save))
             return [wall, cpu]
 
@@ -360,8 +357,6 @@ def main() -> None:
         print(f"driver (python) peak RSS       {driver_peak:12.0f} MiB  (holds the {args.records:,} records for the loop)")
         profile_one_executor(dump, client, args.profile_records, source.schema)
         spark.stop()
-    finally:
-        server.stop()
 
 
 if __name__ == "__main__":

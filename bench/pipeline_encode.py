@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -43,18 +42,16 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=500_000)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    from support.live import start_server
+    from support.live import scratch_registry
 
-    workdir = Path(tempfile.mkdtemp(prefix="bench-encode-"))
-    server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log")
-    try:
+    with scratch_registry("bench-encode-") as scratch:
         from app.pipeline import encode
 
         spark = bench_session()
-        client = RegistryClient(server.url)
+        client = RegistryClient(scratch.server.url)
         rows = [row(n) for n in range(args.records)]
-        spark.createDataFrame(rows, COLUMNS).repartition(8).write.parquet(str(workdir / "rows"))
-        source = spark.read.parquet(str(workdir / "rows"))
+        spark.createDataFrame(rows, COLUMNS).repartition(8).write.parquet(str(scratch.workdir / "rows"))
+        source = spark.read.parquet(str(scratch.workdir / "rows"))
         print(f"records                        {args.records:>12,}  (8 fields, one a map of 3 entries)")
 
         first = {engine: encode(source.orderBy("id").limit(200), client, subject=SUBJECT, keep=["id"],
@@ -88,8 +85,6 @@ def main() -> None:
             print(f"  {name:<24} {rates[name]:12,.0f} records/s  {args.records / seconds[1]:10,.0f} per CPU-second")
         print(f"  jvm path is {rates['jvm path -> noop'] / rates['python path -> noop']:.2f}x the python path")
         spark.stop()
-    finally:
-        server.stop()
 
 
 if __name__ == "__main__":

@@ -7,13 +7,17 @@ the gunicorn master and the worker start-up path exactly as production runs them
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +65,30 @@ def start_server(
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), "--database-url", database_url,
     ]
     return launch(command, port, log_path, {"REGISTRY_LOG_LEVEL": "warning", **(env or {})}, timeout)
+
+
+@dataclass(frozen=True)
+class ScratchRegistry:
+    """A registry on SQLite in a temporary directory, which also holds the caller's own files."""
+
+    server: LiveServer
+    workdir: Path
+
+
+@contextmanager
+def scratch_registry(prefix: str) -> Iterator[ScratchRegistry]:
+    """`sqlregistry serve` on a new SQLite database in a new temporary directory (the
+    benchmarks' registry); the server is stopped and the directory, with whatever the caller
+    wrote there, removed at the end."""
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        server = start_server(f"sqlite:///{workdir / 'registry.db'}", workdir / "server.log")
+        try:
+            yield ScratchRegistry(server, workdir)
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def start_tls_server(
