@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from app.core.access import Authorizer, EventSink, no_events
 from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.registry import RegistryService
-from app.core.store import Storage
+from app.core.store.protocol import Storage
 from app.formats import FORMATS
 from app.settings import Settings
 from app.storage.deferred import DeferredStorage
@@ -60,6 +60,6 @@ def warm_up(service: RegistryService) -> None:
     if isinstance(service.storage, DeferredStorage):
         service.storage.warm()
     threading.Thread(target=lambda: service.policies.catalogue, name="sqlregistry-policy-rules", daemon=True).start()
-    from app.transfer.exporter_runner import start_runner  # this worker's exporters runner (none in the master)
+    from app.server.runners.exporters import start_runner  # this worker's exporters runner (none in the master)
 
     start_runner(service)

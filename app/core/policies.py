@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from app.core.access import ANONYMOUS, OPEN, Action, EventSink, Guard, Principal, WriteEvent, no_events
 from app.core.audit import DELETE_POLICY, NO_AUDIT, SET_POLICY, Audit
 from app.core.config import effective_config, rows_needed
-from app.core.registration.documents import request_references
+from app.core.documents import request_references
 from app.core.errors import InvalidPolicy, PolicyNotFound
 from app.core.resolver import SchemaResolver, within_budget
-from app.core.store import NO_ORIGIN, Origin, Storage, Store
+from app.core.store.protocol import NO_ORIGIN, Origin, Storage, Store
 from app.core.subjects import validate_subject
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats.base import ParsedSchema

@@ -31,17 +31,17 @@ from app.core.access import (
 )
 from app.core.audit import Audit, AuditTrail
 from app.core.cache import CacheStatsFactory, no_cache_stats
-from app.core.checking import CompatibilityChecks
+from app.core.compatibility.checks import CompatibilityChecks
 from app.core.deletes import Deleter
 from app.core.errors import IncompatibleSchema, SchemaNotFound, SubjectNotFound, VersionNotFound
 from app.core.limits import SchemaLimits
-from app.core.browsing import BrowsingViews
-from app.core.read_cache import ReadCache
+from app.core.browse.views import BrowsingViews
+from app.core.reads.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
-from app.core.lookup import Lookup
+from app.core.registration.lookup import Lookup
 from app.core.registration.registrar import Registrar
 from app.core.resolver import SchemaResolver
-from app.core.schema_reads import (
+from app.core.reads.schema_reads import (
     SCHEMAS_MAX_LIMIT,
     ContextId,
     ListedSchema,
@@ -50,7 +50,7 @@ from app.core.schema_reads import (
     prefix_scope,
     readable_holders,
 )
-from app.core.store import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow
+from app.core.store.protocol import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow
 from app.core.subject_settings import SubjectSettings
 from app.core.subjects import (
     alias_of,
@@ -64,9 +64,9 @@ from app.core.dek.kms import drivers_from
 from app.core.dek.service import DekRegistryService
 from app.core.exporters.service import ExporterService
 from app.core.policies import PolicyService
-from app.core.tags import SchemaTagger, TagRequest
+from app.core.registration.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
-from app.core.visible_contexts import named_contexts
+from app.core.browse.visible_contexts import named_contexts
 from app.formats import LazyFormats
 from app.formats.base import SchemaFormat
 from app.settings import Settings
@@ -301,7 +301,7 @@ class RegistryService(BrowsingViews):
         self, subject: str, version: str, request: TagRequest, *, principal: Principal = ANONYMOUS,
         origin: Origin = NO_ORIGIN,
     ) -> SubjectVersion:
-        """POST /subjects/{s}/versions/{v}/tags: a new version derived from `version` (app.core.tags)."""
+        """POST /subjects/{s}/versions/{v}/tags: a new version derived from `version` (app.core.registration.tags)."""
         done = self.tagger.modify_tags(subject, version, request, self.guard(principal), self.audit(principal, origin))
         self._emit(Action.WRITE, "modify_tags", done.subject, principal, versions=(done.version,), schema_id=done.id)
         return done

@@ -46,7 +46,7 @@ def create_app(
     app.register_blueprint(openapi.bp)
     register_web(app)
     if authenticator is not None:
-        from app.security import gate
+        from app.server import gate
 
         gate.install(app, authenticator)  # in front of the API's middleware, behind the telemetry's
     telemetry.instrument(app, count=settings.metrics)

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, and_, false, func, or_, select, tuple_
 
-from app.core.store import (
+from app.core.store.protocol import (
     IndexHit,
     IndexPage,
     IndexQuery,

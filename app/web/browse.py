@@ -105,7 +105,7 @@ def schema(schema_id: int) -> str:
             except reads.NoSuchSchema:
                 continue
             elsewhere.append(other)
-    from app.core.inspection import pretty_text  # loaded on first use, not at a worker's start
+    from app.core.browse.inspection import pretty_text  # loaded on first use, not at a worker's start
 
     return render_template(
         "schema.html", found=found, schema_id=schema_id, context=shown_context, deleted=deleted,

@@ -26,7 +26,7 @@ from app.web.errors import BadParameter, NoSuchSchema, NoSuchSubject, NoSuchVers
 from app.web.permissions import principal, registry
 
 if TYPE_CHECKING:
-    from app.core.inspection import EffectiveSetting
+    from app.core.browse.inspection import EffectiveSetting
 
 
 def utc(ms: int | None) -> str:

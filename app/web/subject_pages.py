@@ -33,7 +33,7 @@ def subject(subject: str) -> str:
     if latest is None and not deleted:
         raise reads.missing_subject(subject)
     level, mode = reads.effective_settings(subject)
-    from app.core.inspection import pretty_text  # loaded on first use, not at a worker's start
+    from app.core.browse.inspection import pretty_text  # loaded on first use, not at a worker's start
 
     return render_template(
         "subject.html", subject=subject, versions=shown, all_versions=versions, latest=latest, deleted=deleted,
@@ -53,7 +53,7 @@ def version(subject: str, version: str) -> str:
     versions = reads.versions_of(subject)
     live = [v.version for v in versions if not v.deleted]
     older = [v.version for v in versions if v.version < found.version and not v.deleted]
-    from app.core.inspection import pretty_text  # loaded on first use, not at a worker's start
+    from app.core.browse.inspection import pretty_text  # loaded on first use, not at a worker's start
 
     return render_template(
         "version.html", subject=found.subject, found=found, text=pretty_text(found.text),

@@ -22,7 +22,7 @@ from app.web.forms import SchemaForm, read_form
 from app.web.permissions import may, principal, registry, require
 
 if TYPE_CHECKING:
-    from app.core.inspection import CandidateCheck
+    from app.core.browse.inspection import CandidateCheck
 
 
 def _refused(error: RegistryError, back: str) -> tuple[str, int]:

@@ -9,8 +9,8 @@ import json
 import pytest
 from sqlalchemy import select, update
 
-from app.cli import main
-from app.core.store import NO_ORIGIN, AuditEntry
+from app.cli.main import main
+from app.core.store.protocol import NO_ORIGIN, AuditEntry
 from app.core.types import SchemaRequest
 from app.settings import Settings
 from app.storage.models import AuditEvent, Schema, Subject

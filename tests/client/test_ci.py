@@ -9,7 +9,7 @@ import pytest
 from client_samples import USER_V1, USER_V2
 
 from app.client import RegistryClient
-from app.client.ci import check_main, parse_messages, register_main
+from app.cli.check import check_main, parse_messages, register_main
 
 NOT_BACKWARD = json.dumps({"type": "record", "name": "User", "namespace": "com.example",
                            "fields": [{"name": "name", "type": "string"}, {"name": "email", "type": "string"}]})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.client.ci import check_main, register_main
+from app.cli.check import check_main, register_main
 from app.security.passwords import hash_password
 from support.live import LiveServer, start_server
 

@@ -1,11 +1,11 @@
 """Which previous versions a new schema is checked against is decided in one place
-(`app.core.compatibility`): none under NONE, the newest under plain levels, all under
+(`app.core.compatibility.levels`): none under NONE, the newest under plain levels, all under
 `_TRANSITIVE`, within the new schema's compatibility group when one is set."""
 from __future__ import annotations
 
 import pytest
 
-from app.core.compatibility import needs_all_live_versions, versions_to_compare
+from app.core.compatibility.levels import needs_all_live_versions, versions_to_compare
 from app.core.types import CompatibilityLevel as L
 
 NEWEST_FIRST = [5, 4, 3, 2, 1]

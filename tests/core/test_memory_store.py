@@ -1,4 +1,4 @@
-"""The core runs on any store that implements `app.core.store`: the same script of
+"""The core runs on any store that implements `app.core.store.protocol`: the same script of
 registrations, reads, checks, settings changes and deletes gives the same answers on the
 in-memory store (tests/support/memory_store.py) as on SQL storage."""
 from __future__ import annotations

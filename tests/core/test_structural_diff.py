@@ -11,7 +11,7 @@ import pytest
 
 from app.core.errors import InvalidSchema
 from app.core.outline_index import outline_rows
-from app.core.structural_diff import ADDED, CHANGED, REMOVED, LocationIndex, structural_diff
+from app.core.browse.structural_diff import ADDED, CHANGED, REMOVED, LocationIndex, structural_diff
 from app.formats import FORMATS, work_budget
 from support.shared_types import avro_shared_chain, avro_wide_record
 

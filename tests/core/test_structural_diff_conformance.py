@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from app.core.structural_diff import CHANGED, StructuralDiff, structural_diff
+from app.core.browse.structural_diff import CHANGED, StructuralDiff, structural_diff
 from app.formats import FORMATS
 
 # (corpus case id, error type) of reasons allowed on a row without a shown change. Empty:

@@ -14,7 +14,7 @@ import pytest
 
 from app.core.errors import SubjectNotFound
 from app.core.registry import RegistryService
-from app.core.tags import TagRequest
+from app.core.registration.tags import TagRequest
 from app.core.types import SchemaRequest
 from app.formats.base import RECORD_ENTITY, EntityTags
 

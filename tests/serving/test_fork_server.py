@@ -64,6 +64,6 @@ def test_a_forked_server_answers_and_stops_on_sigterm_like_a_subprocess(
 
 def test_only_this_interpreter_running_a_preloaded_module_is_forked() -> None:
     assert eligible([sys.executable, "-m", "gunicorn", "wsgi:app"])
-    assert not eligible([sys.executable, "-c", "import app.cli"])
+    assert not eligible([sys.executable, "-c", "import app.cli.main"])
     assert not eligible(["/usr/bin/python3-other", "-m", "app.cli", "serve"])
     assert not eligible([sys.executable, "-m", "app.pipeline.job"])

@@ -14,7 +14,7 @@ from gunicorn.app.wsgiapp import WSGIApplication
 from support.live import start_server
 from support.postgres import free_port
 
-from app.cli import build_parser, settings_from_args
+from app.cli.main import build_parser, settings_from_args
 from app.server.serving import RegistryServer, gunicorn_options
 from app.settings import Settings
 from app.storage.head_check import HEAD_REVISION

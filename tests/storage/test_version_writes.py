@@ -9,7 +9,7 @@ from sqlalchemy import text
 
 from app.core.errors import WriteConflict
 from app.core.records import SchemaReference
-from app.core.store import AuditEntry, IndexedName, NewSchema, NewVersion, NO_ORIGIN, ResolvedReference
+from app.core.store.protocol import AuditEntry, IndexedName, NewSchema, NewVersion, NO_ORIGIN, ResolvedReference
 from app.storage.repository import Repository
 
 

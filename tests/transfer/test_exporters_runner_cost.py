@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from app.transfer import exporter_runner
-from app.transfer.exporter_runner import ExporterRunner
+from app.server.runners import exporters as exporter_runner
+from app.server.runners.exporters import ExporterRunner
 from support.change_token import wait_for_change_token
 
 TICKS = 40

@@ -29,7 +29,7 @@ from app.core.exporters.records import (
     parse_definition,
     valid_name,
 )
-from app.core.store import NO_ORIGIN, Origin, Storage, Store
+from app.core.store.protocol import NO_ORIGIN, Origin, Storage, Store
 
 _STOPPED = (PAUSED, ERROR)
 

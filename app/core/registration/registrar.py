@@ -26,9 +26,9 @@ from typing import Any, NamedTuple
 
 from app.core.access import OPEN, Action, Guard
 from app.core.audit import NO_AUDIT, REGISTER, Audit
-from app.core.checking import CompatibilityChecks
+from app.core.compatibility.checks import CompatibilityChecks
 from app.core.config import effective_config, effective_mode, rows_needed
-from app.core.registration.documents import merged_documents, request_documents
+from app.core.documents import merged_documents, request_documents
 from app.core.errors import (
     IdsExhausted,
     InvalidSchema,
@@ -43,7 +43,7 @@ from app.core.policies import policy_keys
 from app.core.registration.verdict import RegistrationVerdicts, Verdict
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, format_refusals
-from app.core.store import (
+from app.core.store.protocol import (
     AuditEntry, IndexedName, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, SettingsRead, Storage, Store, SubjectHead,
     SubjectRow, VersionRow,
 )

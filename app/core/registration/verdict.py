@@ -20,11 +20,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
-from app.core import compatibility
-from app.core.checking import CompatibilityChecks
+from app.core.compatibility import levels as compatibility
+from app.core.compatibility.checks import CompatibilityChecks
 from app.core.errors import IncompatibleSchema, InvalidSchema, RegistryError, WorkBudgetSpent
 from app.core.resolver import ResolvedReference
-from app.core.store import Store, SubjectHead, VersionRow
+from app.core.store.protocol import Store, SubjectHead, VersionRow
 from app.core.types import CompatibilityLevel, Mode, QualifiedSubject
 from app.formats.base import ParsedSchema
 from app.policies.engine import refusal_message

@@ -156,7 +156,7 @@ def cmd_audit_list(settings: Settings, args: argparse.Namespace) -> int:
     """The trail as JSON lines, newest first, in `GET /audit`'s shape, read in pages."""
     from app.api.render import audit_entity, json_bytes
     from app.core.audit import MAX_LIMIT
-    from app.core.store import AuditQuery
+    from app.core.store.protocol import AuditQuery
     from app.storage.repository import Repository
 
     repository = Repository.from_url(settings.database_url)
@@ -254,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (listing, prune):
         sub.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
 
-    # Listed for --help; `main` hands their arguments to app.client.ci before parsing.
+    # Listed for --help; `main` hands their arguments to app.cli.check before parsing.
     commands.add_parser("check", help="test schema files against a subject's compatibility on a running registry")
     commands.add_parser("register", help="register schema files under a subject on a running registry")
     commands.add_parser("pipeline", help="decode registry-framed topic dumps with Spark (needs sqlregistry[pipeline])")
@@ -263,14 +263,14 @@ def build_parser() -> argparse.ArgumentParser:
                        ("import", "write a dump into a registry through IMPORT mode, keeping ids"),
                        ("mirror", "export from one registry and import into another; --verify compares"),
                        ("verify", "compare two registries' subjects, versions, ids, configs and modes")):
-        commands.add_parser(name, help=text)  # parsed by app.transfer.commands
+        commands.add_parser(name, help=text)  # parsed by app.cli.transfer
     return parser
 
 
 def run_client_command(name: str, argv: Sequence[str]) -> int:
     """`check` and `register` talk to a running registry through app.client (no database
     or Flask here), with their own arguments and exit codes (0, 1, 2)."""
-    from app.client import ci
+    from app.cli import check as ci
 
     return ci.check_main(argv) if name == "check" else ci.register_main(argv)
 
@@ -285,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if words and words[0] in ("check", "register"):
         return run_client_command(words[0], words[1:])
     if words and words[0] in ("export", "import", "mirror", "verify"):
-        from app.transfer.commands import main as transfer_main
+        from app.cli.transfer import main as transfer_main
 
         return transfer_main(words)
     if words and words[0] == "pipeline":
@@ -293,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return pipeline_main(words[1:])
     if words and words[0] == "auth":
-        from app.security.commands import main as auth_main  # no settings, database or Flask
+        from app.cli.auth import main as auth_main  # no settings, database or Flask
 
         return auth_main(words[1:])
     args = build_parser().parse_args(words)

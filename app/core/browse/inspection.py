@@ -4,7 +4,7 @@ a candidate schema that explains itself.
 
 Nothing here has rules of its own: settings are resolved by `app.core.config` as
 registration resolves them, the versions a level compares are chosen by
-`app.core.compatibility`, and a candidate is checked by `CompatibilityChecks.evaluate`, the
+`app.core.compatibility.levels`, and a candidate is checked by `CompatibilityChecks.evaluate`, the
 code behind `POST /compatibility/...`. Nothing is written.
 """
 from __future__ import annotations
@@ -13,16 +13,16 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from app.core import compatibility
+from app.core.compatibility import levels as compatibility
 from app.core.access import Action, Guard
-from app.core.checking import CompatibilityChecks
+from app.core.compatibility.checks import CompatibilityChecks
 from app.core.config import resolve_config, resolve_mode, rows_needed
-from app.core.registration.documents import metadata_property
+from app.core.documents import metadata_property
 from app.core.errors import SubjectNotFound, VersionNotFound
 from app.core.records import SubjectVersion
 from app.core.resolver import SchemaResolver, format_refusals
-from app.core.store import Storage, Store, VersionRow
-from app.core.structural_diff import StructuralDiff, structural_diff
+from app.core.store.protocol import Storage, Store, VersionRow
+from app.core.browse.structural_diff import StructuralDiff, structural_diff
 from app.core.subjects import parse_version, resolve_alias, subject_version
 from app.core.types import CompatibilityLevel, QualifiedSubject, SchemaRequest
 from app.formats.base import ParsedSchema

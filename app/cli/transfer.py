@@ -165,7 +165,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     scope = Scope.of(args.subject_prefix, args.context)
     progress = _progress(args)
     if args.database_url:
-        from app.transfer.database import export_database
+        from app.server.in_process import export_database
 
         with _quiet_in_process_api():
             dump = export_database(args.database_url, scope, progress)
@@ -197,7 +197,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                             state_file=Path(args.file + ".import-state.json"))
     progress = _progress(args)
     if args.database_url:
-        from app.transfer.database import import_database
+        from app.server.in_process import import_database
 
         with _quiet_in_process_api():
             return import_database(args.database_url, dump, options, progress)

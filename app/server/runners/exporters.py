@@ -221,7 +221,7 @@ class ExporterRunner:
         if self._source is None:
             from app.core.registry import RegistryService
             from app.formats import FORMATS
-            from app.transfer.database import InProcessRegistry
+            from app.server.in_process import InProcessRegistry
 
             settings = replace(self.service.settings, auth_file="", metrics=False, hot_read_cache=False)
             self._source = InProcessRegistry(RegistryService(self.storage, FORMATS, settings), "http://in-process")

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.compatibility import DIFFERENT_TYPES
+from app.core.compatibility.levels import DIFFERENT_TYPES
 from app.core.resolver import format_refusals
 from app.formats import work_budget
 from app.formats.base import STRICT_POLICY, Explains, Incompatibility, Node, Outlines, ParsedSchema, SchemaFormat, supports

@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from app.core.access import OPEN, Guard
-from app.core.checking import CompatibilityChecks
-from app.core.registration.documents import merged_documents, request_documents
+from app.core.compatibility.checks import CompatibilityChecks
+from app.core.documents import merged_documents, request_documents
 from app.core.errors import InvalidSchema, SchemaNotFound, SubjectNotFound
 from app.core.registration.identity import identity_hash
 from app.core.records import SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, format_refusals
-from app.core.store import Storage, Store, SubjectRow, VersionRow
+from app.core.store.protocol import Storage, Store, SubjectRow, VersionRow
 from app.core.subjects import subject_version
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats import work_budget

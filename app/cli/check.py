@@ -211,7 +211,7 @@ def check_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _offline(args: argparse.Namespace) -> int:
-    from app.client.policy_check import PolicyFileError, offline_outcomes, print_outcome
+    from app.cli.policy_check import PolicyFileError, offline_outcomes, print_outcome
 
     try:
         if args.reference:
@@ -239,7 +239,7 @@ def _check(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple
     """Policies (where the registry has them) and compatibility, per file. With
     `--format json` each file is one JSON line: the check endpoint's structure plus
     `compatible`, `level` and, when incompatible, `incompatibilities`; nothing else is printed."""
-    from app.client.policy_check import print_outcome
+    from app.cli.policy_check import print_outcome
 
     verdict = OK
     for path, schema in schemas:

@@ -61,7 +61,7 @@ from app.core.subjects import (
 )
 from app.core.types import Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import EntityTags, SchemaTagEditor, supports
-from app.core.store import Store, VersionRow
+from app.core.store.protocol import Store, VersionRow
 
 
 @dataclass(frozen=True)

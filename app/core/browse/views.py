@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 from app.core.access import ANONYMOUS, Guard, Principal
 from app.core.records import StoredSchema
 from app.core.resolver import SchemaResolver
-from app.core.store import Storage, VersionRow
+from app.core.store.protocol import Storage, VersionRow
 from app.core.types import SchemaRequest
 from app.core.dek.encrypted_fields import EncryptionRule, encryption_rules
 from app.formats.base import FieldTags, Node, Outlines, supports
 
 if TYPE_CHECKING:
-    from app.core.browse import Browser, RegistrySummary, SearchResults, SubjectList
-    from app.core.checking import CompatibilityChecks
-    from app.core.inspection import CandidateCheck, EffectiveSettings, Inspection, VersionDiff
+    from app.core.browse.listings import Browser, RegistrySummary, SearchResults, SubjectList
+    from app.core.compatibility.checks import CompatibilityChecks
+    from app.core.browse.inspection import CandidateCheck, EffectiveSettings, Inspection, VersionDiff
     from app.settings import Settings
 
 
@@ -37,13 +37,13 @@ class BrowsingViews:
 
     @functools.cached_property
     def inspection(self) -> Inspection:
-        from app.core.inspection import Inspection  # the web UI's alone: imported on first use
+        from app.core.browse.inspection import Inspection  # the web UI's alone: imported on first use
 
         return Inspection(self.storage, self.resolver, self.checks, self.settings)
 
     @functools.cached_property
     def browser(self) -> Browser:
-        from app.core.browse import Browser  # the web UI's alone: imported on first use
+        from app.core.browse.listings import Browser  # the web UI's alone: imported on first use
 
         return Browser(self.storage, self.settings)
 

@@ -2,7 +2,7 @@
 `/compatibility/subjects/{s}/versions[/{v}]` endpoints, which must give the same answer.
 
 The new schema (the request's) is the reader of the old versions under BACKWARD and their
-writer under FORWARD; `app.core.compatibility` applies the level, this module finds the
+writer under FORWARD; `app.core.compatibility.levels` applies the level, this module finds the
 versions and the settings to apply it with.
 """
 from __future__ import annotations
@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from app.core import compatibility
+from app.core.compatibility import levels as compatibility
 from app.core.access import OPEN, Action, Guard
 from app.core.config import effective_config, rows_needed
-from app.core.registration.documents import merged_documents, metadata_property, request_documents
+from app.core.documents import merged_documents, metadata_property, request_documents
 from app.core.errors import InvalidSchema, VersionNotFound, WorkBudgetSpent
 from app.core.records import CompatibilityReport, StoredSchema
 from app.core.resolver import Candidate, SchemaResolver
-from app.core.store import Storage, Store, SubjectRow, VersionRow
+from app.core.store.protocol import Storage, Store, SubjectRow, VersionRow
 from app.core.subjects import live_version, parse_version, resolve_alias
 from app.core.types import CompatibilityLevel, QualifiedSubject, SchemaRequest
 from app.settings import Settings

@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple, TypeVar
 
 from app.core.cache import NO_STATS, CacheStats, LruCache
-from app.core.store import Storage
+from app.core.store.protocol import Storage
 
 T = TypeVar("T")
 

@@ -6,7 +6,7 @@ restricted to some subjects sees only the contexts holding one it may read.
 from __future__ import annotations
 
 from app.core.access import Guard
-from app.core.store import Store
+from app.core.store.protocol import Store
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from app.core.access import Action, Guard
 from app.core.config import GLOBAL_KEY, SUPER_GLOBAL_KEY, resolve_config, resolve_mode
-from app.core.inspection import EffectiveSetting
+from app.core.browse.inspection import EffectiveSetting
 from app.core.storable_text import repaired
-from app.core.store import (
+from app.core.store.protocol import (
     IndexHit,
     IndexQuery,
     LevelFilter,
@@ -35,7 +35,7 @@ from app.core.store import (
 from app.core.errors import SubjectNotFound
 from app.core.subjects import resolve_alias
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
-from app.core.visible_contexts import named_contexts
+from app.core.browse.visible_contexts import named_contexts
 from app.formats.base import FIELD_NODE, TYPE_NODE
 from app.settings import Settings
 
