@@ -12,7 +12,7 @@ invalid schema too). A failure prints one clear line on stderr. `--url` (or `REG
 comma-separated for several) names the registry; credentials come from userinfo in the URL or
 `REGISTRY_TO_AUTH` (`basic:USER:PASSWORD` or `bearer:TOKEN`), as for the migration commands.
 
-The functions take argv and return the exit code, so `app/cli.py` wires them in with one line
+The functions take argv and return the exit code, so `app/cli/main.py` wires them in with one line
 each and tests call them directly.
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ Reads run on one connection with as few queries as the answer needs (the subject
 read path is one query); schema content and parsed schemas come from in-process caches.
 Writes are one transaction each, which also writes the change's audit row (app/core/audit.py),
 and each committed write is reported to the `events` sink. What only the web UI asks for
-(diffs, the browser, search, outlines) is the `BrowsingViews` mixin (app/core/browsing.py),
+(diffs, the browser, search, outlines) is the `BrowsingViews` mixin (app/core/browse/views.py),
 built on first use.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Only a server administrator (a global admin grant) may see or change an exporter: its config
 holds another registry's credentials, and what it copies is every chosen subject. Each change
-is one transaction with its audit row. The runner (app/transfer/exporter_runner.py) does the
+is one transaction with its audit row. The runner (app/server/runners/exporters.py) does the
 copying; these operations only move the state it obeys: create and resume set STARTING (the
 runner compares everything chosen with the target, then reports RUNNING), pause PAUSED,
 reset clears offset and trace. As in Confluent's registry, deleting needs a paused exporter,

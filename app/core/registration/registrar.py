@@ -1,4 +1,4 @@
-"""Registration: the flow that stores a schema from a request (lookup is app/core/lookup.py).
+"""Registration: the flow that stores a schema from a request (lookup is app/core/registration/lookup.py).
 
 Registration follows the reference's order of steps (Confluent's registration of a schema)
 inside one transaction that holds the subject's row lock, so version numbers and ids are
