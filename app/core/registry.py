@@ -9,8 +9,8 @@ Reads run on one connection with as few queries as the answer needs (the subject
 read path is one query); schema content and parsed schemas come from in-process caches.
 Writes are one transaction each, which also writes the change's audit row (app/core/audit.py),
 and each committed write is reported to the `events` sink. What only the web UI asks for
-(diffs, the browser, search, outlines) is the `BrowsingViews` mixin (app/core/browse/views.py),
-built on first use.
+(diffs, the browser, search, outlines) is held as `browse` (app/core/browse/views.py), whose
+parts are built on first use.
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ if TYPE_CHECKING:
 __all__ = ["ListedSchema", "RegistryService"]
 
 
-class RegistryService(BrowsingViews):
+class RegistryService:
     def __init__(
         self,
         storage: Storage,
@@ -124,6 +124,7 @@ class RegistryService(BrowsingViews):
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )
         self.deks = DekRegistryService(storage, drivers_from(settings), guard=self.guard, audit=self.audit)
+        self.browse = BrowsingViews(storage, self.resolver, self.checks, settings, self.guard)
 
     def guard(self, principal: Principal) -> Guard:
         """The anonymous caller's guard is made once when nothing is authorized (every hot

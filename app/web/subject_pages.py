@@ -42,8 +42,8 @@ def subject(subject: str) -> str:
         uses=latest.schema.references if latest else (),
         used_by=reads.used_by(subject, latest.version) if latest else [],
         actions=_actions(subject), levels=params.LEVELS, modes=params.MODES,
-        outline=registry().outline(latest.schema) if latest else None,
-        encryption=registry().encryption(latest.schema) if latest else [],
+        outline=registry().browse.outline(latest.schema) if latest else None,
+        encryption=registry().browse.encryption(latest.schema) if latest else [],
     )
 
 
@@ -61,7 +61,7 @@ def version(subject: str, version: str) -> str:
         latest=live[-1] if live else None, uses=found.schema.references,
         tree=reads.reference_tree(found), used_by=reads.used_by(found.subject, found.version),
         metadata=_as_json(found.schema.metadata), rule_set=_as_json(found.schema.rule_set),
-        actions=_actions(found.subject), registered=reads.utc(found.ts), outline=registry().outline(found.schema),
+        actions=_actions(found.subject), registered=reads.utc(found.ts), outline=registry().browse.outline(found.schema),
     )
 
 
@@ -79,7 +79,7 @@ def diff(subject: str) -> str:
     normalize = params.flag("normalize")
     versions = reads.versions_of(subject)
     try:
-        found = registry().diff(
+        found = registry().browse.diff(
             subject, None if from_n is None else str(from_n), None if to_n is None else str(to_n), normalize,
             principal=principal(),
         )

@@ -1,10 +1,10 @@
 """What the web UI asks of the registry beyond the REST API: diffs, candidate checks, the
 settings in force, version tables, the subject browser, search and field outlines.
 
-A mixin of `RegistryService` (app/core/registry.py); each call is the caller's guard around
-one of the `inspection`'s or the `browser`'s. Both are built, and their modules imported, on
-first use: a server that nobody browses never needs them, and importing them was a few
-milliseconds of every worker's start.
+`RegistryService` holds them as `browse` (app/core/registry.py); each call is the caller's
+guard around one of the `inspection`'s or the `browser`'s. Both are built, and their modules
+imported, on first use: a server that nobody browses never needs them, and importing them was
+a few milliseconds of every worker's start.
 """
 from __future__ import annotations
 
@@ -28,12 +28,16 @@ if TYPE_CHECKING:
 
 
 class BrowsingViews:
-    storage: Storage
-    resolver: SchemaResolver
-    checks: CompatibilityChecks
-    settings: Settings
-
-    guard: Callable[[Principal], Guard]  # RegistryService's
+    def __init__(
+        self, storage: Storage, resolver: SchemaResolver, checks: CompatibilityChecks, settings: Settings,
+        guard: Callable[[Principal], Guard],
+    ) -> None:
+        """`guard` is the service's: the guard of a caller, under the service's authorizer."""
+        self.storage = storage
+        self.resolver = resolver
+        self.checks = checks
+        self.settings = settings
+        self.guard = guard
 
     @functools.cached_property
     def inspection(self) -> Inspection:

@@ -29,7 +29,7 @@ def seed(service: RegistryService, subject: str, *schemas: str) -> None:
 
 
 def settings_of(service: RegistryService, subject: str) -> tuple[str, str, str, str]:
-    found = service.effective_settings(subject)
+    found = service.browse.effective_settings(subject)
     return found.compatibility.value, found.compatibility.source, found.mode.value, found.mode.source
 
 
@@ -53,7 +53,7 @@ def test_a_subject_config_without_a_level_takes_the_server_default(service: Regi
     service.update_config(None, {"compatibility": "FULL"})
     service.update_config("s", {"normalize": True})
 
-    found = service.effective_settings("s")
+    found = service.browse.effective_settings("s")
 
     assert (found.compatibility.value, found.compatibility.source) == ("BACKWARD", "default")
     assert found.config["normalize"] is True
@@ -70,7 +70,7 @@ def test_a_global_read_only_override_beats_the_subject_mode(service: RegistrySer
 def test_diff_defaults_to_previous_and_latest_with_the_verdict_under_the_level(service: RegistryService) -> None:
     seed(service, "s", V1, V2, V3)
 
-    found = service.diff("s")
+    found = service.browse.diff("s")
 
     assert (found.old.version, found.new.version, found.versions) == (2, 3, (1, 2, 3))
     assert [(r.change, r.path) for r in found.diff.rows] == [("added", "qty")]
@@ -84,22 +84,22 @@ def test_diff_of_any_two_versions_includes_soft_deleted_ones(service: RegistrySe
     seed(service, "s", V1, V2, V3)
     service.delete_version("s", "2")
 
-    found = service.diff("s", "2", "latest")
+    found = service.browse.diff("s", "2", "latest")
 
     assert found.old.deleted and (found.old.version, found.new.version) == (2, 3)
-    assert service.diff("s").old.version == 1  # the default skips the soft-deleted one
+    assert service.browse.diff("s").old.version == 1  # the default skips the soft-deleted one
 
 
 def test_diff_verdict_follows_the_subject_level(service: RegistryService) -> None:
     service.update_config("s", {"compatibility": "NONE"})
     seed(service, "s", V1, NEEDS_AMOUNT)
 
-    unchecked = service.diff("s")
+    unchecked = service.browse.diff("s")
     assert not unchecked.verdict.checked and unchecked.verdict.compatible and unchecked.verdict.compared == ()
     assert not unchecked.diff.backward.ok  # the directions are still answered
 
     service.update_config("s", {"compatibility": "BACKWARD_TRANSITIVE"})
-    checked = service.diff("s")
+    checked = service.browse.diff("s")
     assert checked.verdict.source == "subject" and not checked.verdict.compatible
     assert checked.verdict.registration_compares == (2, 1)
     assert any("READER_FIELD_MISSING_DEFAULT_VALUE" in m for m in checked.verdict.messages)
@@ -112,7 +112,7 @@ def test_diff_of_two_schema_types_explains_itself(service: RegistryService) -> N
     seed(service, "s", V1)
     service.register("s", SchemaRequest(schema='{"type": "object"}', schema_type="JSON"))
 
-    found = service.diff("s")
+    found = service.browse.diff("s")
 
     assert not found.diff.comparable and found.diff.rows == ()
     assert "AVRO and JSON" in (found.diff.explanation or "")
@@ -121,9 +121,9 @@ def test_diff_of_two_schema_types_explains_itself(service: RegistryService) -> N
 def test_diff_refuses_unknown_subjects_and_versions(service: RegistryService) -> None:
     seed(service, "s", V1, V2)
     with pytest.raises(SubjectNotFound):
-        service.diff("nobody")
+        service.browse.diff("nobody")
     with pytest.raises(VersionNotFound):
-        service.diff("s", "1", "9")
+        service.browse.diff("s", "1", "9")
 
 
 def test_a_candidate_is_checked_as_registration_would_check_it(service: RegistryService) -> None:
@@ -131,7 +131,7 @@ def test_a_candidate_is_checked_as_registration_would_check_it(service: Registry
     seed(service, "s", V1, V2)
     candidate = SchemaRequest(schema=record({"name": "note", "type": "int", "default": 0}))
 
-    found = service.check_candidate("s", candidate)
+    found = service.browse.check_candidate("s", candidate)
 
     api = service.check_compatibility("s", None, candidate, verbose=True)
     assert found.verdict.compatible is api.is_compatible is False
@@ -139,14 +139,14 @@ def test_a_candidate_is_checked_as_registration_would_check_it(service: Registry
     assert found.verdict.compared == (2, 1) and found.latest_version == 2
     assert [(v.version, v.compatible) for v in found.versions] == [(2, False), (1, True)]
     assert [(r.change, r.path) for r in found.diff.rows] == [("changed", "note")]  # type: ignore[union-attr]
-    assert service.browse_subjects().items[0].versions == 2  # nothing written
+    assert service.browse.browse_subjects().items[0].versions == 2  # nothing written
 
 
 def test_a_candidate_against_one_version(service: RegistryService) -> None:
     seed(service, "s", V1, V2)
 
-    found = service.check_candidate("s", SchemaRequest(schema=NEEDS_AMOUNT), version="1")
+    found = service.browse.check_candidate("s", SchemaRequest(schema=NEEDS_AMOUNT), version="1")
 
     assert found.verdict.compared == (1,) and not found.verdict.compatible
     with pytest.raises(InvalidSchema):
-        service.check_candidate("s", SchemaRequest(schema="{not json"))
+        service.browse.check_candidate("s", SchemaRequest(schema="{not json"))
