@@ -52,9 +52,12 @@ def cmd_serve(settings: Settings) -> int:
     from app.server.serving import (PortInUse, RegistryServer, TlsFilesError, check_port_free, check_tls_files,
                              prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
 
+    from app.wiring import check_limits
+
     try:
+        check_limits(settings)
         check_port_free(settings.host, settings.port)
-    except PortInUse as exc:
+    except (ValueError, PortInUse) as exc:
         return fail(str(exc))
     route_app_logs(settings)
     try:

@@ -112,7 +112,7 @@ class PolicyService:
         """The catalogue given, else the built-in rules and the installed plugins, loaded on
         first use: finding plugins reads every installed distribution's entry points, a few
         milliseconds a worker need not spend before its first answer. A gunicorn
-        worker loads it in the background once serving (`app.wiring.warm_up`)."""
+        worker loads it in the background once serving (`app.server.serving.warm_up`)."""
         if self._given_catalogue is not None:
             return self._given_catalogue
         from app.policies.catalogue import load_catalogue  # the built-in rules' modules load with it

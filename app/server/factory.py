@@ -30,7 +30,7 @@ def create_app(
     events, caches and pool are then not counted (requests still are). An invalid auth file
     raises `AuthFileError`, unless `auth_fallback` (the file a gunicorn master loaded
     before forking) is given to start on instead. `defer_storage`: see `build_registry`
-    (gunicorn workers, which call `app.wiring.warm_up` once serving). `reload_clock`: what the
+    (gunicorn workers, which call `app.server.serving.warm_up` once serving). `reload_clock`: what the
     auth file's watcher reads to space its checks (a test moves it instead of sleeping)."""
     settings = settings or Settings.from_env()
     authenticator = _authenticator(settings, auth_fallback, reload_clock)

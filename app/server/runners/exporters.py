@@ -1,5 +1,5 @@
 """The exporters' runner: a daemon thread in each serving process (a gunicorn worker starts
-its own once it serves, app/wiring.py's `warm_up`; the master runs none) that copies what
+its own once it serves, app/server/serving.py's `warm_up`; the master runs none) that copies what
 each exporter chooses to its target and keeps doing so.
 
 Exactly one process of a fleet runs an exporter: the one holding its lease, a row-level lease
