@@ -1,2 +1,5 @@
 """Every `sqlregistry` command: `main` parses and dispatches; each command family has its
-module (serve and db in `main`, `check`/`register`, the offline policy check, transfers, auth)."""
+module (`db`, `audit`, `check`/`register` and the offline policy check, `transfer`, `auth`).
+"""
+
+PROG = "sqlregistry"

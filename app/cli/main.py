@@ -14,9 +14,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from app.cli import PROG
+from app.cli.audit import add_audit_commands
+from app.cli.db import add_db_commands
 from app.settings import Settings
-
-PROG = "sqlregistry"
 
 
 class _VersionAction(argparse.Action):
@@ -47,7 +48,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return Settings.from_env().with_overrides(**overrides)
 
 
-def cmd_serve(settings: Settings) -> int:
+def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from app.security.errors import AuthFileError
     from app.server.serving import (PortInUse, RegistryServer, TlsFilesError, check_port_free, check_tls_files,
                              prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
@@ -77,129 +78,6 @@ def cmd_serve(settings: Settings) -> int:
     return 0
 
 
-def cmd_db_upgrade(settings: Settings) -> int:
-    from app.storage.engine import redacted_url
-    from app.storage.migrate import upgrade_url
-
-    upgrade_url(settings.database_url)
-    print(f"{redacted_url(settings.database_url)}: at head")
-    return 0
-
-
-def cmd_db_current(settings: Settings) -> int:
-    """Print the database's revision and the code's head; exit 1 when they differ.
-
-    A SQLite file that does not exist is reported, not created: this command only looks.
-    """
-    from app.storage.engine import make_engine
-    from app.storage.migrate import current_revision, head_revision, missing_sqlite_file
-
-    missing = missing_sqlite_file(settings.database_url)
-    if missing is not None:
-        current = None
-        state = f"(no database: {missing} does not exist; `{PROG} db upgrade` creates it)"
-    else:
-        engine = make_engine(settings.database_url)
-        try:
-            current = current_revision(engine)
-        finally:
-            engine.dispose()
-        state = current or "(empty database: not migrated)"
-    head = head_revision()
-    print(f"current: {state}")
-    print(f"head:    {head}")
-    return 0 if current == head else 1
-
-
-def cmd_db_check(settings: Settings, args: argparse.Namespace) -> int:
-    """List the stored cells holding NUL or a lone surrogate (text_check.py), one line each,
-    and exit 1 if there are any; `--fix` replaces those characters by U+FFFD (with an audit
-    row) and exits 1 only if some could not be fixed."""
-    from app.core.audit import REPAIR_TEXT
-    from app.storage.engine import make_engine, redacted_url
-    from app.storage.text_check import flawed_cells, repair
-
-    engine = make_engine(settings.database_url)
-    try:
-        cells = list(flawed_cells(engine))
-        for cell in cells:
-            print(cell.describe())
-        if not cells:
-            print(f"{redacted_url(settings.database_url)}: every stored string reads back cleanly")
-            return 0
-        if not args.fix:
-            print(f"{len(cells)} stored values hold NUL or a lone surrogate; `{PROG} db check --fix` replaces them")
-            return 1
-        fixed = repair(engine, cells, f"{PROG} db check --fix", REPAIR_TEXT)
-        print(f"replaced the flawed characters of {fixed} of {len(cells)} values with U+FFFD")
-        return 0 if fixed == len(cells) else 1
-    finally:
-        engine.dispose()
-
-
-def _time_arg(text: str) -> int:
-    from app.core.audit import parse_time
-
-    try:
-        return parse_time(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _duration_arg(text: str) -> int:
-    from app.core.audit import parse_duration
-
-    try:
-        return parse_duration(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def cmd_audit_list(settings: Settings, args: argparse.Namespace) -> int:
-    """The trail as JSON lines, newest first, in `GET /audit`'s shape, read in pages."""
-    from app.api.render import audit_entity, json_bytes
-    from app.core.audit import MAX_LIMIT
-    from app.core.store.protocol import AuditQuery
-    from app.storage.repository import Repository
-
-    repository = Repository.from_url(settings.database_url)
-    try:
-        printed, offset = 0, 0
-        while args.limit is None or printed < args.limit:
-            size = MAX_LIMIT if args.limit is None else min(MAX_LIMIT, args.limit - printed)
-            rows = repository.audit_events(AuditQuery(
-                subject=args.subject, principal=args.principal, action=args.action, outcome=args.outcome,
-                since=args.since, until=args.until, offset=offset, limit=size,
-            ))
-            for row in rows:
-                # Escapes a lone surrogate an older version stored, as `GET /audit` does.
-                print(json_bytes(audit_entity(row)).decode("utf-8"))
-            printed, offset = printed + len(rows), offset + len(rows)
-            if len(rows) < size:
-                break
-    finally:
-        repository.close()
-    return 0
-
-
-def cmd_audit_prune(settings: Settings, args: argparse.Namespace) -> int:
-    """Delete the entries older than `--older-than` now; the server itself deletes only those
-    past REGISTRY_AUDIT_RETENTION_DAYS, when set."""
-    import time
-
-    from app.core.audit import iso_time
-    from app.storage.repository import Repository
-
-    cutoff = time.time_ns() // 1_000_000 - args.older_than
-    repository = Repository.from_url(settings.database_url)
-    try:
-        pruned = repository.prune_audit(cutoff)
-    finally:
-        repository.close()
-    print(f"pruned {pruned} audit events older than {iso_time(cutoff)}")
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--version", action=_VersionAction)
@@ -223,39 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="client certificates: 0 not asked, 1 optional, 2 required (REGISTRY_CERT_REQS)")
     serve.set_defaults(handler=cmd_serve)
 
-    db = commands.add_parser("db", help="the database: schema migrations, stored text check").add_subparsers(
-        dest="db_command", required=True
-    )
-    for name, handler, text in (
-        ("upgrade", cmd_db_upgrade, "apply pending migrations"),
-        ("current", cmd_db_current, "show the database's revision; exit 1 if behind head"),
-    ):
-        sub = db.add_parser(name, help=text)
-        sub.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
-        sub.set_defaults(handler=handler)
-    check = db.add_parser("check", help="find stored values holding NUL or a lone surrogate; exit 1 if any")
-    check.add_argument("--fix", action="store_true", help="replace those characters with U+FFFD (audited)")
-    check.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
-    check.set_defaults(handler=cmd_db_check)
-
-    audit = commands.add_parser("audit", help="the audit trail in the database").add_subparsers(
-        dest="audit_command", required=True
-    )
-    listing = audit.add_parser("list", help="print audit events as JSON lines, newest first")
-    listing.add_argument("--subject", help="qualified subject name, exact")
-    listing.add_argument("--principal", help="e.g. user:alice")
-    listing.add_argument("--action", help="e.g. REGISTER, DELETE_SUBJECT")
-    listing.add_argument("--outcome", choices=("success", "denied", "rejected"))
-    listing.add_argument("--since", type=_time_arg, help="ISO-8601 time or epoch milliseconds (inclusive)")
-    listing.add_argument("--until", type=_time_arg, help="ISO-8601 time or epoch milliseconds (inclusive)")
-    listing.add_argument("--limit", type=int, help="print at most this many (default: all)")
-    listing.set_defaults(handler=cmd_audit_list)
-    prune = audit.add_parser("prune", help="delete audit events older than a duration")
-    prune.add_argument("--older-than", type=_duration_arg, required=True, metavar="DURATION",
-                       help="e.g. 365d, 12h, 30m, 45s, 2w")
-    prune.set_defaults(handler=cmd_audit_prune)
-    for sub in (listing, prune):
-        sub.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
+    add_db_commands(commands)
+    add_audit_commands(commands)
 
     # Listed for --help; `main` hands their arguments to app.cli.check before parsing.
     commands.add_parser("check", help="test schema files against a subject's compatibility on a running registry")
@@ -305,9 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:  # a REGISTRY_* value or flag that does not convert or is out of range
         return fail(str(exc))
     try:
-        if args.command == "audit" or args.handler is cmd_db_check:
-            return args.handler(settings, args)
-        return args.handler(settings)
+        return args.handler(settings, args)
     except Exception as exc:
         from app.server.operator_errors import explain_failure
 
