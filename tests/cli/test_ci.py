@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from client_samples import USER_V1, USER_V2
+from support.client_samples import USER_V1, USER_V2
 
 from app.client import RegistryClient
 from app.cli.check import check_main, parse_messages, register_main
