@@ -38,11 +38,3 @@ def stub_server() -> Iterator[Callable[..., StubServer]]:
     for server in servers:
         server.shutdown()
         server.server_close()
-
-
-@pytest.fixture
-def dead_url() -> str:
-    """A loopback URL where nothing listens: connecting is refused at once."""
-    from support.postgres import free_port
-
-    return f"http://127.0.0.1:{free_port()}"
