@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import current_app, request
 
 from app.api.authorization import rule_for
-from app.core.store.protocol import Origin
+from app.core.store.audit import Origin
 from app.security.proxies import is_trusted
 
 

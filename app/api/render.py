@@ -30,7 +30,7 @@ from app.core.records import (
     StoredSchema,
     SubjectVersion,
 )
-from app.core.store.protocol import AuditRow
+from app.core.store.audit import AuditRow
 from app.formats.base import DEFAULT_SCHEMA_TYPE
 from app.policies.engine import Outcome
 

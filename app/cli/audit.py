@@ -52,7 +52,7 @@ def cmd_audit_list(settings: Settings, args: argparse.Namespace) -> int:
     """The trail as JSON lines, newest first, in `GET /audit`'s shape, read in pages."""
     from app.api.render import audit_entity, json_bytes
     from app.core.audit import MAX_LIMIT
-    from app.core.store.protocol import AuditQuery
+    from app.core.store.audit import AuditQuery
     from app.storage.repository import Repository
 
     repository = Repository.from_url(settings.database_url)

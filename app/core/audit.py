@@ -19,7 +19,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from app.core.access import ANONYMOUS, Principal
-from app.core.store.protocol import NO_ORIGIN, AuditEntry, AuditLog, Origin, Store
+from app.core.store.audit import AuditEntry, AuditLog, NO_ORIGIN, Origin
+from app.core.store.protocol import Store
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 
 # Actions: what the change was. The policies issue adds its own.

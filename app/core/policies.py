@@ -21,7 +21,8 @@ from app.core.config import effective_config, rows_needed
 from app.core.documents import request_references
 from app.core.errors import InvalidPolicy, PolicyNotFound
 from app.core.resolver import SchemaResolver, within_budget
-from app.core.store.protocol import NO_ORIGIN, Origin, Storage, Store
+from app.core.store.audit import NO_ORIGIN, Origin
+from app.core.store.protocol import Storage, Store
 from app.core.subjects import validate_subject
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats.base import ParsedSchema

@@ -50,7 +50,9 @@ from app.core.reads.schema_reads import (
     prefix_scope,
     readable_holders,
 )
-from app.core.store.protocol import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow
+from app.core.store.audit import AuditQuery, AuditRow, NO_ORIGIN, Origin
+from app.core.store.protocol import Storage, Store
+from app.core.store.rows import SubjectRow
 from app.core.subject_settings import SubjectSettings
 from app.core.subjects import (
     alias_of,

@@ -10,7 +10,8 @@ from app.core.errors import InvalidSubject, InvalidVersion, OperationNotPermitte
 from app.core.records import SubjectVersion
 from app.core.resolver import SchemaResolver
 from app.core.types import DEFAULT_CONTEXT, GLOBAL_CONTEXT, Mode, QualifiedSubject
-from app.core.store.protocol import Store, SubjectRow, VersionRow
+from app.core.store.protocol import Store
+from app.core.store.rows import SubjectRow, VersionRow
 
 T = TypeVar("T")
 # Versions and ids are Java ints in every Confluent client.

@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 
 from app.core.records import DEFAULT_CONTEXT
-from app.core.store.protocol import HolderRow, SubjectRow, SubjectSummary
+from app.core.store.rows import HolderRow, SubjectRow, SubjectSummary
 from app.storage.models import Context, Schema, Subject, SubjectVersion
 
 S = Subject.__table__

@@ -28,8 +28,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.core.errors import WriteConflict
 from app.core.records import SchemaReference, StoredSchema
-from app.core.store.protocol import (
-    AuditEntry,
+from app.core.store.audit import AuditEntry
+from app.core.store.rows import (
     HintedHolders,
     HolderRow,
     LockedSubject,

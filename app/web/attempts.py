@@ -16,7 +16,7 @@ from flask import current_app, g, request
 from werkzeug.wrappers import Response
 
 from app.core import audit
-from app.core.store.protocol import Origin
+from app.core.store.audit import Origin
 from app.security.caller import current_principal
 from app.api.origin import request_origin
 from app.web import params

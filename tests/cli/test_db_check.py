@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select, update
 
 from app.cli.main import main
-from app.core.store.protocol import NO_ORIGIN, AuditEntry
+from app.core.store.audit import AuditEntry, NO_ORIGIN
 from app.core.types import SchemaRequest
 from app.settings import Settings
 from app.storage.models import AuditEvent, Schema, Subject

@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.records import DEFAULT_CONTEXT, StoredSchema
-from app.core.store.protocol import (
+from app.core.store.audit import AuditEntry, AuditQuery, AuditRow
+from app.core.store.protocol import add_version_stepwise
+from app.core.store.rows import (
     AddedVersion,
-    AuditEntry,
-    AuditQuery,
-    AuditRow,
     HintedHolders,
     HolderRow,
     LockedSubject,
@@ -37,7 +36,6 @@ from app.core.store.protocol import (
     SubjectSummary,
     SubjectVersionRow,
     VersionRow,
-    add_version_stepwise,
 )
 
 

@@ -21,7 +21,8 @@ from app.core.documents import metadata_property
 from app.core.errors import SubjectNotFound, VersionNotFound
 from app.core.records import SubjectVersion
 from app.core.resolver import SchemaResolver, format_refusals
-from app.core.store.protocol import Storage, Store, VersionRow
+from app.core.store.protocol import Storage, Store
+from app.core.store.rows import VersionRow
 from app.core.browse.structural_diff import StructuralDiff, structural_diff
 from app.core.subjects import parse_version, resolve_alias, subject_version
 from app.core.types import CompatibilityLevel, QualifiedSubject, SchemaRequest

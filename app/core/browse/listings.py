@@ -20,18 +20,9 @@ from app.core.access import Action, Guard
 from app.core.config import GLOBAL_KEY, SUPER_GLOBAL_KEY, resolve_config, resolve_mode
 from app.core.browse.inspection import EffectiveSetting
 from app.core.storable_text import repaired
-from app.core.store.protocol import (
-    IndexHit,
-    IndexQuery,
-    LevelFilter,
-    Storage,
-    Store,
-    SubjectListing,
-    SubjectQuery,
-    SubjectRow,
-    VersionRow,
-    search_key,
-)
+from app.core.store.browse import IndexHit, IndexQuery, LevelFilter, SubjectListing, SubjectQuery, search_key
+from app.core.store.protocol import Storage, Store
+from app.core.store.rows import SubjectRow, VersionRow
 from app.core.errors import SubjectNotFound
 from app.core.subjects import resolve_alias
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
@@ -76,25 +67,8 @@ class SubjectList:
 
 
 @dataclass(frozen=True)
-class Hit:
-    """A field (`kind` FIELD_NODE) or named type (TYPE_NODE) in a subject-version's schema:
-    `path` is the field's dotted path (a type's full name), `doc` a snippet."""
-
-    subject: str
-    context: str
-    version: int
-    schema_id: int
-    deleted: bool
-    kind: str
-    path: str
-    name: str
-    type_label: str
-    doc: str | None
-
-
-@dataclass(frozen=True)
 class HitList:
-    items: tuple[Hit, ...]
+    items: tuple[IndexHit, ...]
     total: int
     page: int
     per_page: int
@@ -244,7 +218,7 @@ class Browser:
                 readable = set(guard.filter(sorted(set(named))))
                 allowed = [h for h, name in zip(everything, named) if name in readable]
                 total, hits = len(allowed), allowed[query.offset:query.offset + query.limit]
-        return HitList(tuple(_hit(h) for h in hits), total, page, per_page)
+        return HitList(tuple(hits), total, page, per_page)
 
     # ------------------------------------------------------------------ summary
     def summary(self, guard: Guard) -> RegistrySummary:
@@ -272,10 +246,3 @@ class Browser:
             EffectiveSetting(config["compatibility"], level_source), EffectiveSetting(mode.value, mode_source),
             sum(counts.values()), tuple(summaries),
         )
-
-
-def _hit(row: IndexHit) -> Hit:
-    return Hit(
-        QualifiedSubject(row.context, row.subject).qualified(), row.context, row.version, row.schema_id,
-        row.deleted, row.kind, row.path, row.name, row.type_label, row.doc,
-    )

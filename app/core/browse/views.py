@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from app.core.access import ANONYMOUS, Guard, Principal
 from app.core.records import StoredSchema
 from app.core.resolver import SchemaResolver
-from app.core.store.protocol import Storage, VersionRow
+from app.core.store.protocol import Storage
+from app.core.store.rows import VersionRow
 from app.core.types import SchemaRequest
 from app.core.dek.encrypted_fields import EncryptionRule, encryption_rules
 from app.formats.base import FieldTags, Node, Outlines, supports

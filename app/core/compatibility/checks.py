@@ -17,7 +17,8 @@ from app.core.documents import merged_documents, metadata_property, request_docu
 from app.core.errors import InvalidSchema, VersionNotFound, WorkBudgetSpent
 from app.core.records import CompatibilityReport, StoredSchema
 from app.core.resolver import Candidate, SchemaResolver
-from app.core.store.protocol import Storage, Store, SubjectRow, VersionRow
+from app.core.store.protocol import Storage, Store
+from app.core.store.rows import SubjectRow, VersionRow
 from app.core.subjects import live_version, parse_version, resolve_alias
 from app.core.types import CompatibilityLevel, QualifiedSubject, SchemaRequest
 from app.settings import Settings

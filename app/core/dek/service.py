@@ -57,7 +57,8 @@ from app.core.dek.records import (
     check_text,
 )
 from app.core.errors import StoreError, WriteConflict
-from app.core.store.protocol import NO_ORIGIN, Origin, Storage, Store
+from app.core.store.audit import NO_ORIGIN, Origin
+from app.core.store.protocol import Storage, Store
 from app.core.subjects import parse_version
 from app.core.types import WILDCARD_CONTEXT, QualifiedSubject
 

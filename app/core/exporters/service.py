@@ -29,7 +29,8 @@ from app.core.exporters.records import (
     parse_definition,
     valid_name,
 )
-from app.core.store.protocol import NO_ORIGIN, Origin, Storage, Store
+from app.core.store.audit import NO_ORIGIN, Origin
+from app.core.store.protocol import Storage, Store
 
 _STOPPED = (PAUSED, ERROR)
 

@@ -13,7 +13,8 @@ from app.core.registration.identity import hash_from_guid
 from app.core.metadata import RULE_KINDS
 from app.core.records import SchemaById, StoredSchema, SubjectVersion
 from app.core.resolver import SchemaResolver
-from app.core.store.protocol import HolderRow, Storage, Store, SubjectRow, VersionRow
+from app.core.store.protocol import Storage, Store
+from app.core.store.rows import HolderRow, SubjectRow, VersionRow
 from app.core.subjects import alias_of, alias_target, page, subject_version
 from app.core.types import DEFAULT_CONTEXT, WILDCARD_CONTEXT, QualifiedSubject
 

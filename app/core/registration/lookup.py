@@ -17,7 +17,8 @@ from app.core.errors import InvalidSchema, SchemaNotFound, SubjectNotFound
 from app.core.registration.identity import identity_hash
 from app.core.records import SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, format_refusals
-from app.core.store.protocol import Storage, Store, SubjectRow, VersionRow
+from app.core.store.protocol import Storage, Store
+from app.core.store.rows import SubjectRow, VersionRow
 from app.core.subjects import subject_version
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats import work_budget

@@ -43,9 +43,18 @@ from app.core.policies import policy_keys
 from app.core.registration.verdict import RegistrationVerdicts, Verdict
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, format_refusals
-from app.core.store.protocol import (
-    AuditEntry, IndexedName, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, SettingsRead, Storage, Store, SubjectHead,
-    SubjectRow, VersionRow,
+from app.core.store.audit import AuditEntry
+from app.core.store.browse import IndexedName
+from app.core.store.protocol import Storage, Store
+from app.core.store.rows import (
+    LockedSubject,
+    NewSchema,
+    NewVersion,
+    SchemaKeyRow,
+    SettingsRead,
+    SubjectHead,
+    SubjectRow,
+    VersionRow,
 )
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject, SchemaRequest

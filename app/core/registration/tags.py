@@ -61,7 +61,8 @@ from app.core.subjects import (
 )
 from app.core.types import Mode, QualifiedSubject, SchemaRequest
 from app.formats.base import EntityTags, SchemaTagEditor, supports
-from app.core.store.protocol import Store, VersionRow
+from app.core.store.protocol import Store
+from app.core.store.rows import VersionRow
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from app.core.compatibility import levels as compatibility
 from app.core.compatibility.checks import CompatibilityChecks
 from app.core.errors import IncompatibleSchema, InvalidSchema, RegistryError, WorkBudgetSpent
 from app.core.resolver import ResolvedReference
-from app.core.store.protocol import Store, SubjectHead, VersionRow
+from app.core.store.protocol import Store
+from app.core.store.rows import SubjectHead, VersionRow
 from app.core.types import CompatibilityLevel, Mode, QualifiedSubject
 from app.formats.base import ParsedSchema
 from app.policies.engine import refusal_message
