@@ -85,7 +85,7 @@ class TagRequest:
 class SchemaTagger:
     """The tags flow. Everything that depends on the subject's versions (the base version,
     the mode, the rule set `rulesToMerge` starts from) is read inside registration's write
-    transaction, under the subject's lock, through `Registrar.register`'s `prepare` hook: a
+    transaction, under the subject's lock, through `Registrar.register_derived`'s `prepare`: a
     registration that lands while the request is in flight is either fully before it (and
     seen) or fully after it."""
 
@@ -103,9 +103,8 @@ class SchemaTagger:
         def derive(store: Store, target: QualifiedSubject, versions: list[VersionRow]) -> SchemaRequest:
             return self._derived_request(store, target, versions, number, request, guard)
 
-        return self.registrar.register(
-            subject, None, normalize=False, force=False, fmt=None, prepare=derive, guard=guard,
-            audit=replace(audit, detail={"tagsOnVersion": version}),
+        return self.registrar.register_derived(
+            subject, derive, guard=guard, audit=replace(audit, detail={"tagsOnVersion": version}),
         )
 
     def _derived_request(

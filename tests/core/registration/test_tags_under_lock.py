@@ -29,15 +29,16 @@ def record(*fields: str) -> str:
 
 
 def slip_in(service: RegistryService, monkeypatch: pytest.MonkeyPatch, subject: str, request: SchemaRequest) -> None:
-    """Make the next registration start with `request` registered under `subject` first."""
-    original: Callable[..., Any] = service.registrar.register
+    """Make the next derived registration (the tags endpoint) start with `request` registered
+    under `subject` first."""
+    original: Callable[..., Any] = service.registrar.register_derived
 
     def racing(*args: Any, **kwargs: Any) -> Any:
-        monkeypatch.setattr(service.registrar, "register", original)
-        original(subject, request, False, False, None)
+        monkeypatch.setattr(service.registrar, "register_derived", original)
+        service.registrar.register(subject, request, False, False, None)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(service.registrar, "register", racing)
+    monkeypatch.setattr(service.registrar, "register_derived", racing)
 
 
 def rule_names(rule_set: dict[str, Any] | None) -> list[str]:
