@@ -22,7 +22,7 @@ from app.core.documents import request_references
 from app.core.errors import InvalidPolicy, PolicyNotFound
 from app.core.resolver import SchemaResolver, within_budget
 from app.core.store.audit import NO_ORIGIN, Origin
-from app.core.store.protocol import Storage, Store
+from app.core.store.protocol import PolicyStore, Storage, Store
 from app.core.subjects import validate_subject
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats.base import ParsedSchema
@@ -292,7 +292,7 @@ def _reads_every_version(uses: Sequence[RuleUse]) -> bool:
     return any(u.params.get("against") == "all" for u in uses)
 
 
-def _global(store: Store) -> dict[str, Any]:
+def _global(store: PolicyStore) -> dict[str, Any]:
     return store.policy_documents([GLOBAL_DOCUMENT]).get(GLOBAL_DOCUMENT) or dict(EMPTY_GLOBAL)
 
 
@@ -303,7 +303,7 @@ def _validated(validate: Any, *args: Any) -> dict[str, Any]:
         raise InvalidPolicy(exc.message) from None
 
 
-def _refuse_removing_used_sets(store: Store, sets: Mapping[str, Any]) -> None:
+def _refuse_removing_used_sets(store: PolicyStore, sets: Mapping[str, Any]) -> None:
     """A set a selection still uses cannot go: the message lists who uses it."""
     users: dict[str, list[str]] = {}
     for context, name, selection in store.policy_selections():

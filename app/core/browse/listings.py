@@ -21,7 +21,7 @@ from app.core.config import GLOBAL_KEY, SUPER_GLOBAL_KEY, resolve_config, resolv
 from app.core.browse.inspection import EffectiveSetting
 from app.core.storable_text import repaired
 from app.core.store.browse import IndexHit, IndexQuery, LevelFilter, SubjectListing, SubjectQuery, search_key
-from app.core.store.protocol import Storage, Store
+from app.core.store.protocol import BrowseStore, Storage, Store
 from app.core.store.rows import SubjectRow, VersionRow
 from app.core.errors import SubjectNotFound
 from app.core.subjects import resolve_alias
@@ -150,7 +150,7 @@ class Browser:
         items = tuple(self._listed(item, rows) for item in listings)
         return SubjectList(items, total, page, per_page)
 
-    def _page(self, store: Store, query: SubjectQuery, guard: Guard) -> tuple[int, list[SubjectListing]]:
+    def _page(self, store: BrowseStore, query: SubjectQuery, guard: Guard) -> tuple[int, list[SubjectListing]]:
         if guard.unrestricted:
             found = store.browse_subjects(query)
             return found.total, found.items

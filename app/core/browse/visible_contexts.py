@@ -6,11 +6,11 @@ restricted to some subjects sees only the contexts holding one it may read.
 from __future__ import annotations
 
 from app.core.access import Guard
-from app.core.store.protocol import Store
+from app.core.store.protocol import ListingStore
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 
 
-def named_contexts(store: Store, guard: Guard) -> list[str]:
+def named_contexts(store: ListingStore, guard: Guard) -> list[str]:
     """The contexts other than the default one (which everybody sees), sorted: every one for
     an unrestricted caller; for others, those holding a subject with versions (live or
     soft-deleted) that the caller may read."""
