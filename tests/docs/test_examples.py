@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from support.doc_examples import (
-    REPO_ROOT, Example, ExampleFailed, check_output, documentation_pages, read_page, run_page,
+    DISPLAY_ONLY, REPO_ROOT, RUNNABLE, Example, ExampleFailed, check_output, documentation_pages, fenced_languages,
+    read_page, run_page,
 )
 
 PAGES = [path for path in documentation_pages() if not read_page(path).spark]
@@ -20,11 +21,13 @@ def test_every_example_of_the_page_runs_as_written(path: Path, tmp_path: Path) -
     run_page(read_page(path), tmp_path)
 
 
-def test_every_page_with_commands_has_examples_that_run() -> None:
-    """A page that shows commands but runs none is a page whose marker went wrong."""
-    silent = [path.name for path in documentation_pages()
-              if "```sh" in path.read_text(encoding="utf-8") and not read_page(path).examples]
-    assert silent == []
+def test_every_fenced_block_says_whether_it_runs() -> None:
+    """A ```bash or ```shell block would be shown but silently never run: only the runnable
+    languages and the display-only ones are allowed."""
+    allowed = RUNNABLE | DISPLAY_ONLY
+    strays = [f"{path.name}:{number}: {fence}" for path in documentation_pages()
+              for number, fence in fenced_languages(path) if fence not in allowed]
+    assert strays == []
 
 
 def test_a_failing_example_fails_its_page(tmp_path: Path) -> None:

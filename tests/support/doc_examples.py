@@ -1,8 +1,9 @@
 """The documentation's examples, read from the Markdown and run as a reader would run them.
 
 The convention (stated in docs/tests.md too): a fenced block marked ```sh runs in bash with
-`set -e -o pipefail`, a block marked ```python runs in the project's interpreter; any other info
-string (```text, ```toml, ```console, ```json) is never run, nor is a ```sh or ```python block whose
+`set -e -o pipefail`, a block marked ```python runs in the project's interpreter; a block marked
+```text, ```toml, ```json, ```console or ```proto is shown only (no other info string is allowed,
+so that a ```bash block cannot be silently skipped), and so is a ```sh or ```python block whose
 line before the fence is `<!-- not run: why -->` (it starts a server, needs PostgreSQL, ...).
 A page's blocks run in order, in one scratch directory, as if typed into one terminal: the
 variables a shell block sets are there for the blocks after it (exported or not). A line
@@ -30,6 +31,7 @@ from support.live import start_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUNNABLE = frozenset({"sh", "python"})
+DISPLAY_ONLY = frozenset({"text", "toml", "json", "console", "proto"})
 BLOCK_TIMEOUT_SECONDS = 300
 
 _FENCE = re.compile(r"^```(\S*)\s*$")
@@ -105,6 +107,18 @@ def read_page(path: Path) -> Page:
             examples.append(Example(path, start + 1, fence.group(1), "\n".join(body) + "\n", expected))
         index = end + 1
     return Page(path, tuple(examples), servers, spark)
+
+
+def fenced_languages(path: Path) -> list[tuple[int, str]]:
+    """The info string of every opening fence of a page, with its line number."""
+    found, inside = [], False
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if inside:
+            inside = line.rstrip() != "```"
+        elif (fence := _FENCE.match(line)) is not None:
+            found.append((number, fence.group(1)))
+            inside = True
+    return found
 
 
 def expected_pattern(shown: str) -> re.Pattern[str]:
