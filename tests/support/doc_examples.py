@@ -12,7 +12,9 @@ in order, `...` standing for anything on one line.
 
 A page names the registries its examples talk to with `<!-- docs-test: servers REGISTRY_URL
 TARGET_URL -->` (default: `REGISTRY_URL` alone); each gets a fresh `sqlregistry serve` on SQLite
-and a free port, and its URL in that variable, the only thing that differs from the page's text.
+and a free port, and its URL in that variable, the only thing that differs from the page's text;
+`<!-- docs-test: server-env NAME=value -->` starts them with that setting, which the page's text
+must tell its reader to set too.
 `<!-- docs-test: spark -->` marks a page whose examples start Spark: they run with the pipeline
 tests, not with the other pages.
 """
@@ -36,7 +38,7 @@ BLOCK_TIMEOUT_SECONDS = 300
 
 _FENCE = re.compile(r"^```(\S*)\s*$")
 _NOT_RUN = re.compile(r"^<!--\s*not run\b.*-->\s*$")
-_DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(\w+)(.*?)-->\s*$")
+_DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*([\w-]+)(.*?)-->\s*$")
 _EXPECTED = re.compile(r"^\s*# => (.*\S)\s*$")
 
 
@@ -63,6 +65,7 @@ class Page:
     path: Path
     examples: tuple[Example, ...]
     servers: tuple[str, ...]
+    server_env: dict[str, str]
     spark: bool
 
 
@@ -80,6 +83,7 @@ def read_page(path: Path) -> Page:
     lines = path.read_text(encoding="utf-8").splitlines()
     examples: list[Example] = []
     servers: tuple[str, ...] = ("REGISTRY_URL",)
+    server_env: dict[str, str] = {}
     spark = False
     index = 0
     while index < len(lines):
@@ -88,6 +92,8 @@ def read_page(path: Path) -> Page:
             name, argument = directive.group(1), directive.group(2).split()
             if name == "servers":
                 servers = tuple(argument)
+            elif name == "server-env":
+                server_env.update(item.split("=", 1) for item in argument)
             elif name == "spark":
                 spark = True
             else:
@@ -106,7 +112,7 @@ def read_page(path: Path) -> Page:
             expected = tuple(m.group(1) for m in map(_EXPECTED.match, body) if m is not None)
             examples.append(Example(path, start + 1, fence.group(1), "\n".join(body) + "\n", expected))
         index = end + 1
-    return Page(path, tuple(examples), servers, spark)
+    return Page(path, tuple(examples), servers, server_env, spark)
 
 
 def fenced_languages(path: Path) -> list[tuple[int, str]]:
@@ -185,7 +191,7 @@ def registries(page: Page, workdir: Path) -> Iterator[dict[str, str]]:
         for name in page.servers:
             home = workdir / f".server-{name.lower()}"
             home.mkdir()
-            server = start_server(f"sqlite:///{home / 'registry.db'}", home / "server.log")
+            server = start_server(f"sqlite:///{home / 'registry.db'}", home / "server.log", env=page.server_env)
             stack.callback(server.stop)
             urls[name] = server.url
         yield urls
