@@ -4,11 +4,11 @@ The convention (stated in docs/tests.md too): a fenced block marked ```sh runs i
 `set -e -o pipefail`, a block marked ```python runs in the project's interpreter; a block marked
 ```text, ```toml, ```json, ```console or ```proto is shown only (no other info string is allowed,
 so that a ```bash block cannot be silently skipped), and so is a ```sh or ```python block whose
-line before the fence is `<!-- not run: why -->` (it starts a server, needs PostgreSQL, ...).
+last non-blank line before the fence is `<!-- not run: why -->` (it starts a server, needs PostgreSQL, ...).
 A page's blocks run in order, in one scratch directory, as if typed into one terminal: the
 variables a shell block sets are there for the blocks after it (exported or not). A line
-`# => TEXT` in a block is output the block prints: the block's output must hold each such TEXT
-in order, `...` standing for anything on one line.
+`# => TEXT` in a block is output the block prints (on stdout or stderr, as a terminal shows
+both): the block's output must hold each such TEXT in order, `...` standing for anything on one line.
 
 A page names the registries its examples talk to with `<!-- docs-test: servers REGISTRY_URL
 TARGET_URL -->` (default: `REGISTRY_URL` alone); each gets a fresh `sqlregistry serve` on SQLite
@@ -107,7 +107,8 @@ def read_page(path: Path) -> Page:
         if end is None:
             raise ValueError(f"{path.name}:{start + 1}: a fenced block that is never closed")
         body = lines[start + 1:end]
-        skipped = start > 0 and _NOT_RUN.match(lines[start - 1]) is not None
+        before = next((line for line in reversed(lines[:start]) if line.strip()), "")
+        skipped = _NOT_RUN.match(before) is not None
         if fence.group(1) in RUNNABLE and not skipped:
             expected = tuple(m.group(1) for m in map(_EXPECTED.match, body) if m is not None)
             examples.append(Example(path, start + 1, fence.group(1), "\n".join(body) + "\n", expected))
@@ -158,14 +159,14 @@ def run_example(example: Example, workdir: Path, env: dict[str, str]) -> dict[st
         script.write_text(example.code, encoding="utf-8")
         command = [sys.executable, str(script)]
     try:
-        done = subprocess.run(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=BLOCK_TIMEOUT_SECONDS)
+        # One stream, as a terminal shows it: the shown output may be a command's stderr.
+        done = subprocess.run(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=BLOCK_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired as exc:
         raise ExampleFailed(f"{example.where}: still running after {BLOCK_TIMEOUT_SECONDS} s; it had printed:\n"
-                            f"{exc.stdout!r}\n{exc.stderr!r}") from None
+                            f"{exc.stdout!r}") from None
     if done.returncode != 0:
-        raise ExampleFailed(f"{example.where}: exit status {done.returncode}\n--- stdout\n{done.stdout[-3000:]}"
-                            f"\n--- stderr\n{done.stderr[-3000:]}")
+        raise ExampleFailed(f"{example.where}: exit status {done.returncode}; it printed:\n{done.stdout[-4000:]}")
     check_output(example, done.stdout)
     if example.language == "sh":
         return dict(item.split("=", 1) for item in state.read_text(encoding="utf-8").split("\0") if "=" in item)
