@@ -29,7 +29,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from support.live import start_server
+from support.live import LiveServer, start_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUNNABLE = frozenset({"sh", "python"})
@@ -176,7 +176,15 @@ def run_example(example: Example, workdir: Path, env: dict[str, str]) -> dict[st
 def reader_environment(workdir: Path, urls: dict[str, str]) -> dict[str, str]:
     """What a reader's terminal has after `pip install -e .`: `sqlregistry` and `python` on the
     PATH (this checkout's code first), nothing of the test run's own REGISTRY_* settings."""
-    bin_dir = str(Path(sys.executable).parent)
+    bin_dir = Path(sys.executable).parent
+    if not (bin_dir / "sqlregistry").exists():
+        # An interpreter without the console script (the package not installed): the same entry point.
+        bin_dir = workdir / ".bin"
+        bin_dir.mkdir(exist_ok=True)
+        shim = bin_dir / "sqlregistry"
+        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m app.cli "$@"\n', encoding="utf-8")
+        shim.chmod(0o755)
+        (bin_dir / "python").symlink_to(sys.executable)
     env = {key: value for key, value in os.environ.items() if not key.startswith("REGISTRY_")}
     env.update(urls)
     env.update({"PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", "PYTHONPATH": str(REPO_ROOT),
@@ -185,22 +193,28 @@ def reader_environment(workdir: Path, urls: dict[str, str]) -> dict[str, str]:
 
 
 @contextmanager
-def registries(page: Page, workdir: Path) -> Iterator[dict[str, str]]:
+def registries(page: Page, workdir: Path) -> Iterator[dict[str, LiveServer]]:
     """A fresh registry for each variable the page names, stopped afterwards."""
     with ExitStack() as stack:
-        urls = {}
+        servers = {}
         for name in page.servers:
             home = workdir / f".server-{name.lower()}"
             home.mkdir()
             server = start_server(f"sqlite:///{home / 'registry.db'}", home / "server.log", env=page.server_env)
             stack.callback(server.stop)
-            urls[name] = server.url
-        yield urls
+            servers[name] = server
+        yield servers
 
 
 def run_page(page: Page, workdir: Path) -> None:
-    """Every example of the page in order, against fresh registries, in `workdir`."""
-    with registries(page, workdir) as urls:
-        env = reader_environment(workdir, urls)
+    """Every example of the page in order, against fresh registries, in `workdir`; a failure
+    carries the end of each registry's log."""
+    with registries(page, workdir) as servers:
+        env = reader_environment(workdir, {name: server.url for name, server in servers.items()})
         for example in page.examples:
-            env = run_example(example, workdir, env)
+            try:
+                env = run_example(example, workdir, env)
+            except ExampleFailed as failed:
+                logs = "".join(f"\n--- {name}'s server log\n{server.log_tail(2000)}"
+                               for name, server in servers.items())
+                raise ExampleFailed(f"{failed}{logs}") from None
