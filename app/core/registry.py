@@ -60,6 +60,7 @@ from app.core.subjects import (
     resolve_alias,
     subject_version,
 )
+from app.core.associations.service import AssociationService
 from app.core.dek.kms import drivers_from
 from app.core.dek.service import DekRegistryService
 from app.core.exporters.service import ExporterService
@@ -124,6 +125,8 @@ class RegistryService(BrowsingViews):
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )
         self.deks = DekRegistryService(storage, drivers_from(settings), guard=self.guard, audit=self.audit)
+        self.associations = AssociationService(storage, self.registrar, self.lookups, self.checks,
+                                               guard=self.guard, audit=self.audit)
 
     def guard(self, principal: Principal) -> Guard:
         """The anonymous caller's guard is made once when nothing is authorized (every hot
