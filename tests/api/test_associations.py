@@ -274,3 +274,11 @@ def test_filters_on_lifecycle_and_resource_type(api: Api) -> None:
     assert api.get("/associations/resources/id-1", resourceType="schema").json == []
     bad = api.get("/associations/resources/id-1", lifecycle="SOFT")
     assert (bad.status, bad.error_code) == (422, 42212)
+
+
+def test_names_beyond_their_bounds_are_refused_not_stored(api: Api) -> None:
+    long_namespace = resource("orders", "id-1", strong(), ns="n" * 255)
+    assert api.post("/associations", long_namespace).error_code == 42212
+    assert api.post("/associations", resource("orders", "i" * 256, strong())).error_code == 42212
+    assert api.post("/associations", resource("o" * 257, "id-1", strong())).error_code == 42212
+    assert api.get("/associations/resources/-/-").json == []

@@ -23,6 +23,7 @@ from app.core.associations.records import (
 )
 
 NAME_MAX_LENGTH = 256
+RESOURCE_ID_MAX_LENGTH = 255
 
 
 def check_name(value: str | None, prop: str) -> str:
@@ -35,6 +36,13 @@ def check_name(value: str | None, prop: str) -> str:
         if not (char.isalnum() or char in "_-"):
             raise InvalidAssociation.property(prop, f"illegal character '{char}'")
     return value
+
+
+def check_resource_id(value: str | None) -> None:
+    """Confluent sets no bound; the column holds 255 characters, which a topic id (22) never nears."""
+    if value is not None and (len(value) > RESOURCE_ID_MAX_LENGTH or any(ord(c) < 0x20 for c in value)):
+        raise InvalidAssociation.property(
+            "resourceId", f"must be at most {RESOURCE_ID_MAX_LENGTH} characters, none of them control characters")
 
 
 def check_subject(subject: str) -> None:
@@ -92,6 +100,7 @@ def check_resource(request: ResourceChange, dry_run: bool) -> None:
     check_name(request.resource_namespace, "resourceNamespace")
     if not dry_run and not request.resource_id:
         raise InvalidAssociation.property("resourceId", "cannot be null or empty")
+    check_resource_id(request.resource_id)
     if request.resource_type is None:
         request.resource_type = TOPIC
     elif request.resource_type != TOPIC:

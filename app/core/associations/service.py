@@ -62,7 +62,7 @@ from app.core.lookup import Lookup
 from app.core.records import SubjectVersion
 from app.core.registration.registrar import Registered, Registrar
 from app.core.schema_reads import SCHEMAS_MAX_LIMIT
-from app.core.store import NO_ORIGIN, Origin, Storage, Store
+from app.core.store import CONTEXT_CHARS, NO_ORIGIN, Origin, Storage, Store
 from app.core.subjects import check_writable, page, subject_mode, subject_version
 from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject
 
@@ -379,6 +379,9 @@ class AssociationService:
             else:
                 raise InvalidAssociation.property("subject", "must be provided for WEAK associations")
         qs = QualifiedSubject.parse(change.subject)
+        if len(qs.context) > CONTEXT_CHARS:  # the STRONG subject's context is the namespace
+            raise InvalidAssociation.property(
+                "resourceNamespace", f"exceeds max length of {CONTEXT_CHARS - 1} for the subject's context")
         guard.check(Action.WRITE, qs.qualified())
         lifecycle = change.lifecycle or (old.lifecycle if old is not None else None)
         if lifecycle is None:
