@@ -282,3 +282,24 @@ def test_names_beyond_their_bounds_are_refused_not_stored(api: Api) -> None:
     assert api.post("/associations", resource("orders", "i" * 256, strong())).error_code == 42212
     assert api.post("/associations", resource("o" * 257, "id-1", strong())).error_code == 42212
     assert api.get("/associations/resources/-/-").json == []
+
+
+def test_each_change_writes_its_audit_rows_in_its_transaction_and_reads_write_none(api: Api) -> None:
+    before = len(api.get("/audit", limit=1000).json)
+    assert api.post("/associations", resource("orders", "id-1", strong())).status == 200
+    assert api.get("/associations/resources/id-1").status == 200
+    assert api.delete("/associations/resources/id-1", cascadeLifecycle="true").status == 204
+    refused = api.post("/associations", resource("orders", "id-2", weak("nowhere")))
+    assert refused.error_code == 40907
+    rows = api.get("/audit", limit=1000).json[: len(api.get("/audit", limit=1000).json) - before]
+    subject = f":.{NS}:orders-value"
+    assert [(r["action"], r.get("subject"), r["outcome"]) for r in reversed(rows)] == [
+        ("REGISTER", subject, "success"),
+        ("CREATE_ASSOCIATION", subject, "success"),
+        ("DELETE_ASSOCIATION", subject, "success"),
+        ("DELETE_SUBJECT", subject, "success"),
+        ("CREATE_ASSOCIATION", None, "rejected"),
+    ]
+    created = next(r for r in rows if r["action"] == "CREATE_ASSOCIATION" and r["outcome"] == "success")
+    assert created["context"] == f".{NS}" and created["detail"]["resourceId"] == "id-1"
+    assert created["detail"]["lifecycle"] == "STRONG"
