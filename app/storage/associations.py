@@ -7,7 +7,6 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, select, update
 
 from app.core.associations.records import Association
-from app.core.types import QualifiedSubject
 from app.storage.listings import storable
 from app.storage.models import AssociationRow
 
@@ -15,11 +14,10 @@ A = AssociationRow.__table__
 
 
 def _association(row: Any) -> Association:
-    return Association(
-        guid=row.guid, subject=QualifiedSubject(row.context, row.subject), resource_name=row.resource_name,
-        resource_namespace=row.resource_namespace, resource_id=row.resource_id, resource_type=row.resource_type,
-        association_type=row.association_type, lifecycle=row.lifecycle, frozen=bool(row.frozen),
-        created_ts=int(row.created_ts), updated_ts=int(row.updated_ts),
+    return Association.stored(
+        row.guid, row.context, row.subject, row.resource_name, row.resource_namespace, row.resource_id,
+        row.resource_type, row.association_type, row.lifecycle, bool(row.frozen), int(row.created_ts),
+        int(row.updated_ts),
     )
 
 

@@ -43,6 +43,14 @@ class Association:
     created_ts: int
     updated_ts: int
 
+    @classmethod
+    def stored(cls, guid: str, context: str, subject: str, resource_name: str, resource_namespace: str,
+               resource_id: str, resource_type: str, association_type: str, lifecycle: str, frozen: bool,
+               created_ts: int, updated_ts: int) -> Association:
+        """From storage's row, whose subject is a context and a name."""
+        return cls(guid, QualifiedSubject(context, subject), resource_name, resource_namespace, resource_id,
+                   resource_type, association_type, lifecycle, frozen, created_ts, updated_ts)
+
     @property
     def subject_name(self) -> str:
         return self.subject.qualified()
