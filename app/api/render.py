@@ -209,11 +209,13 @@ def schema_string_entity(found: SchemaById) -> dict[str, Any]:
 
 
 def listed_schema_entity(item: ListedSchema) -> dict[str, Any]:
-    """A Schema entity plus Confluent's ExtendedSchema `aliases`, which its serializer
-    leaves out when empty (so `aliases=false` replies are exactly the plain entities)."""
+    """A Schema entity plus Confluent's ExtendedSchema `aliases` and `associations`, which its
+    serializer leaves out when empty (so replies without those flags are the plain entities)."""
     out = schema_entity(item.version)
     if item.aliases:
         out["aliases"] = list(item.aliases)
+    if item.associations:
+        out["associations"] = [association_entity(a) for a in item.associations]
     return out
 
 

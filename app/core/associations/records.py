@@ -77,6 +77,37 @@ class AssociationFilter:
                 and (self.lifecycle is None or association.lifecycle == self.lifecycle))
 
 
+NONE = "NONE"  # `GET /schemas?lifecycle=NONE`: subjects without any association
+
+
+@dataclass(frozen=True)
+class SchemaAssociationFilter:
+    """`GET /schemas`'s association filters (Confluent's): with none given no filtering. A
+    subject's associations of the resource type (any when absent) and association types
+    decide: with none, it is kept only for `NONE`; with some, those of a requested lifecycle
+    are kept (all of them when no lifecycle is requested) and the subject with them, if any."""
+
+    resource_type: str | None = None
+    association_types: tuple[str, ...] = ()
+    lifecycles: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.resource_type is not None or self.association_types or self.lifecycles)
+
+    def select(self, found: Sequence[Association]) -> tuple[Association, ...] | None:
+        """The associations to show with a subject's schemas, or None to leave them out."""
+        narrowed = AssociationFilter(self.resource_type, self.association_types)
+        matching = sorted((a for a in found if narrowed.admits(a)), key=lambda a: a.order)
+        if not matching:
+            return () if NONE in self.lifecycles else None
+        wanted = [lc for lc in self.lifecycles if lc != NONE]
+        if not wanted:
+            return None if self.lifecycles else tuple(matching)
+        chosen = tuple(a for a in matching if a.lifecycle in wanted)
+        return chosen or None
+
+
 @dataclass
 class AssociationChange:
     """One association of a create or update request (Confluent's AssociationCreateOrUpdateInfo),
@@ -190,6 +221,14 @@ def _flag(body: dict[str, Any], key: str) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
     raise InvalidAssociation.property(key, "must be a boolean")
+
+
+def lifecycle_filters(values: Sequence[str]) -> tuple[str, ...]:
+    """`GET /schemas`'s repeatable `lifecycle`: STRONG, WEAK or NONE."""
+    for value in values:
+        if value not in (*LIFECYCLES, NONE):
+            raise InvalidAssociation.property("lifecycle", "must be one of STRONG, WEAK, NONE")
+    return tuple(values)
 
 
 def lifecycle_value(value: Any, prop: str = "lifecycle") -> str | None:
