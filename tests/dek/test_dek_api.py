@@ -262,12 +262,19 @@ def test_a_shared_kek_needs_a_kms_driver_for_its_type(deks: DekApi, database_url
         without.extensions["registry"].storage.close()
 
 
-def test_a_shared_dek_wrapped_under_another_secret_is_50070(deks: DekApi) -> None:
+@pytest.mark.parametrize("material", [
+    base64.b64encode(client_aead("another-secret").encrypt(b"k", b"")).decode(),  # another KMS key
+    base64.b64encode(b"x" * 40).decode(),  # base64, but no ciphertext at all
+    "not base64!",
+])
+def test_shared_key_material_that_does_not_unwrap_is_42271_and_stores_nothing(deks: DekApi, material: str) -> None:
+    """Before: the DEK was stored, the reply was 500, and every later read of it 500 too."""
     deks.kek("shared1", shared=True)
-    foreign = base64.b64encode(client_aead("another-secret").encrypt(b"k", b"")).decode()
-    reply = deks.post("/keks/shared1/deks", {"subject": "s", "encryptedKeyMaterial": foreign})
-    assert (reply.status, reply.json["error_code"]) == (500, 50070)
-    assert reply.json["message"].startswith("Could not generate raw dek for s")
+    reply = deks.post("/keks/shared1/deks", {"subject": "s", "encryptedKeyMaterial": material})
+    assert (reply.status, reply.json["error_code"]) == (422, 42271)
+    assert reply.json["message"].startswith("encryptedKeyMaterial")
+    assert deks.get("/keks/shared1/deks?deleted=true").json == []
+    assert deks.get("/keks/shared1/deks/s?deleted=true").status == 404
 
 
 def test_every_change_is_in_the_audit_trail_without_key_material(deks: DekApi, dek_app: Flask) -> None:
