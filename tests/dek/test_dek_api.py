@@ -325,7 +325,7 @@ def test_a_shared_kek_needs_a_kms_driver_for_its_type(deks: DekApi, database_url
     base64.b64encode(client_aead("another-secret").encrypt(b"k", b"")).decode(),  # another KMS key
     base64.b64encode(b"x" * 40).decode(),  # base64, but no ciphertext at all
     "not base64!",
-])
+], ids=["another-kms-key", "not-a-ciphertext", "not-base64"])
 def test_shared_key_material_that_does_not_unwrap_is_42271_and_stores_nothing(deks: DekApi, material: str) -> None:
     """Before: the DEK was stored, the reply was 500, and every later read of it 500 too."""
     deks.kek("shared1", shared=True)
