@@ -25,10 +25,10 @@ listings.
 | `GET /config[/{s}]`, `GET /mode[/{s}]` | READ_CONFIG on the settings addressed |
 | `PUT`/`DELETE /config[/{s}]`, `PUT`/`DELETE /mode[/{s}]` | WRITE_CONFIG on the settings addressed |
 | `DELETE /contexts/{c}` | DELETE on the context |
-| `GET /dek-registry/v1/keks` | nothing beyond authentication (listed: the KEKs the caller may read, of contexts it can see, by the core) |
-| a KEK's reads, `POST /keks/{name}/test`, its DEK subjects | READ on the KEK (by the core; subjects filtered) |
-| KEK create, update, delete, undelete | ADMIN on the KEK (by the core) |
-| a DEK's reads / create / delete and undelete | READ / WRITE / DELETE on its subject (permanent: ADMIN), and the same on its KEK (by the core) |
+| `GET /dek-registry/v1/keks` | authentication (the core lists the KEKs the caller may read, of contexts it sees) |
+| a KEK's reads, `POST /keks/{name}/test`, its DEK subjects | READ on the KEK (the core; subjects filtered) |
+| KEK create, update, delete, undelete | ADMIN on the KEK (the core) |
+| a DEK's reads / create / delete and undelete | READ / WRITE / DELETE on its subject (permanent: ADMIN) and its KEK |
 | anything not listed (a route added later) | ADMIN on the server, until someone decides |
 
 The authorizer turns actions into roles (`app.security.authorizer`); an address without a

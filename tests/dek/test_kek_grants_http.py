@@ -17,9 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from dek_support import SECRET
-from support.live import start_server
-from support.postgres import PostgresCluster
+from dek_support import SECRET, live_registry
 
 from app.security.passwords import hash_password
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
@@ -73,21 +71,9 @@ def server_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     workdir = tmp_path_factory.mktemp(f"kek-grants-{request.param}")
     auth = workdir / "auth.toml"
     auth.write_text(auth_file_text())
-    cleanup = None
-    if request.param == "sqlite":
-        url = f"sqlite:///{workdir / 'registry.db'}"
-    else:
-        cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
-        name = cluster.create_database("kek_grants")
-        url, cleanup = cluster.url(name), (lambda: cluster.drop_database(name))
-    server = start_server(url, workdir / "server.log",
-                          env={"REGISTRY_KMS_LOCAL_SECRET": SECRET, "REGISTRY_AUTH_FILE": str(auth)})
-    try:
-        yield server.url
-    finally:
-        server.stop()
-        if cleanup is not None:
-            cleanup()
+    with live_registry(request, workdir, {"REGISTRY_KMS_LOCAL_SECRET": SECRET,
+                                          "REGISTRY_AUTH_FILE": str(auth)}) as url:
+        yield url
 
 
 class Caller:

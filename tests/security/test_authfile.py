@@ -159,7 +159,8 @@ def test_kek_patterns_load_beside_or_instead_of_subject_patterns():
 
 
 def test_check_file_validates_kek_patterns(tmp_path: Path):
-    path = write_file(tmp_path / "auth.toml", EXAMPLE + '\n[[grants]]\nprincipal = "*"\nrole = "read"\nkeks = ["exact:"]\n')
+    bad = '\n[[grants]]\nprincipal = "*"\nrole = "read"\nkeks = ["exact:"]\n'
+    path = write_file(tmp_path / "auth.toml", EXAMPLE + bad)
     result = run_cli("auth", "check-file", str(path))
     assert result.returncode == 1
     assert result.stderr.splitlines() == [

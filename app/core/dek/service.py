@@ -113,10 +113,9 @@ class DekRegistryService:
         _check_context(context)
         guard = self._guard(principal)
         with self.storage.read() as store:
-            if not _visible(store, guard, context):
-                return []
-            names = store.kek_names(context, deleted)
-        return guard.filter_keks(context, names)
+            names = guard.filter_keks(context, store.kek_names(context, deleted))
+            # What a context's visibility costs (a look at its subjects) only when it matters.
+            return names if names and _visible(store, guard, context) else []
 
     def get_kek(self, name: str, context: str, deleted: bool, *, principal: Principal = ANONYMOUS) -> Kek:
         """READ on the KEK (a 403 before any lookup); in a context the caller cannot see, the
