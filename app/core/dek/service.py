@@ -67,8 +67,8 @@ from app.core.dek.records import (
     KekRequest,
     algorithm_of,
     check_dek_subject,
-    check_kek_name,
     check_encrypted_key_material,
+    check_kek_name,
     check_text,
 )
 from app.core.errors import StoreError, WriteConflict
@@ -88,7 +88,8 @@ _TEST_SUBJECT = "__TEST"
 
 
 class _TestOutdated(Exception):
-    """The KEK changed between its test and the write that was to follow it."""
+    """The KEK changed between its test (or the check of a DEK's key material under it) and
+    the write that was to follow."""
 
 
 def normalized_kms_type(kms_type: str) -> str:
