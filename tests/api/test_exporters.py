@@ -140,8 +140,9 @@ def test_an_exporter_in_error_can_be_updated_reconfigured_reset_and_deleted(api:
 
     def fail() -> None:
         with service.storage.read() as store:
-            assert store.take_exporter_lease("dr", "runner", 0, 2**62) is not None
-            assert store.report_exporter("dr", "runner", (STARTING,), ERROR, 0, "the target answered 401", 1)
+            generation = store.take_exporter_lease("dr", "runner", 0, 2**62)
+            assert generation is not None
+            assert store.report_exporter("dr", "runner", generation, (STARTING,), ERROR, 0, "the target answered 401", 1)
             store.release_exporter_lease("dr", "runner")
 
     api.post("/exporters", _body())

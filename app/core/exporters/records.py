@@ -91,6 +91,7 @@ class StoredExporter:
     status: ExporterStatus
     lease_owner: str | None = None
     lease_expires: int = 0
+    lease_generation: int = 0
 
 
 class ExporterStore(Protocol):
