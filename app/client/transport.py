@@ -152,13 +152,17 @@ class Transport:
 
     def _send(self, method: str, url: str, headers: Mapping[str, str], payload: bytes | None) -> Reply:
         response = self._pool.request(method, url, body=payload, headers=headers, redirect=False)
-        data = response.data
-        if not data:
-            return Reply(response.status, None)
-        try:
-            return Reply(response.status, json.loads(data))
-        except ValueError:
-            return Reply(response.status, data.decode("utf-8", "replace"))
+        return decoded(response.status, response.data)
+
+
+def decoded(status: int, data: bytes) -> Reply:
+    """A reply's body as JSON, as text when it is not JSON, None when empty."""
+    if not data:
+        return Reply(status, None)
+    try:
+        return Reply(status, json.loads(data))
+    except ValueError:
+        return Reply(status, data.decode("utf-8", "replace"))
 
 
 def _query_text(query: Mapping[str, Any]) -> list[tuple[str, str]]:

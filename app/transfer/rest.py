@@ -9,7 +9,6 @@ once, so no message, dump header or error can carry them.
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 import urllib3
 
 from app.client.errors import RegistryClientError, RegistryRequestError, RegistryServerError
-from app.client.transport import Reply, RetryPolicy, Transport, basic_auth_header
+from app.client.transport import Reply, RetryPolicy, Transport, basic_auth_header, decoded
 from app.transfer.errors import TransferError
 from app.transfer.replies import DEFAULT_MAX_REPLY_BYTES, a_list, an_object, read_bounded, schema_reply
 
@@ -111,12 +110,7 @@ class RestRegistry(Transport):
             data = read_bounded(response, self.max_reply_bytes, deadline, self._what(method, url))
         finally:
             response.release_conn()
-        if not data:
-            return Reply(response.status, None)
-        try:
-            return Reply(response.status, json.loads(data))
-        except ValueError:
-            return Reply(response.status, data.decode("utf-8", "replace"))
+        return decoded(response.status, data)
 
     def _what(self, method: str, url: str) -> str:
         path = url[len(self.where.url):] if url.startswith(self.where.url) else url

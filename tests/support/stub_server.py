@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -100,3 +102,22 @@ def start_stub(script: list[Scripted], default: Scripted | None = None) -> tuple
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     stub.url = f"http://127.0.0.1:{server.server_port}"
     return stub, server
+
+
+@contextmanager
+def running_stubs() -> Iterator[Callable[..., StubServer]]:
+    """`start(Scripted(503), Scripted(200, {...}), default=...)` starts a stub answering in that
+    order, then with `default`; every stub started is shut down when the block ends."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(*script: Scripted, default: Scripted | None = None) -> StubServer:
+        stub, server = start_stub(list(script), default)
+        servers.append(server)
+        return stub
+
+    try:
+        yield start
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.transfer.exporter_runner import ExporterRunner
-from support.stub_server import Scripted, StubServer, start_stub
+from support.stub_server import Scripted, running_stubs
 from transfer_helpers import Rest, record
 
 WAIT_S = 60.0  # only ends a wait that would never succeed
@@ -28,17 +28,8 @@ def _wait(what: str, probe: Any) -> Any:
 
 @pytest.fixture
 def stub() -> Iterator[Any]:
-    servers = []
-
-    def start(default: Scripted) -> StubServer:
-        found, server = start_stub([], default)
-        servers.append(server)
-        return found
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    with running_stubs() as start:
+        yield start
 
 
 def _create(client: Any, name: str, url: str) -> None:
@@ -49,7 +40,7 @@ def _create(client: Any, name: str, url: str) -> None:
 def test_a_target_that_never_answers_does_not_delay_another_exporters_copies(service: Any, client: Any,
                                                                               registry: Any, stub: Any) -> None:
     never = threading.Event()
-    silent = stub(Scripted(hold=never))
+    silent = stub(default=Scripted(hold=never))
     healthy = Rest(registry("sqlite"))
     assert client.post("/subjects/orders-value/versions", json={"schema": record("Order", ("id", "long"))}).status_code == 200
     _create(client, "a-silent", silent.url)  # first in the runner's order
@@ -60,8 +51,8 @@ def test_a_target_that_never_answers_does_not_delay_another_exporters_copies(ser
         copied = _wait("the healthy target's copy", lambda: "error_code" not in (
             reply := healthy.call("GET", "/subjects/orders-value/versions/1", ok=(200, 404))) and reply)
         assert copied["subject"] == "orders-value"
+        _wait("the healthy one RUNNING", lambda: client.get("/exporters/b-healthy/status").json["state"] == "RUNNING")
         assert len(silent.hits) == 1 and not never.is_set()  # its first request still unanswered
-        assert client.get("/exporters/b-healthy/status").json["state"] == "RUNNING"
     finally:
         never.set()
         runner.stop(timeout=WAIT_S)
@@ -73,7 +64,7 @@ def test_a_target_that_never_answers_does_not_delay_another_exporters_copies(ser
 ])
 def test_a_reply_of_the_wrong_shape_stops_the_exporter_with_one_sentence(service: Any, client: Any, stub: Any,
                                                                          reply: Any, sentence: str) -> None:
-    target = stub(Scripted(200, reply))
+    target = stub(default=Scripted(200, reply))
     assert client.post("/subjects/orders-value/versions", json={"schema": record("Order", ("id", "long"))}).status_code == 200
     _create(client, "shaped", target.url)
     runner = ExporterRunner(service)

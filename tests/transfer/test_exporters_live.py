@@ -234,6 +234,6 @@ def test_exporters_run_under_a_bare_gunicorn_wsgi_app(registry, sqlite_at_head, 
         first = source.register("orders-value", V1)
         source.call("POST", "/exporters", exporter("bare", target.url, subjects=["orders-*"], contextType="NONE"))
         assert wait_for("copied", lambda: version(target, "orders-value", 1))["id"] == first["id"]
-        assert status(source, "bare")["state"] == "RUNNING"
+        wait_for("RUNNING", lambda: status(source, "bare")["state"] == "RUNNING")
     finally:
         server.stop()

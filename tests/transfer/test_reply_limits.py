@@ -13,24 +13,15 @@ import pytest
 from app.transfer import commands
 from app.transfer.errors import TransferError
 from app.transfer.rest import Endpoint, RestRegistry
-from support.stub_server import Scripted, StubServer, start_stub
+from support.stub_server import Scripted, running_stubs
 
 LIMIT = 1024 * 1024
 
 
 @pytest.fixture
 def stub() -> Iterator[Any]:
-    servers = []
-
-    def start(*script: Scripted, default: Scripted | None = None) -> StubServer:
-        found, server = start_stub(list(script), default)
-        servers.append(server)
-        return found
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    with running_stubs() as start:
+        yield start
 
 
 def _target(stub: StubServer) -> RestRegistry:
