@@ -142,6 +142,8 @@ class ExporterRunner:
                 job.thread.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
             self._held = {}
+        if not held:
+            return  # no connection taken (nor a deferred storage built) for nothing
         with self.storage.read() as store:
             for name in held:
                 store.release_exporter_lease(name, self.owner)
@@ -158,7 +160,12 @@ class ExporterRunner:
 
     def tick(self) -> None:
         """One turn of the coordinator: reload what changed (and, once a beat, take the leases
-        of exporters nobody runs), then hand a pass to each idle exporter that needs one."""
+        of exporters nobody runs), then hand a pass to each idle exporter that needs one.
+        Nothing while a worker's deferred storage is still unbuilt (app/storage/deferred.py):
+        the runner started at a worker's first request must not load SQLAlchemy before the
+        worker's first answer; the first request that needs the database builds it."""
+        if not getattr(self.storage, "ready", True):
+            return
         current = self.storage.change_token()
         now = time.monotonic()
         changed = current != self._token or current is None and now >= self._next_blind_pass
