@@ -145,7 +145,7 @@ class RestRegistry(Transport):
         except RegistryServerError as exc:
             raise TransferError(f"{method} {self.where.url}{path}: {exc} (after {self.policy.retries} retries)") from None
         except RegistryClientError as exc:  # unreachable: the message names the request already
-            raise TransferError(f"{self.where.url}: {exc}") from None
+            raise TransferError(str(exc)) from None
 
     # ------------------------------------------------------------------ reads
     def server_version(self) -> str | None:
