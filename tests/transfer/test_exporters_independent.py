@@ -75,3 +75,19 @@ def test_a_reply_of_the_wrong_shape_stops_the_exporter_with_one_sentence(service
     finally:
         runner.stop(timeout=WAIT_S)
     assert status["trace"] == sentence
+
+
+def test_a_target_nobody_listens_on_stops_the_exporter_with_a_sentence(service: Any, client: Any) -> None:
+    from support.postgres import free_port
+
+    dead = f"http://127.0.0.1:{free_port()}"
+    assert client.post("/subjects/orders-value/versions", json={"schema": record("Order", ("id", "long"))}).status_code == 200
+    _create(client, "away", dead)
+    runner = ExporterRunner(service)
+    try:
+        for _ in range(2):
+            runner.tick()
+        status = _wait("ERROR", lambda: (s := client.get("/exporters/away/status").json)["state"] == "ERROR" and s)
+    finally:
+        runner.stop(timeout=WAIT_S)
+    assert status["trace"] == f"GET {dead}/schemas/types: cannot connect (Connection refused)"
