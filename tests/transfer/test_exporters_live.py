@@ -235,5 +235,8 @@ def test_exporters_run_under_a_bare_gunicorn_wsgi_app(registry, sqlite_at_head, 
         source.call("POST", "/exporters", exporter("bare", target.url, subjects=["orders-*"], contextType="NONE"))
         assert wait_for("copied", lambda: version(target, "orders-value", 1))["id"] == first["id"]
         wait_for("RUNNING", lambda: status(source, "bare")["state"] == "RUNNING")
+        into_itself = exporter("loop", server.url, subjects=["orders-*"], contextType="NONE",
+                               subjectRenameFormat="${subject}-copy")
+        assert source.call("POST", "/exporters", into_itself, ok=(409,))["error_code"] == 40952  # would grow for ever
     finally:
         server.stop()
