@@ -116,6 +116,10 @@ class Settings:
     # lease in the database picks the one process that runs each exporter. Off: definitions
     # can still be managed, but nothing is copied by this process.
     exporters: bool = True
+    # The most bytes read of any one reply from another registry: an exporter's target, and the
+    # source and target of `sqlregistry export/import/mirror/verify`. A reply past it stops the
+    # transfer (the exporter in ERROR), having cost no more memory than this.
+    exporter_max_reply_bytes: int = 16 * 1024 * 1024
 
     def __post_init__(self) -> None:
         # Values gunicorn would accept and then fail on while booting a worker (threads=0), or
@@ -125,6 +129,7 @@ class Settings:
             ("max_request_bytes", 1, None), ("max_schema_bytes", 1, None),
             ("max_schema_depth", 1, MAX_DOCUMENT_DEPTH),
             ("audit_retention_days", 0, None), ("max_imported_id", 1, 2**31 - 1),
+            ("exporter_max_reply_bytes", 1024, None),
         )
         for name, low, high in bounds:
             value = getattr(self, name)
