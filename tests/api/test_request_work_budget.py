@@ -2,7 +2,7 @@
 (`REGISTRY_WORK_BUDGET_SECONDS`): past it the request is refused with 42201 and Confluent's
 error shape, and changes nothing.
 
-The budget's clock is the test's own: it advances a second at each reading, so a request's
+The budget's CPU clock is the test's own: it advances a second at each reading, so a request's
 budget (the default 5 s) runs out at its sixth check, on any machine. A record's parse checks
 once per field: a 3-field record fits, a 50-field one does not.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
-from types import SimpleNamespace
 
 import pytest
 from flask.testing import FlaskClient
@@ -35,7 +34,7 @@ SMALL, LARGE = record(3), record(50)
 @pytest.fixture(autouse=True)
 def ticking(monkeypatch: pytest.MonkeyPatch) -> None:
     ticks = itertools.count()
-    monkeypatch.setattr(work_budget, "time", SimpleNamespace(monotonic=lambda: float(next(ticks))))
+    monkeypatch.setattr(work_budget, "cpu_clock", lambda: float(next(ticks)))
 
 
 def assert_spent(reply) -> None:  # type: ignore[no-untyped-def]
