@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import NoReturn
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -111,3 +112,10 @@ def charge(cpu_seconds: float) -> None:
     while budget is not None:
         budget.charged += max(0.0, cpu_seconds)
         budget = budget.outer
+
+
+def refuse() -> NoReturn:
+    """Raises `WorkBudgetExceeded` for the current budget, for work stopped because it would
+    have outrun what was left (a child process killed at the limit)."""
+    budget = _active()
+    raise WorkBudgetExceeded(budget.seconds if budget is not None else 0.0)
