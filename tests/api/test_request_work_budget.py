@@ -2,9 +2,10 @@
 (`REGISTRY_WORK_BUDGET_SECONDS`): past it the request is refused with 42201 and Confluent's
 error shape, and changes nothing.
 
-The budget's CPU clock is the test's own: it advances a second at each reading, so a request's
-budget (the default 5 s) runs out at its sixth check, on any machine. A record's parse checks
-once per field: a 3-field record fits, a 50-field one does not.
+The budget's CPU clock is the test's own: it advances a tenth of a second at each reading, so a
+request's budget (the default 5 s) runs out at its 51st check, on any machine. A record's parse,
+canonical form and outline check once per field: a 3-field record takes under ten checks, a
+50-field one over a hundred.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ SMALL, LARGE = record(3), record(50)
 @pytest.fixture(autouse=True)
 def ticking(monkeypatch: pytest.MonkeyPatch) -> None:
     ticks = itertools.count()
-    monkeypatch.setattr(work_budget, "cpu_clock", lambda: float(next(ticks)))
+    monkeypatch.setattr(work_budget, "cpu_clock", lambda: next(ticks) / 10)
 
 
 def assert_spent(reply) -> None:  # type: ignore[no-untyped-def]

@@ -20,6 +20,7 @@ from typing import Any
 
 from jsonschema.exceptions import best_match
 
+from app.formats import work_budget
 from app.formats.json_schema.drafts import Draft
 from app.formats.json_schema.errors import InvalidJsonSchema
 from app.formats.json_schema.subschemas import children, keyword_of, pointer
@@ -82,6 +83,7 @@ def check_against_metaschema(document: Any, draft: Draft) -> None:
         return  # `true` and `false` are schemas in every draft this registry reads
     stack: list[tuple[dict[str, Any], Sequence[str | int]]] = [(document, ())]
     while stack:
+        work_budget.check()
         node, path = stack.pop()
         shallow, inner = _shallow(node, draft)
         verdict = _verdict(draft, shallow)
