@@ -96,3 +96,17 @@ def test_the_budget_is_read_from_the_environment(raw: str, expected: float) -> N
 def test_a_budget_that_cannot_end_before_the_worker_timeout_is_refused(raw: str) -> None:
     with pytest.raises(ValueError, match="REGISTRY_WORK_BUDGET_SECONDS"):
         Settings.from_env({"REGISTRY_WORK_BUDGET_SECONDS": raw})
+
+
+def json_schema_with_patterns(count: int) -> str:
+    return json.dumps({"type": "object", "patternProperties": {f"^p{i}_[a-z]+$": {"type": "string"} for i in range(count)}})
+
+
+def test_a_json_schema_whose_patterns_outrun_the_budget_is_refused_and_changes_nothing(api: Api) -> None:
+    """Each pattern is a reading of the budget's clock as it is checked (a request once held
+    20,000 and registered after twice the budget)."""
+    before = api.snapshot()
+    assert_spent(api.post(f"/subjects/{enc('p')}/versions", {"schema": json_schema_with_patterns(100), "schemaType": "JSON"}))
+    assert api.snapshot() == before
+    reply = api.post(f"/subjects/{enc('p')}/versions", {"schema": json_schema_with_patterns(3), "schemaType": "JSON"})
+    assert reply.status == 200, reply
