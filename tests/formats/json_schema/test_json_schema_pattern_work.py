@@ -104,3 +104,4 @@ def test_a_childs_cpu_time_is_charged_to_the_budget() -> None:
 def test_without_a_budget_a_child_runs_to_its_end(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pattern_process, "_cpu_of", lambda pid, seen: 1e9)
     assert regex_error("(" * 3 + "x" * IN_PROCESS_CHARS + ")" * 2) == "missing ), unterminated subpattern"
+
