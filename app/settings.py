@@ -44,10 +44,11 @@ class Settings:
     # before any format parses it. At most the formats' own bound (app/formats/jackson.py), which
     # their recursive walks are built for.
     max_schema_depth: int = 128
-    # Seconds of work (parsing, policy rules, compatibility checks, diffs) one request may take
-    # before it is refused with 42201 (the web UI: 503); well under gunicorn's worker timeout
-    # (WORKER_TIMEOUT_SECONDS), which would take every request the worker serves with it.
-    # 0: no budget.
+    # CPU seconds of work (parsing, policy rules, compatibility checks, diffs) one request may
+    # spend before it is refused with 42201 (the web UI: 503); counted on the serving thread's
+    # CPU clock (app/formats/work_budget.py), so a busy host never makes a valid schema fail.
+    # Well under gunicorn's worker timeout (WORKER_TIMEOUT_SECONDS), which would take every
+    # request the worker serves with it. 0: no budget.
     work_budget_seconds: float = 5.0
     # Whether `PUT /mode` may change modes at all (Confluent's `mode.mutability`).
     mode_mutability: bool = True
