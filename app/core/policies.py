@@ -235,8 +235,8 @@ class PolicyService:
             versions = _LiveVersions(load)
         ctx = RuleContext(qs.qualified(), versions, config)
         outcome = evaluate(uses, self.catalogue, latest, proposed, ctx)
-        # The engine turns a rule's exception into that rule's violation, a spent budget too:
-        # it is the request's refusal, not the schema's.
+        # The engine stops at a spent budget, leaving the outcome partial: it is the request's
+        # refusal, not the schema's.
         within_budget()
         return outcome
 

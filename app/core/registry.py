@@ -121,7 +121,8 @@ class RegistryService(BrowsingViews):
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
                                       events=events)
         self.registrar.verdicts.policies = self.policies  # the gate between mode and compatibility
-        self.exporters = ExporterService(storage, guard=self.guard, audit_for=self.audit)
+        self.exporters = ExporterService(storage, guard=self.guard, audit_for=self.audit,
+                                         cluster_id=settings.cluster_id, running=settings.exporters)
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )

@@ -244,7 +244,8 @@ class ExporterRow(Base):
     """A schema exporter (app/core/exporters): its definition as the API took it, its target's
     config (credentials included: the runner needs them), where its runner stands (`state`,
     `offset`, `ts`, `trace`) and the lease that lets exactly one instance of a fleet run it
-    (`lease_owner` until `lease_expires`, epoch milliseconds, renewed by its heartbeat)."""
+    (`lease_owner` until `lease_expires`, epoch milliseconds, renewed by its heartbeat;
+    `lease_generation` raised at every taking, the fencing token checked before each write)."""
 
     __tablename__ = "exporters"
 
@@ -257,6 +258,7 @@ class ExporterRow(Base):
     trace: Mapped[str | None] = mapped_column(Text, nullable=True)
     lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_expires: Mapped[int] = mapped_column(BigInteger, default=0)
+    lease_generation: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class AssociationRow(Base):

@@ -36,6 +36,9 @@ class ImportOptions:
     apply_global_mode: bool = False
     workers: int = 4
     state_file: Path | None = Path("import-state.json")  # None: in memory (one-transaction imports)
+    # A subject found in IMPORT mode was left so by an earlier run cut short (an exporter's pass
+    # whose lease was lost): the mode to put back is then none, not IMPORT.
+    import_mode_is_ours: bool = False
 
 
 def report_conflicts(plan: Plan) -> None:
@@ -81,7 +84,10 @@ def write_plan(target: RestRegistry, dump: Dump, plan: Plan, state: ImportState,
     touched = sorted({v.subject for v in plan.to_write} | {v.subject for v in plan.to_soft_delete})
     with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
         unsaved = [s for s in touched if s not in state.modes]
-        state.modes.update(zip(unsaved, pool.map(target.mode, unsaved)))
+        found = list(pool.map(target.mode, unsaved))
+        if options.import_mode_is_ours:
+            found = [None if mode == "IMPORT" else mode for mode in found]
+        state.modes.update(zip(unsaved, found))
         if touched or state.modes:
             state.save()
 

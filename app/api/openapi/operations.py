@@ -198,7 +198,7 @@ OPERATIONS: tuple[Operation, ...] = (
     # ---------------------------------------------------------------- the DEK registry (client-side encryption)
     Operation("GET", _DEK_ROOT, "getKekNames", "The KEKs' names", _KEKS, params=(KEK_CONTEXT, "deleted"),
               reply=array(STRING_SCHEMA), errors=(422, 500)),
-    Operation("POST", _DEK_ROOT, "registerKek", "Create a KEK (server administrators)", _KEKS,
+    Operation("POST", _DEK_ROOT, "registerKek", "Create a KEK (admin on the KEK)", _KEKS,
               params=(KEK_CONTEXT, "testSharing"), body="CreateKekRequest", reply=ref("Kek"), errors=(409, 422, 500)),
     Operation("GET", _DEK_ROOT + "/{name}", "getKek", "A KEK", _KEKS, params=(KEK, KEK_CONTEXT, "deleted"),
               reply=ref("Kek"), errors=(404, 422, 500)),

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from app.formats.json_schema import metaschema
 from app.formats.json_schema.drafts import ALL_DRAFTS, Draft, draft_of
 from app.formats.json_schema.errors import InvalidJsonSchema
 from app.formats.json_schema.json_text import loads
@@ -95,3 +96,18 @@ def test_a_verdict_from_the_cache_names_the_right_pointer(draft: Draft) -> None:
     with pytest.raises(InvalidJsonSchema) as raised:
         check_against_metaschema(document, draft)
     assert str(raised.value).startswith("#/properties/b/items/minimum: ")
+
+
+def test_a_node_of_many_subschemas_is_held_to_its_metaschema_in_one_small_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The metaschema's verdict on one node cannot be interrupted: its many `{}` members are
+    judged as one, and a malformed member is still found under its own key."""
+    judged: list[dict[str, Any]] = []
+    real = metaschema._verdict
+    monkeypatch.setattr(metaschema, "_verdict", lambda draft, node: judged.append(node) or real(draft, node))
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(1000)},
+            "allOf": [{"type": "object"}, {"required": []}]}
+    check_against_metaschema(wide, draft_of(wide))
+    assert judged[0] == {"type": "object", "properties": {"p0": {}}, "allOf": [{}]}
+    wide["properties"]["p500"] = 5
+    with pytest.raises(InvalidJsonSchema, match="#/properties/p500: 5 is not of type"):
+        check_against_metaschema(wide, draft_of(wide))
