@@ -81,10 +81,16 @@ ASSOCIATION_PARAMETERS: dict[str, dict[str, Any]] = {
 }
 
 _SCHEMA = ref("RegisterSchemaRequest")
+_NAME: Schema = {"type": "string", "minLength": 1, "maxLength": 256,
+                 "description": "Letters, digits, `_` and `-`", "examples": ["orders", "lkc-1"]}
 _RESOURCE_FIELDS: Schema = {
-    "resourceName": nullable("string"), "resourceNamespace": nullable("string"), "resourceId": nullable("string"),
-    "resourceType": nullable("string"),
+    "resourceName": _NAME, "resourceNamespace": _NAME,
+    "resourceId": {"type": ["string", "null"], "maxLength": 255,
+                   "description": "Required unless `dryRun` (a topic has no id before it is created)"},
+    "resourceType": {"type": ["string", "null"], "enum": ["topic", None]},
 }
+_EXAMPLE = {"resourceName": "orders", "resourceNamespace": "lkc-1", "resourceId": "MYt9dTnGR3qzuTGVZOHD7A",
+            "associations": [{"subject": "orders-value", "associationType": "value", "lifecycle": "WEAK"}]}
 _CHANGE_FIELDS: Schema = {
     "subject": nullable("string"), "associationType": {**_ASSOCIATION_TYPE, "type": ["string", "null"]},
     "lifecycle": {**_LIFECYCLE, "type": ["string", "null"]}, "frozen": nullable("boolean"),
@@ -107,12 +113,18 @@ ASSOCIATION_SCHEMAS: dict[str, Schema] = {
     },
     "AssociationCreateOrUpdateRequest": {
         "type": "object",
+        "description": "A resource and its associations. On create, a `schema` makes an association STRONG (its "
+                       "subject `:.{resourceNamespace}:{resourceName}-{associationType}`, registered with it); "
+                       "without one it is WEAK and names an existing `subject`.",
         "properties": {**_RESOURCE_FIELDS, "associations": {
             "type": ["array", "null"], "items": {"type": "object", "properties": _CHANGE_FIELDS}}},
+        "examples": [_EXAMPLE, {**_EXAMPLE, "resourceName": "items", "resourceId": "items-id", "associations": [
+            {"associationType": "value", "schema": {"schema": '{"type":"string"}'}}]}],
     },
     "AssociationResponse": {
         "type": "object",
-        "properties": {**{k: STRING for k in _RESOURCE_FIELDS}, "associations": array(_INFO)},
+        "properties": {"resourceName": STRING, "resourceNamespace": STRING, "resourceId": STRING,
+                       "resourceType": STRING, "associations": array(_INFO)},
     },
     "AssociationBatchGetRequest": {
         "type": "object",
