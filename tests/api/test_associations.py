@@ -178,8 +178,8 @@ def test_references_and_strong_associations_exclude_each_other(api: Api) -> None
 
     target = f":.{NS}:items-value"
     api.registered(target, record("I", "i"))
-    api.registered(f":.{NS}:holder", json.dumps({"type": "record", "name": "H", "fields": [{"name": "i", "type": "I"}]}),
-                   references=[{"name": "I", "subject": "items-value", "version": 1}])
+    holder = json.dumps({"type": "record", "name": "H", "fields": [{"name": "i", "type": "I"}]})
+    api.registered(f":.{NS}:holder", holder, references=[{"name": "I", "subject": "items-value", "version": 1}])
     referenced = api.post("/associations", resource("items", "id-2", strong(schema=record("I", "i"))))
     assert (referenced.status, referenced.error_code) == (422, 42206)
     assert api.versions(subject).json == [1]
@@ -203,7 +203,8 @@ def test_an_upsert_creates_weak_associations_but_never_strong_ones(api: Api) -> 
     assert mismatch.error_code == 42212
     promoted = api.put("/associations/resources/id-3", resource("other", None, {"lifecycle": "STRONG",
                                                                                  "associationType": "key"}))
-    assert promoted.error_code == 42212 and "STRONG associations must be created with the topic" in promoted.json["message"]
+    assert promoted.error_code == 42212
+    assert "STRONG associations must be created with the topic" in promoted.json["message"]
     moved = api.put("/associations/resources/id-1", resource("orders", None, weak("elsewhere")))
     assert moved.error_code == 42212 and "cannot be changed" in moved.json["message"]
 
@@ -303,3 +304,26 @@ def test_each_change_writes_its_audit_rows_in_its_transaction_and_reads_write_no
     created = next(r for r in rows if r["action"] == "CREATE_ASSOCIATION" and r["outcome"] == "success")
     assert created["context"] == f".{NS}" and created["detail"]["resourceId"] == "id-1"
     assert created["detail"]["lifecycle"] == "STRONG"
+
+
+def test_import_mode_exempts_a_replicated_strong_association_from_its_schema(api: Api) -> None:
+    subject = f":.{NS}:orders-value"
+    assert api.set_mode("IMPORT", subject).status == 200
+    assert api.register(subject, record("V", "v"), id=100, version=1).status == 200
+    with_schema = api.post("/associations", resource("orders", "id-1", strong()))
+    assert with_schema.error_code == 42212 and "IMPORT mode" in with_schema.json["message"]
+    replicated = api.post("/associations", resource("orders", "id-1", {
+        "associationType": "value", "lifecycle": "STRONG", "frozen": True}))
+    assert replicated.status == 200, replicated
+    assert api.get("/associations/resources/id-1").json[0]["lifecycle"] == "STRONG"
+    # A cascade in IMPORT mode removes the association but leaves the replicated subject.
+    assert api.delete("/associations/resources/id-1", cascadeLifecycle="true").status == 204
+    assert api.versions(subject).json == [1]
+
+
+def test_a_dry_run_checks_the_inline_schema_and_writes_nothing(api: Api) -> None:
+    assert api.post("/associations", resource("orders", "id-1", strong()), dryRun="true").status == 200
+    assert api.versions(f":.{NS}:orders-value").error_code == 40401
+    invalid = api.post("/associations", resource("orders", "id-1", strong(schema='{"type": "nope"}')), dryRun="true")
+    assert (invalid.status, invalid.error_code) == (422, 42201)
+    assert api.get("/associations/resources/id-1").json == []

@@ -406,7 +406,8 @@ class AssociationService:
                     "STRONG associations must be created with the topic")
             if change.frozen and not importing:
                 if creating and change.schema is None:
-                    raise InvalidAssociation.property("schema", "schema must be provided when creating a frozen association")
+                    raise InvalidAssociation.property(
+                        "schema", "schema must be provided when creating a frozen association")
                 row = store.subject(qs.context, qs.name)
                 live = store.live_versions(row.id) if row is not None else []
                 if live and (change.schema is None or live[-1].version != 1 or not self._holds(qs, change, guard)):
