@@ -262,7 +262,7 @@ class AssociationService:
         if not dry_run and request.resource_id:
             with self.storage.read() as store:
                 current = self._visible(store.associations_of_resource(request.resource_id),
-                                        AssociationFilter(request.resource_type), OPEN)
+                                        AssociationFilter(request.resource_type), guard)
             infos = tuple(AssociationInfo(a.subject_name, a.association_type, a.lifecycle, a.frozen,
                                           schemas.get(a.association_type)) for a in current)
         return ResourceReply(request.resource_name, request.resource_namespace, request.resource_id,
