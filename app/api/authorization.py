@@ -29,6 +29,8 @@ listings.
 | a KEK's reads, `POST /keks/{name}/test`, its DEK subjects | READ on the KEK (the core; subjects filtered) |
 | KEK create, update, delete, undelete | ADMIN on the KEK (the core) |
 | a DEK's reads / create / delete and undelete | READ / WRITE / DELETE on its subject (permanent: ADMIN) and its KEK |
+| `/associations` reads (by subject, resource id or name, `:batchGet`) | nothing beyond authentication (associations of subjects the caller may not read left out) |
+| `/associations` changes (`POST`, `PUT`, `DELETE`, `:batchMutate`) | WRITE on each subject touched (a cascading delete of a STRONG association: ADMIN on it), checked by the core |
 | anything not listed (a route added later) | ADMIN on the server, until someone decides |
 
 The authorizer turns actions into roles (`app.security.authorizer`); an address without a
@@ -178,6 +180,18 @@ RULES: dict[str, Rule] = {
     "dek_registry.undelete_dek": Rule(Action.DELETE, _subject, audited=audit.UNDELETE_DEK, success_status=204),
     "dek_registry.undelete_dek_version": Rule(
         Action.DELETE, _subject, audited=audit.UNDELETE_DEK, success_status=204),
+    # Associations: reads are anyone's who authenticated (the core leaves out what the caller may
+    # not read, so a producer's lookup never meets a 403); changes need WRITE on each subject
+    # touched (ADMIN on a STRONG one's subject when a delete cascades), checked by the core,
+    # which learns the subjects from the body or the stored associations.
+    "associations.associations_by_subject": AUTHENTICATED,
+    "associations.associations_by_resource_id": AUTHENTICATED,
+    "associations.associations_by_resource_name": AUTHENTICATED,
+    "associations.batch_get_associations": AUTHENTICATED,
+    "associations.create_association": Rule(None, audited=audit.CREATE_ASSOCIATION),
+    "associations.upsert_association": Rule(None, audited=audit.UPDATE_ASSOCIATION),
+    "associations.delete_associations": Rule(None, audited=audit.DELETE_ASSOCIATION, success_status=204),
+    "associations.mutate_associations": Rule(None, audited=audit.MUTATE_ASSOCIATIONS, success_status=207),
     # Exporters: a server administrator's only (their config holds another registry's credentials).
     "exporters.list_exporters": Rule(Action.ADMIN, _server),
     "exporters.get_exporter": Rule(Action.ADMIN, _server),

@@ -60,6 +60,8 @@ from app.core.subjects import (
     resolve_alias,
     subject_version,
 )
+from app.core.associations.records import SchemaAssociationFilter
+from app.core.associations.service import AssociationService
 from app.core.dek.kms import drivers_from
 from app.core.dek.service import DekRegistryService
 from app.core.exporters.service import ExporterService
@@ -125,6 +127,8 @@ class RegistryService(BrowsingViews):
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )
         self.deks = DekRegistryService(storage, drivers_from(settings), guard=self.guard, audit=self.audit)
+        self.associations = AssociationService(storage, self.registrar, self.lookups, self.checks,
+                                               guard=self.guard, audit=self.audit)
 
     def guard(self, principal: Principal) -> Guard:
         """The anonymous caller's guard is made once when nothing is authorized (every hot
@@ -176,10 +180,12 @@ class RegistryService(BrowsingViews):
 
     def list_schemas(
         self, subject_prefix: str = "", deleted: bool = False, latest_only: bool = False, offset: int = 0,
-        limit: int = -1, rule_type: str | None = None, aliases: bool = False, *, principal: Principal = ANONYMOUS,
+        limit: int = -1, rule_type: str | None = None, aliases: bool = False,
+        associated: SchemaAssociationFilter | None = None, *, principal: Principal = ANONYMOUS,
     ) -> list[ListedSchema]:
+        """`associated`: Confluent 8.x's association filters, each match with its associations."""
         return self.schema_reads.list_schemas(
-            subject_prefix, deleted, latest_only, offset, limit, rule_type, aliases, self.guard(principal)
+            subject_prefix, deleted, latest_only, offset, limit, rule_type, aliases, self.guard(principal), associated,
         )
 
     # ---------------------------------------------------------------- subjects

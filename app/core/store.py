@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Protocol
 
 # The DEK registry's records, named here too: storage takes the core's records from this module.
+from app.core.associations.records import AssociationStore
 from app.core.dek.records import Dek, DekKey, DekStore, Kek
 from app.core.exporters.records import ExporterStore
 from app.core.records import StoredSchema, SchemaReference
@@ -411,7 +412,7 @@ class AuditLog(Protocol):
         ...
 
 
-class Store(DekStore, ExporterStore, Protocol):
+class Store(DekStore, ExporterStore, AssociationStore, Protocol):
     """Queries and writes on one connection (inside one transaction for writes)."""
 
     # subjects and their settings rows

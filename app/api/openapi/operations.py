@@ -67,7 +67,8 @@ OPERATIONS: tuple[Operation, ...] = (
               reply=ref("ServerDeployment")),
     # ---------------------------------------------------------------- schemas
     Operation("GET", "/schemas", "listSchemas", "Schemas of every subject-version, filtered", _SCHEMAS,
-              params=("subjectPrefix", "deleted", "latestOnly", *PAGE, "ruleType", "aliases"),
+              params=("subjectPrefix", "deleted", "latestOnly", *PAGE, "ruleType", "aliases", "resourceType",
+                      "associationType", "schemaLifecycle"),
               reply=array(ref("Schema")), errors=(404, 422, 500)),
     Operation("GET", "/schemas/types", "getSchemaTypes", "The schema formats this server speaks", _SCHEMAS,
               reply=array({"type": "string"})),

@@ -122,6 +122,7 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
             "subject": STRING, "version": INT32, "id": INT32, "guid": STRING, "schemaType": SCHEMA_TYPE,
             "schema": STRING, "references": array(ref("SchemaReference")), "metadata": ref("Metadata"),
             "ruleSet": ref("RuleSet"), "ts": INT64, "deleted": BOOLEAN, "aliases": STRINGS,
+            "associations": array(ref("Association")),
         },
     },
     "RegisterSchemaResponse": {

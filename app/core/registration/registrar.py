@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from app.core.access import OPEN, Action, Guard
+from app.core.associations.guards import check_reference_targets
 from app.core.audit import NO_AUDIT, REGISTER, Audit
 from app.core.checking import CompatibilityChecks
 from app.core.config import effective_config, effective_mode, rows_needed
@@ -207,6 +208,24 @@ class Registrar:
                     raise StoreError("Could not register the schema: too much concurrent contention") from None
         raise AssertionError("unreachable")
 
+    def register_within(
+        self, store: Store, subject: str, request: SchemaRequest, normalize: bool, guard: Guard, audit: Audit,
+    ) -> Registered:
+        """A registration inside the caller's write transaction (a STRONG association's inline
+        schema commits with the association or not at all). The caller hands the result to
+        `registered_reply` after its commit."""
+        qs = QualifiedSubject.parse(subject)
+        validate_subject(qs, subject, registering=True)
+        early = self.resolver.parse_early(request.schema_type, request.schema, request.references)
+        target, row = self._locked(store, qs, guard, Action.WRITE, None)
+        return self._register(store, target, row, request, normalize, False, guard, early, audit, None, None)
+
+    def registered_reply(self, done: Registered) -> SubjectVersion:
+        """The reply for a `register_within` whose transaction committed."""
+        if done.fresh is not None:
+            self.resolver.remember(*done.fresh)
+        return self._reply(done, None)
+
     def _registered_already(
         self, qs: QualifiedSubject, request: SchemaRequest, normalize: bool, force: bool, guard: Guard,
         early: ParsedSchema | None,
@@ -301,6 +320,7 @@ class Registrar:
         found = self._existing(store, reg)
         if found is not None:
             return Registered(qs, found, None)
+        check_reference_targets(store, qs, reg.candidate.plain_references)
         self._check_mode(reg)
         if reg.explicit_id:
             check_explicit_id(guard, qs, int(reg.request.id), self.settings.max_imported_id)  # type: ignore[arg-type]
