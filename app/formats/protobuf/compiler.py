@@ -34,7 +34,7 @@ import grpc_tools
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
 
 from app.formats.base import SchemaParseError
-from app.formats.protobuf import range_options, unlinked, wire
+from app.formats.protobuf import option_utf8, range_options, unlinked, wire
 from app.formats.protobuf.names import SymbolTable
 from app.formats.protobuf.protoc_process import CompilerCrashed, ProtocProcess
 from app.formats.protobuf.unlinked import Unlinked
@@ -150,6 +150,9 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> Compiled:
     """
     if range_options.too_many_copies(text):
         raise SchemaParseError(REFUSAL.format(range_options.REFUSED))
+    not_utf8 = option_utf8.refusal(text, lambda marked: compile_text(marked, dependencies))
+    if not_utf8 is not None:
+        raise SchemaParseError(REFUSAL.format(not_utf8))
     found = _compiled(text, dependencies)
     if isinstance(found, Compiled):
         return found

@@ -1,0 +1,108 @@
+"""The compile process: a child that dies, answers too much or runs past the budget refuses
+that one schema, and the next compile gets a new child."""
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import struct
+import termios
+import threading
+
+import pytest
+
+from app.formats import work_budget
+from app.formats.base import SchemaParseError
+from app.formats.protobuf import compiler, protoc_process
+from app.formats.protobuf.protoc_process import ProtocProcess
+
+SCHEMA = 'syntax = "proto3";\nmessage M { int32 a = 1; }\n'
+
+
+@pytest.fixture
+def protoc(monkeypatch: pytest.MonkeyPatch) -> ProtocProcess:
+    """A compile process of the test's own, stopped after it."""
+    process = ProtocProcess()
+    monkeypatch.setattr(compiler, "PROTOC", process)
+    yield process
+    process.stop()
+
+
+def test_a_child_killed_between_compiles_is_replaced(protoc: ProtocProcess) -> None:
+    compiler.compile_text(SCHEMA, {})
+    first = protoc.child_pid()
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    os.waitid(os.P_PID, first, os.WEXITED | os.WNOWAIT)  # dead, not yet reaped: as a crash leaves it
+    assert compiler.compile_text(SCHEMA, {}).file.message_type[0].name == "M"
+    assert protoc.child_pid() not in (None, first)
+
+
+def pending_bytes(pid: int) -> int:
+    """Bytes waiting in the pipe the child reads its requests from."""
+    with open(f"/proc/{pid}/fd/0", "rb", buffering=0) as pipe:
+        return struct.unpack("i", fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def test_a_child_that_dies_mid_compile_refuses_that_schema_only(protoc: ProtocProcess) -> None:
+    compiler.compile_text(SCHEMA, {})
+    child = protoc.child_pid()
+    assert child is not None
+    os.kill(child, signal.SIGSTOP)  # it cannot answer: the request waits in its pipe
+    outcome: list[BaseException | None] = []
+
+    def compile_now() -> None:
+        try:
+            compiler.compile_text(SCHEMA + "message N { int32 b = 1; }\n", {})
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            outcome.append(exc)
+
+    thread = threading.Thread(target=compile_now)
+    thread.start()
+    waiting = threading.Event()
+    while not pending_bytes(child) and thread.is_alive():
+        waiting.wait(0.01)
+    os.kill(child, signal.SIGKILL)
+    thread.join()
+    assert isinstance(outcome[0], SchemaParseError)
+    assert str(outcome[0]) == compiler.REFUSAL.format(compiler.CRASHED)
+    assert compiler.compile_text(SCHEMA, {}).file.message_type[0].name == "M"
+
+
+def test_a_reply_past_the_byte_limit_refuses_the_schema(protoc: ProtocProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(protoc_process, "REPLY_BASE_BYTES", 0)
+    monkeypatch.setattr(protoc_process, "REPLY_BYTES_PER_INPUT_BYTE", 1)
+    importing = 'syntax = "proto3";\nimport "google/protobuf/descriptor.proto";\n'  # a 100 KB import
+    with pytest.raises(SchemaParseError) as refused:
+        compiler.compile_text(importing, {})
+    assert str(refused.value) == compiler.REFUSAL.format(compiler.CRASHED)
+    monkeypatch.undo()
+    assert compiler.compile_text(SCHEMA, {}).file.message_type[0].name == "M"
+
+
+def test_a_compile_past_the_work_budget_kills_the_child(protoc: ProtocProcess) -> None:
+    compiler.compile_text(SCHEMA, {})
+    child = protoc.child_pid()
+    with work_budget.limited(1e-9), pytest.raises(work_budget.WorkBudgetExceeded):
+        compiler.compile_text(SCHEMA + "message N { int32 b = 1; }\n", {})
+    assert protoc.child_pid() != child
+
+
+def test_a_forked_process_starts_a_child_of_its_own(protoc: ProtocProcess) -> None:
+    compiler.compile_text(SCHEMA, {})
+    parent_child = protoc.child_pid()
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the forked copy reports through the pipe
+        try:
+            compiler.compile_text(SCHEMA, {})
+            os.write(writer, str(protoc.child_pid()).encode())
+        finally:
+            os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader) as answer:
+        forked_child = answer.read()
+    os.waitpid(pid, 0)
+    assert forked_child not in ("", "None", str(parent_child))
+    assert protoc.child_pid() == parent_child
