@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import struct
 import sys
@@ -143,6 +144,9 @@ def _stderr_caught(prefixes: tuple[bytes, ...]) -> Iterator[None]:
             os.write(2, rest)
 
 
+# absl's log line (severity, date, time, thread, source) and the notice it prints before its first.
+_ABSL_LINE = re.compile(rb"[IWEF]\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] |WARNING: All log messages before absl::")
+
 _STDERR_FILE: dict[int, int] = {}  # process id -> its file (a forked process makes its own)
 
 
@@ -159,8 +163,11 @@ def _stderr_file() -> int:
 
 def _from_protoc(line: bytes, prefixes: tuple[bytes, ...]) -> bool:
     """Whether a line caught on stderr is protoc's: protoc names the file first (the schema,
-    a reference, a well-known import, or an import it could not find)."""
-    return line.startswith(prefixes) or line.startswith(b"google/protobuf/") or line.rstrip().endswith(b": File not found.")
+    a reference, a well-known import, or an import it could not find), or logs through absl
+    (`W0000 00:00:... parser.cc:659] No edition or syntax specified ...`), which would let any
+    sender write lines to the server's log."""
+    return (line.startswith(prefixes) or line.startswith(b"google/protobuf/")
+            or line.rstrip().endswith(b": File not found.") or _ABSL_LINE.match(line) is not None)
 
 
 # ------------------------------------------------------------------ the child's side of the pipe
