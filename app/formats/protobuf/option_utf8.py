@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.descriptor_pb2 import DescriptorProto, FeatureSet, FileDescriptorProto
 from google.protobuf.message import Message
-from google.protobuf.unknown_fields import UnknownFieldSet
 
 from app.formats import work_budget
 from app.formats.protobuf.tokens import Piece
@@ -139,7 +138,9 @@ def refusal(text: str, compile_text: Callable[[str], Compiled]) -> str | None:
     from app.formats.protobuf.options import OptionReader  # options needs the compiler, which needs this
 
     reader = OptionReader(compiled.file, compiled.imports)
-    landed = {marker: field for options in _every_options(compiled.file) if len(UnknownFieldSet(options))
+    # Every options message that holds anything, read with the schema's own extensions (one this
+    # process's default pool knows, from a generated module, is no unknown field there).
+    landed = {marker: field for options in _every_options(compiled.file) if options.ByteSize()
               for marker, field in _markers(reader.extended(options), len(suspects))}
     for k, suspect in enumerate(suspects):
         field = landed.get(k)
