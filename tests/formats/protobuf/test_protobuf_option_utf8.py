@@ -3,6 +3,8 @@ process on them), naming the option and its line; bytes, proto2 strings, escapes
 UTF-8 and options nothing defines are accepted as before."""
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from support.protobuf_crash_shapes import ACCEPTED_SHAPES, CRASH_SHAPES
@@ -70,3 +72,11 @@ def test_without_the_check_protoc_crashes_and_the_schema_is_refused_all_the_same
 ])
 def test_literal_bytes_decode_escapes_as_protoc_does(literal: str, expected: bytes) -> None:
     assert literal_bytes(literal) == expected
+
+
+def test_a_sent_descriptor_whose_string_option_is_not_utf8_is_refused() -> None:
+    """confluent-kafka sends base64 descriptors: such an option cannot even be read back."""
+    text = 'syntax = "proto3";\nimport "confluent/meta.proto";\nmessage M { string a = 1 [(confluent.field_meta).doc = "ok"]; }\n'
+    sent = compiler.compile_text(text, {}).file.SerializeToString().replace(b"ok", b"\xff\xfe")
+    with pytest.raises(SchemaParseError, match="the FileDescriptorProto sent cannot be read as a schema"):
+        ProtobufFormat().parse(base64.b64encode(sent).decode(), {})
