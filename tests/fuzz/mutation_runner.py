@@ -12,6 +12,7 @@ a crash of the Protobuf compiler's process.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import random
 import sys
@@ -23,7 +24,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from app.formats.protobuf.compiler import CRASHED  # noqa: E402
+from app.formats.protobuf.compiler import CRASHED, compile_text  # noqa: E402
 from app.server.factory import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 
@@ -79,7 +80,8 @@ _DEEP = {"AVRO": ('{"type":"array","items":', "}"), "JSON": ('{"items":', "}"),
 
 
 def mutated(text: str, schema_type: str, rng: random.Random) -> str:
-    """One to three mutations of `text`: byte flips (bytes left that are not UTF-8 become
+    """One to three mutations of `text` (a fifth of Protobuf's are of its descriptor instead,
+    see `mutated_descriptor`): byte flips (bytes left that are not UTF-8 become
     U+FFFD, as a JSON body cannot carry them), truncation, odd escapes and characters (a lone
     surrogate or NUL among them), huge numbers, deep nesting, repeated or dropped spans."""
     for _ in range(rng.randint(1, 3)):
@@ -113,6 +115,18 @@ def mutated(text: str, schema_type: str, rng: random.Random) -> str:
         else:
             text = text[:at] + chr(rng.choice([0, 7, 0x7F, 0x85, 0xA0, 0x2028, 0xFFFF, 0x10FFFF])) + text[at:]
     return text
+
+
+def mutated_descriptor(descriptor: bytes, rng: random.Random) -> str:
+    """A seed's compiled `FileDescriptorProto`, as confluent-kafka's serializer sends it in
+    base64, with one to eight bytes flipped or the tail cut."""
+    raw = bytearray(descriptor)
+    if rng.random() < 0.2:
+        del raw[rng.randrange(len(raw)):]
+    else:
+        for _ in range(rng.randint(1, 8)):
+            raw[rng.randrange(len(raw))] ^= 1 << rng.randrange(8)
+    return base64.b64encode(bytes(raw)).decode("ascii")
 
 
 def out_of_shape(status: int, body: Any, text: str) -> str | None:
@@ -157,9 +171,14 @@ def run(schema_type: str, seed: int, count: int, database_url: str, last_input: 
         status, body = post(f"/subjects/{subject}/versions", text)
         if status != 200:
             raise SystemExit(f"a seed schema was refused: {status} {body}")
+    descriptors = [compile_text(text, {}).file.SerializeToString() for text in SEEDS[schema_type]] \
+        if schema_type == "PROTOBUF" else []
     for n in range(count):
         k = rng.randrange(len(subjects))
-        text = mutated(SEEDS[schema_type][k], schema_type, rng)
+        if descriptors and rng.random() < 0.2:
+            text = mutated_descriptor(descriptors[k], rng)
+        else:
+            text = mutated(SEEDS[schema_type][k], schema_type, rng)
         last_input.write_text(json.dumps({"n": n, "schema": text}))
         for route, path in routes:
             status, body = post(path(subjects[k]), text)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import struct
 import sys
@@ -94,8 +93,7 @@ def compile_files(main: str, files: Mapping[str, str], include: list[str]) -> Ch
         out = os.path.join(scratch, f".{main}.descriptor-set")
         args = [b"protoc", *(b"-I" + path for path in paths), b"--include_imports", b"--include_source_info",
                 b"--descriptor_set_out=" + out.encode(), main.encode()]
-        names = (main.encode(), scratch.encode(), *(name.encode("utf-8", "replace") for name in files))
-        with _stderr_caught(names):
+        with _stderr_silenced():
             status = _protoc_compiler.run_main(args)
             if status != 0:
                 return ChildReply(False, _errors(main, paths), ["run_main", "get_protos"], b"")
@@ -120,54 +118,21 @@ def _errors(main: str, include: list[bytes]) -> list[tuple[str, int, int, str]]:
 
 
 @contextmanager
-def _stderr_caught(prefixes: tuple[bytes, ...]) -> Iterator[None]:
-    """File descriptor 2 sent to a scratch file for the duration; on exit, the lines that
-    do not start with one of `prefixes` (protoc's, which name the file) go to the real stderr
-    (the server's log), so that a registration never writes to it. A fatal error's words stay
-    in the scratch file: the registry reports the crash itself."""
+def _stderr_silenced() -> Iterator[None]:
+    """File descriptor 2 sent to /dev/null for the duration. protoc prints its errors (read as
+    data by `_errors`), warnings and absl log lines there; a line may hold any text a schema
+    holds (a descriptor's import name with line breaks), and the server's log must never show
+    what a sender wrote. Nothing but protoc runs in this process meanwhile."""
     sys.stderr.flush()
-    caught = _stderr_file()
-    os.ftruncate(caught, 0)
-    os.lseek(caught, 0, os.SEEK_SET)
     saved = os.dup(2)
-    os.dup2(caught, 2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    os.close(null)
     try:
         yield
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-        os.lseek(caught, 0, os.SEEK_SET)
-        with os.fdopen(os.dup(caught), "rb") as reader:
-            lines = reader.read().splitlines(keepends=True)
-        rest = b"".join(line for line in lines if not _from_protoc(line, prefixes))
-        if rest:
-            os.write(2, rest)
-
-
-# absl's log line (severity, date, time, thread, source) and the notice it prints before its first.
-_ABSL_LINE = re.compile(rb"[IWEF]\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] |WARNING: All log messages before absl::")
-
-_STDERR_FILE: dict[int, int] = {}  # process id -> its file (a forked process makes its own)
-
-
-def _stderr_file() -> int:
-    """The scratch file `_stderr_caught` reuses (creating one per call cost a third of a small
-    schema's compile): in memory where Linux offers it."""
-    pid = os.getpid()
-    if pid not in _STDERR_FILE:
-        memfd = getattr(os, "memfd_create", None)
-        _STDERR_FILE.clear()
-        _STDERR_FILE[pid] = memfd("protoc-stderr") if memfd is not None else os.dup(tempfile.TemporaryFile().fileno())
-    return _STDERR_FILE[pid]
-
-
-def _from_protoc(line: bytes, prefixes: tuple[bytes, ...]) -> bool:
-    """Whether a line caught on stderr is protoc's: protoc names the file first (the schema,
-    a reference, a well-known import, or an import it could not find), or logs through absl
-    (`W0000 00:00:... parser.cc:659] No edition or syntax specified ...`), which would let any
-    sender write lines to the server's log."""
-    return (line.startswith(prefixes) or line.startswith(b"google/protobuf/")
-            or line.rstrip().endswith(b": File not found.") or _ABSL_LINE.match(line) is not None)
 
 
 # ------------------------------------------------------------------ the child's side of the pipe

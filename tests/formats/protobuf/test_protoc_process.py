@@ -2,6 +2,7 @@
 that one schema, and the next compile gets a new child."""
 from __future__ import annotations
 
+import base64
 import fcntl
 import os
 import signal
@@ -10,10 +11,12 @@ import termios
 import threading
 
 import pytest
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
 
 from app.formats import work_budget
 from app.formats.base import SchemaParseError
 from app.formats.protobuf import compiler, protoc_process
+from app.formats.protobuf.format import ProtobufFormat
 from app.formats.protobuf.protoc_process import ProtocProcess
 
 SCHEMA = 'syntax = "proto3";\nmessage M { int32 a = 1; }\n'
@@ -106,3 +109,15 @@ def test_a_forked_process_starts_a_child_of_its_own(protoc: ProtocProcess) -> No
     os.waitpid(pid, 0)
     assert forked_child not in ("", "None", str(parent_child))
     assert protoc.child_pid() == parent_child
+
+
+def test_nothing_a_schema_holds_reaches_the_log(protoc: ProtocProcess, capfd: pytest.CaptureFixture[str]) -> None:
+    """protoc prints its errors on stderr, an import's name with them: a sent descriptor's
+    import name with a line break would forge a line in the server's log."""
+    sent = FileDescriptorProto(name="x.proto", syntax="proto3", dependency=["evil\nFORGED log line"])
+    with pytest.raises(SchemaParseError, match="was not found"):
+        ProtobufFormat().parse(base64.b64encode(sent.SerializeToString()).decode(), {})
+    with pytest.raises(SchemaParseError):
+        compiler.compile_text("message NoSyntax { int32 a = 1; }\nFORGED", {})  # absl's warning, an error
+    assert "FORGED" not in capfd.readouterr().err
+    assert "No edition or syntax" not in capfd.readouterr().err
