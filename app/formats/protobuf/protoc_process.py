@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,8 @@ class ProtocProcess:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._child: subprocess.Popen[bytes] | None = None
-        os.register_at_fork(after_in_child=self._forgotten)
+        mine = weakref.ref(self)  # a forgotten instance is not kept alive by the fork hook
+        os.register_at_fork(after_in_child=lambda: _forget(mine))
 
     def _forgotten(self) -> None:
         """In a forked process: the parent's child and lock are the parent's, not ours."""
@@ -123,6 +125,12 @@ class ProtocProcess:
         """The running child's process id: tests kill it to see a crash handled."""
         child = self._child
         return child.pid if child is not None and child.poll() is None else None
+
+
+def _forget(ref: weakref.ref[ProtocProcess]) -> None:
+    found = ref()
+    if found is not None:
+        found._forgotten()
 
 
 def _send(child: subprocess.Popen[bytes], request: bytes) -> None:
