@@ -61,6 +61,7 @@ class ProtocProcess:
     def compile(self, main: str, files: Mapping[str, str], include: list[str]) -> ChildReply:
         """protoc on `main` among `files` in the child. `CompilerCrashed` when the child dies
         or answers out of shape; `WorkBudgetExceeded` when the request's budget runs out first."""
+        work_budget.check()  # a spent budget sends nothing
         request = json.dumps({"main": main, "files": dict(files), "include": include}).encode()
         limit = REPLY_BASE_BYTES + REPLY_BYTES_PER_INPUT_BYTE * len(request)
         remaining = work_budget.remaining()
