@@ -3,15 +3,13 @@ that one schema, and the next compile gets a new child."""
 from __future__ import annotations
 
 import base64
-import fcntl
 import os
 import signal
-import struct
-import termios
-import threading
 
 import pytest
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
+
+from support.stopped_child import killed_while_asked
 
 from app.formats import work_budget
 from app.formats.base import SchemaParseError
@@ -41,35 +39,13 @@ def test_a_child_killed_between_compiles_is_replaced(protoc: ProtocProcess) -> N
     assert protoc.child_pid() not in (None, first)
 
 
-def pending_bytes(pid: int) -> int:
-    """Bytes waiting in the pipe the child reads its requests from."""
-    with open(f"/proc/{pid}/fd/0", "rb", buffering=0) as pipe:
-        return struct.unpack("i", fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
-
-
 def test_a_child_that_dies_mid_compile_refuses_that_schema_only(protoc: ProtocProcess) -> None:
     compiler.compile_text(SCHEMA, {})
     child = protoc.child_pid()
     assert child is not None
-    os.kill(child, signal.SIGSTOP)  # it cannot answer: the request waits in its pipe
-    outcome: list[BaseException | None] = []
-
-    def compile_now() -> None:
-        try:
-            compiler.compile_text(SCHEMA + "message N { int32 b = 1; }\n", {})
-            outcome.append(None)
-        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
-            outcome.append(exc)
-
-    thread = threading.Thread(target=compile_now)
-    thread.start()
-    waiting = threading.Event()
-    while not pending_bytes(child) and thread.is_alive():
-        waiting.wait(0.01)
-    os.kill(child, signal.SIGKILL)
-    thread.join()
-    assert isinstance(outcome[0], SchemaParseError)
-    assert str(outcome[0]) == compiler.REFUSAL.format(compiler.CRASHED)
+    with pytest.raises(SchemaParseError) as refused:
+        killed_while_asked(child, lambda: compiler.compile_text(SCHEMA + "message N { int32 b = 1; }\n", {}))
+    assert str(refused.value) == compiler.REFUSAL.format(compiler.CRASHED)
     assert compiler.compile_text(SCHEMA, {}).file.message_type[0].name == "M"
 
 
