@@ -17,6 +17,7 @@ run outside any request (the CLI, the client, tests) has none and is never inter
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -119,3 +120,20 @@ def refuse() -> NoReturn:
     have outrun what was left (a child process killed at the limit)."""
     budget = _active()
     raise WorkBudgetExceeded(budget.seconds if budget is not None else 0.0)
+
+
+def process_cpu_seconds(pid: int, fallback: float) -> float:
+    """Another process's CPU seconds so far, for a parent that charges a child's work to the
+    request: from its process CPU clock where Python offers it, else from Linux's /proc (user and
+    system ticks); `fallback` where neither can be read (the child just ended, another platform)."""
+    try:
+        return time.clock_gettime(time.clock_getcpuclockid(pid))
+    except (AttributeError, OSError):
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read(4096).rpartition(b")")[2].split()
+        # After the command's name: state is field 3 of the man page, utime 14 and stime 15.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return fallback

@@ -11,7 +11,6 @@ runs to its end.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -85,7 +84,7 @@ def parse_error_in_child(text: str) -> str | None:
                 break
             except subprocess.TimeoutExpired:
                 pass
-            cpu_seen = max(cpu_seen, _cpu_of(child.pid, cpu_seen))
+            cpu_seen = max(cpu_seen, work_budget.process_cpu_seconds(child.pid, cpu_seen))
             left = work_budget.remaining()
             if left is not None and cpu_seen >= left:
                 child.kill()
@@ -103,23 +102,6 @@ def parse_error_in_child(text: str) -> str | None:
     work_budget.charge(max(reply[1], cpu_seen))
     work_budget.check()
     return reply[0]
-
-
-def _cpu_of(pid: int, fallback: float) -> float:
-    """The child's CPU seconds so far: from its process CPU clock where Python offers it, else
-    from Linux's /proc (user and system ticks); `fallback` where neither can be read (the
-    child just ended, or another platform)."""
-    try:
-        return time.clock_gettime(time.clock_getcpuclockid(pid))
-    except (AttributeError, OSError):
-        pass
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read(4096).rpartition(b")")[2].split()
-        # After the command's name: state is field 3 of the man page, utime 14 and stime 15.
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return fallback
 
 
 def _reply(out: bytes) -> tuple[str | None, float]:

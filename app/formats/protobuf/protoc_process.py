@@ -8,9 +8,12 @@ schema refused with `CompilerCrashed`, and the next compile starts a new child. 
 never forked from the worker, whose other threads may hold locks, and a worker forked from a
 process that had a child (a preloading server) starts its own.
 
-The wait for a reply honours the request's work budget: past it the child is killed, which
-interrupts protoc as nothing in process could. A reply is read within a byte limit that grows
-with the input, and its header is checked for its shape before anything else reads it.
+The wait for a reply honours the request's work budget, which counts CPU time: the child's CPU
+time is read while it works and charged to the request, and once it passes what the budget has
+left the child is killed, which interrupts protoc as nothing in process could. A loaded host
+slows the child without spending the budget, so the wall clock bounds only a child that hangs
+without working (`WALL_SECONDS_PER_BUDGET_SECOND`). A reply is read within a byte limit that
+grows with the input, and its header is checked for its shape before anything else reads it.
 """
 from __future__ import annotations
 
@@ -36,6 +39,11 @@ _CHILD_SCRIPT = str(Path(__file__).with_name("protoc_child.py"))
 # and every import (descriptor.proto with its source info is 100 KB): far below this.
 REPLY_BASE_BYTES = 16 << 20
 REPLY_BYTES_PER_INPUT_BYTE = 32
+
+# How often a wait under a budget reads the child's CPU time, and how many seconds on the wall it
+# waits per CPU second of budget left (plus one) before taking the child for hung.
+_POLL_SECONDS = 0.02
+WALL_SECONDS_PER_BUDGET_SECOND = 4.0
 
 _log = logging.getLogger(__name__)
 
@@ -65,24 +73,29 @@ class ProtocProcess:
         request = json.dumps({"main": main, "files": dict(files), "include": include}).encode()
         limit = REPLY_BASE_BYTES + REPLY_BYTES_PER_INPUT_BYTE * len(request)
         remaining = work_budget.remaining()
-        deadline = None if remaining is None else time.monotonic() + remaining
-        if not self._lock.acquire(timeout=-1 if remaining is None else remaining):
+        wall = None if remaining is None else 1.0 + WALL_SECONDS_PER_BUDGET_SECOND * remaining
+        deadline = None if wall is None else time.monotonic() + wall
+        if not self._lock.acquire(timeout=-1 if wall is None else wall):
             work_budget.check()
             raise CompilerCrashed("the compiler stayed busy past the work budget")
         try:
             child = self._running()
+            meter = _ChildCpu(child.pid)
             try:
                 _send(child, request)
-                header = _read_frame(child, deadline, limit)
-                payload = _read_frame(child, deadline, limit - len(header))
+                header = _read_frame(child, meter, deadline, limit)
+                payload = _read_frame(child, meter, deadline, limit - len(header))
+                meter.charge()
+                work_budget.check()
                 return _reply(header, payload)
             except CompilerCrashed:
                 self._stop(child, "ended while compiling a schema")
                 raise
             except TimeoutError:
                 self._stop(child, None)
+                meter.charge()
                 work_budget.check()
-                raise CompilerCrashed("the compiler ran past the work budget") from None
+                raise CompilerCrashed(f"the compiler did not answer within {wall:g} s") from None
         finally:
             self._lock.release()
 
@@ -144,26 +157,51 @@ def _send(child: subprocess.Popen[bytes], request: bytes) -> None:
         raise CompilerCrashed("the compiler's process is gone") from None
 
 
-def _read_frame(child: subprocess.Popen[bytes], deadline: float | None, limit: int) -> bytes:
-    """One frame from the child, its size within `limit`; TimeoutError past `deadline`."""
+class _ChildCpu:
+    """The CPU time the child spends on one compile, read while the parent waits, so that the
+    request's budget covers the child's work as well as its own thread's."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.start = work_budget.process_cpu_seconds(pid, 0.0)
+        self.seen = self.start
+
+    def spent(self) -> float:
+        self.seen = max(self.seen, work_budget.process_cpu_seconds(self.pid, self.seen))
+        return self.seen - self.start
+
+    def over_budget(self) -> bool:
+        left = work_budget.remaining()
+        return left is not None and self.spent() >= left
+
+    def charge(self) -> None:
+        work_budget.charge(self.spent())
+        self.start = self.seen  # charged once
+
+
+def _read_frame(child: subprocess.Popen[bytes], meter: _ChildCpu, deadline: float | None, limit: int) -> bytes:
+    """One frame from the child, its size within `limit`; TimeoutError once the child's CPU time
+    passes the budget left, or past `deadline` on the wall."""
     assert child.stdout is not None
     fd = child.stdout.fileno()
-    header = _read_exact(fd, FRAME_HEADER.size, deadline)
+    header = _read_exact(fd, FRAME_HEADER.size, meter, deadline)
     (size,) = FRAME_HEADER.unpack(header)
     if size > limit:
         raise CompilerCrashed(f"the compiler's reply is larger than {limit} bytes")
-    return _read_exact(fd, size, deadline)
+    return _read_exact(fd, size, meter, deadline)
 
 
-def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
+def _read_exact(fd: int, size: int, meter: _ChildCpu, deadline: float | None) -> bytes:
     chunks: list[bytes] = []
     missing = size
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
         while missing:
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            timeout = None if deadline is None else min(_POLL_SECONDS, max(0.0, deadline - time.monotonic()))
             if not selector.select(timeout):
-                raise TimeoutError
+                if deadline is not None and (meter.over_budget() or time.monotonic() >= deadline):
+                    raise TimeoutError
+                continue
             chunk = os.read(fd, min(missing, 1 << 20))
             if not chunk:
                 raise CompilerCrashed("the compiler's process ended before answering")

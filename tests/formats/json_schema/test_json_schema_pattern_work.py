@@ -86,7 +86,7 @@ def test_a_long_pattern_gets_the_same_verdict_in_a_child(children: list[subproce
 def test_a_child_outrunning_the_budget_is_killed_and_the_request_refused(
     monkeypatch: pytest.MonkeyPatch, children: list[subprocess.Popen[bytes]],
 ) -> None:
-    monkeypatch.setattr(pattern_process, "_cpu_of", lambda pid, seen: 6.0)  # past 5 s at the first reading
+    monkeypatch.setattr(work_budget, "process_cpu_seconds", lambda pid, seen: 6.0)  # past 5 s at the first reading
     with work_budget.limited(5.0), pytest.raises(work_budget.WorkBudgetExceeded, match=r"\(5 s\)"):
         regex_error(QUADRATIC)
     [child] = children
@@ -102,6 +102,6 @@ def test_a_childs_cpu_time_is_charged_to_the_budget() -> None:
 
 
 def test_without_a_budget_a_child_runs_to_its_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pattern_process, "_cpu_of", lambda pid, seen: 1e9)
+    monkeypatch.setattr(work_budget, "process_cpu_seconds", lambda pid, seen: 1e9)
     assert regex_error("(" * 3 + "x" * IN_PROCESS_CHARS + ")" * 2) == "missing ), unterminated subpattern"
 

@@ -60,13 +60,34 @@ def test_a_reply_past_the_byte_limit_refuses_the_schema(protoc: ProtocProcess, m
     assert compiler.compile_text(SCHEMA, {}).file.message_type[0].name == "M"
 
 
-def test_a_compile_past_the_work_budget_kills_the_child(protoc: ProtocProcess) -> None:
+def test_a_child_whose_cpu_time_passes_the_work_budget_is_killed_and_the_request_refused(
+    protoc: ProtocProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
     compiler.compile_text(SCHEMA, {})
     child = protoc.child_pid()
     assert child is not None
-    os.kill(child, signal.SIGSTOP)  # it cannot answer within any budget
-    with work_budget.limited(0.2), pytest.raises(work_budget.WorkBudgetExceeded):
+    os.kill(child, signal.SIGSTOP)  # it cannot answer; its CPU clock is read as ever growing
+    readings = iter(range(0, 10**6, 1))
+    monkeypatch.setattr(work_budget, "process_cpu_seconds", lambda pid, seen: float(next(readings)))
+    with work_budget.limited(5.0), pytest.raises(work_budget.WorkBudgetExceeded):
         compiler.compile_text(SCHEMA + "message N { int32 b = 1; }\n", {})
+    assert protoc.child_pid() is None
+    monkeypatch.undo()
+    assert compiler.compile_text(SCHEMA, {}).file.message_type[0].name == "M"
+
+
+def test_a_child_that_hangs_without_working_is_killed_at_the_wall_bound(
+    protoc: ProtocProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compiler.compile_text(SCHEMA, {})
+    child = protoc.child_pid()
+    assert child is not None
+    os.kill(child, signal.SIGSTOP)  # a stopped child spends no CPU: only the wall bound ends the wait
+    monkeypatch.setattr(protoc_process, "WALL_SECONDS_PER_BUDGET_SECOND", 0.0)
+    with work_budget.limited(5.0), pytest.raises(SchemaParseError) as refused:
+        compiler.compile_text(SCHEMA + "message N { int32 b = 1; }\n", {})
+    assert not isinstance(refused.value, work_budget.WorkBudgetExceeded)
+    assert str(refused.value) == compiler.REFUSAL.format(compiler.CRASHED)
     assert protoc.child_pid() is None
     assert compiler.compile_text(SCHEMA, {}).file.message_type[0].name == "M"
 
