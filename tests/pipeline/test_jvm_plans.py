@@ -104,9 +104,9 @@ def test_a_stream_plan_holding_credentials_is_shipped_owner_only_from_the_privat
 
 
 # Runs `pipeline decode` jobs in a new process, each starting and stopping its own Spark (what
-# the command does when no session is running), then decodes in a session it never stops; it
+# the command does when no session is running); it
 # reports, for each session at its stop, the driver's address settings, the addresses the
-# driver's JVM listens on and the plan folders present.
+# driver's JVM listens on and the plan folders present, and the plan folders left after each job.
 JOBS = r"""
 import json, os, sys
 from pathlib import Path
@@ -153,8 +153,11 @@ def recording_stop(self):
 SparkContext.stop = recording_stop
 from app.pipeline.job import main
 
-codes = [main(argv) for argv in json.loads(sys.argv[1])]
-print("SEEN " + json.dumps({"codes": codes, "sessions": sessions}), flush=True)
+codes, left = [], []
+for argv in json.loads(sys.argv[1]):
+    codes.append(main(argv))
+    left.append(plan_folders())  # what the job left behind, before anything else runs
+print("SEEN " + json.dumps({"codes": codes, "sessions": sessions, "left": left}), flush=True)
 """
 
 
@@ -187,6 +190,6 @@ def test_the_decode_command_binds_loopback_and_removes_its_plans_when_its_spark_
         assert session["listening"] >= 3 and session["loopback"], json.dumps(session)
         assert session["host"] in ("localhost", "127.0.0.1") and session["bind"] in (None, "127.0.0.1")
         assert len(session["plans"]) == 1  # the job's plan folder, while its Spark ran
-    assert len(seen["sessions"]) == 2
+    assert len(seen["sessions"]) == 2 and seen["left"] == [[], []]
     assert list(own_tmp.glob("sqlregistry-plans-*")) == []
     assert spark.read.parquet(str(tmp_path / "out")).count() == 3
