@@ -61,6 +61,10 @@ def _is_worker(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # A hung test fails alone at its time limit (`timeout` in pyproject.toml) instead of holding
+    # the run until CI's own limit: without the plugin that enforces it, the run does not start.
+    if not config.pluginmanager.hasplugin("timeout"):
+        raise pytest.UsageError("the suite's per-test time limit needs pytest-timeout: pip install -e '.[test]'")
     if not _is_worker(config):
         os.environ[RUN_DIR_VARIABLE] = tempfile.mkdtemp(prefix="sqlregistry-tests-")
     # Live servers start as forks of a process that imported the registry once

@@ -31,7 +31,7 @@ from support.postgres import PostgresCluster
 
 from app.security.passwords import hash_password
 
-pytestmark = [pytest.mark.fuzz, pytest.mark.postgres, pytest.mark.slow]
+pytestmark = [pytest.mark.fuzz, pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(1800)]
 
 REPORTS = REPO_ROOT / "reports"
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"

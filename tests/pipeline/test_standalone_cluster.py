@@ -19,7 +19,8 @@ from support.spark_standalone import StandaloneCluster, loopback_env, spark_bin,
 
 from app.pipeline.sample import payment, write_sample
 
-pytestmark = [pytest.mark.parametrize("live_server", ["sqlite"], indirect=True), pytest.mark.slow]
+pytestmark = [pytest.mark.parametrize("live_server", ["sqlite"], indirect=True), pytest.mark.slow,
+              pytest.mark.timeout(900)]  # two Spark clusters and spark-submit runs, each up to 180 s
 
 RECORDS = 40
 JOB = '''
