@@ -1,0 +1,144 @@
+"""CEL and CEL_FIELD rules on cel-python, with the variables Confluent's executors bind.
+
+CEL sees the whole record as `message`; CEL_FIELD sees each primitive field the rule selects
+as `value`, with `name`, `fullName`, `typeName` (STRING, INT, ...), `tags` and the record
+holding it as `message`. An expression `guard ; body` runs `body` only where `guard` holds
+(elsewhere a CONDITION passes and a TRANSFORM leaves the value as it is), so one rule can
+mask the field named `ssn` only: `name == 'ssn' ; 'XXX'`. Programs are compiled once per
+expression and process and kept (module-level: executors stay picklable).
+"""
+from __future__ import annotations
+
+import datetime
+import uuid
+from decimal import Decimal
+from typing import Any
+
+import celpy
+from celpy import celtypes
+
+from app.client.rules.cel_functions import FUNCTIONS
+from app.client.rules.context import CONDITION, FieldContext, RuleContext
+from app.client.rules.executors import FieldRuleExecutor, RuleError
+
+_ENVIRONMENT = celpy.Environment()
+_PROGRAMS: dict[str, Any] = {}
+_EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
+
+
+def _program(expr: str) -> Any:
+    found = _PROGRAMS.get(expr)
+    if found is None:
+        try:
+            found = _ENVIRONMENT.program(_ENVIRONMENT.compile(expr), functions=FUNCTIONS)
+        except celpy.CELParseError as exc:
+            raise RuleError(f"cannot parse the CEL expression {expr!r}: {exc}") from None
+        found = _PROGRAMS.setdefault(expr, found)
+    return found
+
+
+def to_cel(value: Any) -> Any:
+    """A record's value as CEL sees it (Avro dates as days since the epoch, as Confluent's)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return celtypes.BoolType(value)
+    if isinstance(value, int):
+        return celtypes.IntType(value)
+    if isinstance(value, float):
+        return celtypes.DoubleType(value)
+    if isinstance(value, str):
+        return celtypes.StringType(value)
+    if isinstance(value, (bytes, bytearray)):
+        return celtypes.BytesType(bytes(value))
+    if isinstance(value, dict):
+        return celtypes.MapType({celtypes.StringType(str(k)): to_cel(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return celtypes.ListType([to_cel(item) for item in value])
+    if isinstance(value, datetime.datetime):
+        return celtypes.TimestampType(value)
+    if isinstance(value, datetime.timedelta):
+        return celtypes.DurationType(value)
+    if isinstance(value, datetime.date):
+        return celtypes.IntType(value.toordinal() - _EPOCH_DAY)
+    if isinstance(value, uuid.UUID):
+        return celtypes.StringType(str(value))
+    if isinstance(value, Decimal):
+        return celtypes.DoubleType(float(value))
+    return value
+
+
+def from_cel(value: Any) -> Any:
+    """A CEL result as plain Python values (what fastavro and `json` write)."""
+    if isinstance(value, celtypes.BoolType):
+        return bool(value)
+    if isinstance(value, (celtypes.IntType, celtypes.UintType)):
+        return int(value)
+    if isinstance(value, celtypes.DoubleType):
+        return float(value)
+    if isinstance(value, celtypes.StringType):
+        return str(value)
+    if isinstance(value, celtypes.BytesType):
+        return bytes(value)
+    if isinstance(value, dict):
+        return {str(k): from_cel(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [from_cel(item) for item in value]
+    return value
+
+
+def evaluate(ctx: RuleContext, value: Any, variables: dict[str, Any]) -> Any:
+    """The rule's expression (guard first, if it has one) over `variables`; `value` is what a
+    TRANSFORM whose guard fails returns unchanged."""
+    expr = ctx.rule.expr
+    if expr is None:
+        return True if ctx.rule.kind == CONDITION else value
+    guard, sep, body = expr.partition(";")
+    if sep:
+        if guard.strip() and not _run(guard, variables):
+            return True if ctx.rule.kind == CONDITION else value
+        expr = body
+    return _run(expr, variables)
+
+
+def _run(expr: str, variables: dict[str, Any]) -> Any:
+    program = _program(expr)
+    if "now" in expr and "now" not in variables:
+        variables["now"] = celtypes.TimestampType(datetime.datetime.now(tz=datetime.timezone.utc))
+    try:
+        result = program.evaluate(variables)
+    except celpy.CELEvalError as exc:
+        raise RuleError(f"CEL expression {expr.strip()!r} failed: {exc.args[0] if exc.args else exc}") from None
+    if isinstance(result, celpy.CELEvalError):
+        raise RuleError(f"CEL expression {expr.strip()!r} failed: {result.args[0] if result.args else result}")
+    return from_cel(result)
+
+
+class CelExecutor:
+    """CEL over the whole record, bound to `message`."""
+
+    type = "CEL"
+
+    def transform(self, ctx: RuleContext, message: Any) -> Any:
+        return evaluate(ctx, message, {"message": to_cel(message)})
+
+
+class CelFieldExecutor(FieldRuleExecutor):
+    """CEL over each primitive field the rule selects (by its tags, or all fields without)."""
+
+    type = "CEL_FIELD"
+
+    def field_transform(self, ctx: RuleContext) -> Any:
+        return _field_transform
+
+
+def _field_transform(ctx: RuleContext, field: FieldContext, value: Any) -> Any:
+    if not field.is_primitive():
+        return value
+    variables = {
+        "value": to_cel(value), "fullName": celtypes.StringType(field.full_name),
+        "name": celtypes.StringType(field.name), "typeName": celtypes.StringType(field.field_type.value),
+        "tags": celtypes.ListType([celtypes.StringType(tag) for tag in sorted(field.tags)]),
+        "message": to_cel(field.containing),
+    }
+    return evaluate(ctx, value, variables)
