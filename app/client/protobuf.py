@@ -188,7 +188,7 @@ class ProtobufDeserializer(RegistryDeserializer[WriterFile]):
         self.message_type = message_type_of(message_type) if message_type is not None else None
         self._header_size = self.framing.header_size
 
-    def compile(self, writer: Schema, key: WriterKey) -> WriterFile:
+    def compile(self, writer: Schema, key: WriterKey, project: bool = True) -> WriterFile:
         described = f"Protobuf schema id {key}"
         proto = file_proto(writer, described)
         if self.message_type is not None:
