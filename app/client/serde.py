@@ -110,11 +110,11 @@ class WriterState(Generic[Compiled]):
     rules: WritePlan | None = None
 
 
-def rule_runner(rule_config: Mapping[str, str] | None, dlq: DlqHandler | None,
+def rule_runner(registry: object, rule_config: Mapping[str, str] | None, dlq: DlqHandler | None,
                 rule_executors: ExecutorRegistry | None) -> RuleRunner:
     """The rule machinery of one serde: `rule_config` goes to every executor (a local KMS
     `secret`, AWS credentials), `dlq` receives the records a rule with a DLQ action refuses."""
-    return RuleRunner(rule_executors or DEFAULT_EXECUTORS, dict(rule_config or {}), dlq)
+    return RuleRunner(rule_executors or DEFAULT_EXECUTORS, dict(rule_config or {}), dlq, registry=registry)
 
 
 class RegistrySerializer(Generic[Compiled]):
@@ -138,7 +138,7 @@ class RegistrySerializer(Generic[Compiled]):
         """`rule_config`, `dlq` and `rule_executors` only matter for schemas with a rule set
         (see `app.client.rules`)."""
         self.client = client
-        self.rules = rule_runner(rule_config, dlq, rule_executors)
+        self.rules = rule_runner(client, rule_config, dlq, rule_executors)
         self.schema = schema
         self.writer_choice = writer
         self.framing = framing
@@ -217,7 +217,7 @@ class RegistryDeserializer(Generic[Compiled]):
         self.source = source
         self.framing = framing
         self.subject = subject
-        self.rules = rule_runner(rule_config, dlq, rule_executors)
+        self.rules = rule_runner(source, rule_config, dlq, rule_executors)
         self.reader_version: RegisteredSchema | None = None
         if isinstance(reader, ReaderVersion):
             self.reader_version = source.get_version(reader.subject, reader.version)

@@ -79,6 +79,7 @@ class RuleContext:
     target: Schema
     config: Mapping[str, str]
     walker: FieldWalker | None = None
+    registry: Any = None  # the serde's RegistryClient, for executors that call the registry (ENCRYPT)
     fields: list[FieldContext] = field(default_factory=list)
 
     def parameter(self, name: str) -> str | None:

@@ -77,6 +77,7 @@ class RuleRunner:
     config: Mapping[str, str] = field(default_factory=dict)
     dlq: DlqHandler | None = None
     actions: Mapping[str, RuleAction] = field(default_factory=dict)
+    registry: Any = None  # the serde's RegistryClient (or schema source), handed to executors
 
     def run(self, mode: str, phase: str, subject: str, version: int | None, source: Schema | None,
             target: Schema, message: Any, walker: FieldWalker | None = None) -> Any:
@@ -97,7 +98,8 @@ class RuleRunner:
         for index, rule in enumerate(rules):
             if rule.disabled or not enabled or not _applies(rule, mode):
                 continue
-            ctx = RuleContext(subject, version, mode, rule, index, rules, source, target, self.config, walker)
+            ctx = RuleContext(subject, version, mode, rule, index, rules, source, target, self.config, walker,
+                              self.registry)
             message = self._run_one(ctx, message)
         return message
 
