@@ -1,5 +1,5 @@
-"""ENCRYPT rules, byte-compatible with confluent-kafka 2.16 both ways, for Avro and JSON
-Schema, against the registry under gunicorn (its DEK API) on SQLite and PostgreSQL, with the
+"""ENCRYPT rules, byte-compatible with confluent-kafka 2.16 both ways, for Avro, JSON Schema
+and Protobuf, against the registry under gunicorn (its DEK API) on SQLite and PostgreSQL, with the
 local KMS: what our serializer encrypts confluent-kafka's deserializer decrypts and the other
 way round; AES256_SIV gives the same ciphertext in both; DEK versions rotate with
 `encrypt.dek.expiry.days` on a clock of the test's."""
@@ -11,11 +11,16 @@ import uuid
 from typing import Any, Callable
 
 import pytest
-from confluent_rules import context, deserializer, serializer
+from confluent_rules import (
+    context, deserializer, person_class, person_proto, protobuf_deserializer, protobuf_serializer, serializer,
+)
 
-from app.client import AvroDeserializer, AvroSerializer, JsonDeserializer, JsonSerializer, RegistryClient, UseLatest
+from app.client import (
+    AvroDeserializer, AvroSerializer, JsonDeserializer, JsonSerializer, ProtobufDeserializer, ProtobufSerializer,
+    RegistryClient, UseLatest,
+)
 from app.client.errors import RuleFailed, RulesUnavailable
-from app.client.records import AVRO, JSON, Rule, RuleSet, Schema
+from app.client.records import AVRO, JSON, PROTOBUF, Rule, RuleSet, Schema
 from app.client.rules import ExecutorRegistry
 from app.client.rules.encryption import FieldEncryptionExecutor
 
@@ -150,3 +155,31 @@ def test_a_kms_type_without_a_driver_is_named(live_server: str) -> None:
     write, _ = ours(AVRO, live_server, subject)
     with pytest.raises(RulesUnavailable, match="no KMS driver for kms type 'no-such-kms'"):
         write(RECORD)
+
+
+def _protobuf_setup(url: str) -> tuple[str, str, Any]:
+    package = f"rules.p{uuid.uuid4().hex[:8]}"
+    topic = f"people-proto-{uuid.uuid4().hex[:8]}"
+    RegistryClient(url).register(f"{topic}-value", Schema(person_proto(package), PROTOBUF, rule_set=RuleSet(
+        domain_rules=(encrypt_rule(f"kek_{uuid.uuid4().hex[:8]}"),))))
+    return topic, f"{topic}-value", person_class(package)
+
+
+def test_protobuf_fields_we_encrypt_confluent_decrypts_and_the_callers_message_stays_clear(live_server: str) -> None:
+    topic, subject, person = _protobuf_setup(live_server)
+    message = person(name="cy", ssn=SSN)
+    data = ProtobufSerializer(RegistryClient(live_server), person, subject=subject, writer=UseLatest(),
+                              rule_config={"secret": SECRET})(message)
+    assert SSN.encode() not in data and message.ssn == SSN
+    decoded = protobuf_deserializer(person, live_server, {"secret": SECRET})(data, context(topic))
+    assert (decoded.name, decoded.ssn) == ("cy", SSN)
+
+
+def test_protobuf_fields_confluent_encrypts_we_decrypt_into_a_class_or_a_dynamic_message(live_server: str) -> None:
+    topic, subject, person = _protobuf_setup(live_server)
+    data = protobuf_serializer(person, live_server, {"secret": SECRET})(person(name="cy", ssn=SSN), context(topic))
+    assert SSN.encode() not in data
+    for message_type in (person, None):
+        decoded = ProtobufDeserializer(RegistryClient(live_server), message_type, subject=subject,
+                                       rule_config={"secret": SECRET})(data)
+        assert (decoded.name, decoded.ssn) == ("cy", SSN)
