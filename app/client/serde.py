@@ -19,7 +19,7 @@ the client's caches see to that), and `dict.setdefault` keeps one of the results
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, Mapping, TypeVar, Union
 
 from app.client.errors import RegistryClientError, SerializationError
@@ -75,10 +75,14 @@ WriterChoice = Union[AutoRegister, LookupOnly, UseLatest, PinnedVersion]
 class ReaderVersion:
     """A reader schema taken from the registry: a numbered version, or `latest` as it is when
     the deserializer is built (a consumer's record shape should not change under its feet;
-    build a new deserializer to move to a newer reader)."""
+    build a new deserializer to move to a newer reader), or with `metadata` the latest version
+    whose metadata properties hold those values (Confluent's `use.latest.with.metadata`, e.g.
+    `{"application.major.version": "2"}`). Records of other versions of the subject are
+    migrated to it by the migration rules of the versions in between."""
 
     subject: str
     version: int | str = LATEST
+    metadata: Mapping[str, str] | None = field(default=None, hash=False)
 
 
 def choose_writer(client: RegistryClient, subject: str, local: Schema | None, choice: WriterChoice) -> RegisteredSchema:
@@ -194,6 +198,15 @@ class RegistrySerializer(Generic[Compiled]):
         return state
 
 
+def _reader_version(source: SchemaSource, reader: ReaderVersion, schema_format: str | None) -> RegisteredSchema:
+    if reader.metadata is None:
+        return source.get_version(reader.subject, reader.version)
+    with_metadata = getattr(source, "get_latest_with_metadata", None)
+    if with_metadata is None:
+        raise ValueError("a ReaderVersion with metadata needs a RegistryClient as the schema source")
+    return with_metadata(reader.subject, reader.metadata, deleted=True, format=schema_format)
+
+
 class RegistryDeserializer(Generic[Compiled]):
     """Finds writer schemas by header and compiles one decoder per writer schema."""
 
@@ -220,7 +233,7 @@ class RegistryDeserializer(Generic[Compiled]):
         self.rules = rule_runner(source, rule_config, dlq, rule_executors)
         self.reader_version: RegisteredSchema | None = None
         if isinstance(reader, ReaderVersion):
-            self.reader_version = source.get_version(reader.subject, reader.version)
+            self.reader_version = _reader_version(source, reader, self.schema_format)
             reader = self.reader_version.schema
         self.reader = reader
         self._decoders: dict[bytes, Compiled] = {}
