@@ -108,10 +108,17 @@ def _run(expr: str, variables: dict[str, Any]) -> Any:
     try:
         result = program.evaluate(variables)
     except celpy.CELEvalError as exc:
-        raise RuleError(f"CEL expression {expr.strip()!r} failed: {exc.args[0] if exc.args else exc}") from None
+        raise RuleError(f"CEL expression {expr.strip()!r} failed: {_reason(exc)}") from None
     if isinstance(result, celpy.CELEvalError):
-        raise RuleError(f"CEL expression {expr.strip()!r} failed: {result.args[0] if result.args else result}")
+        raise RuleError(f"CEL expression {expr.strip()!r} failed: {_reason(result)}")
     return from_cel(result)
+
+
+def _reason(error: celpy.CELEvalError) -> str:
+    """cel-python's message without the activation it appends (every variable's value: a
+    record's fields, perhaps secrets, in an error message)."""
+    text = str(error.args[0]) if error.args else type(error).__name__
+    return text.split(" (in activation", 1)[0][:300]
 
 
 class CelExecutor:
