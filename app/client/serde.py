@@ -154,6 +154,13 @@ class RegistrySerializer(Generic[Compiled]):
         self._state: WriterState[Compiled] | None = None
         self._compiled: dict[int, Compiled] = {}
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickles settings, never compiled state (validators, walkers, parsed schemas): a copy
+        shipped to another process (a Spark worker) compiles its own on first use."""
+        state = dict(self.__dict__)
+        state["_state"], state["_compiled"] = None, {}
+        return state
+
     def record_name(self, schema: Schema) -> str | None:
         """The full name the record-based naming strategies use."""
         raise NotImplementedError
@@ -251,6 +258,12 @@ class RegistryDeserializer(Generic[Compiled]):
     def rule_walker(self, schema: Schema) -> FieldWalker | None:
         """The format's walker for field rules over records of `schema` (None: no field rules)."""
         return None
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickles settings, never compiled decoders or read plans (see the serializer's)."""
+        state = dict(self.__dict__)
+        state["_decoders"], state["_plans"] = {}, {}
+        return state
 
     def _decoder_for(self, data: bytes) -> Compiled:
         """The slow path, once per distinct header: read it, find and compile the writer, and
