@@ -23,6 +23,7 @@ _PRIMITIVE_TYPES = {
 @dataclass(frozen=True)
 class _Field:
     name: str
+    full_name: str
     type: Any
     tags: frozenset[str]
     has_default: bool
@@ -55,6 +56,9 @@ class AvroWalker:
 
     def __init__(self, schema: Any, dependencies: Iterable[Any] = ()) -> None:
         self._names: dict[str, Any] = {}
+        # Per rule tags and schema metadata: the fields worth entering (selected, or holding a
+        # selected field), so that a rule on one tagged field does not visit every field.
+        self._worth: dict[tuple[Any, ...], frozenset[str] | None] = {}
         for dependency in dependencies:
             self._normalize(dependency, "")
         self.root = self._normalize(schema, "")
@@ -95,7 +99,8 @@ class AvroWalker:
         self._names[full] = record  # placeholder first: a recursive field refers to it by name
         for item in node.get("fields") or ():
             tags = item.get("confluent:tags")
-            record_fields.append(_Field(str(item.get("name")), self._normalize(item.get("type"), space),
+            field_name = str(item.get("name"))
+            record_fields.append(_Field(field_name, f"{full}.{field_name}", self._normalize(item.get("type"), space),
                                         frozenset(str(t) for t in tags) if isinstance(tags, list) else frozenset(),
                                         "default" in item))
         record = _Record(full, tuple(record_fields))
@@ -104,9 +109,44 @@ class AvroWalker:
 
     # ------------------------------------------------------------------ walking
     def walk(self, ctx: RuleContext, message: Any, transform: FieldTransform) -> Any:
-        return self._visit(ctx, self.root, message, transform)
+        key = (ctx.rule.tags, ctx.target.metadata)
+        if key not in self._worth:
+            self._worth[key] = self._fields_worth_entering(ctx)
+        return self._visit(ctx, self.root, message, transform, self._worth[key])
 
-    def _visit(self, ctx: RuleContext, node: Any, message: Any, transform: FieldTransform) -> Any:
+    def _fields_worth_entering(self, ctx: RuleContext) -> frozenset[str] | None:
+        """The full names of the fields a rule with tags can reach (None: a rule without tags
+        reaches every field)."""
+        if not ctx.rule.tags:
+            return None
+        wanted = set(ctx.rule.tags)
+        worth: set[str] = set()
+        verdicts: dict[str, bool] = {}
+
+        def reaches(node: Any) -> bool:
+            node = _resolved(node)
+            if isinstance(node, list):  # every branch is looked into (no short cut): each marks its fields
+                return any([reaches(branch) for branch in node])
+            if isinstance(node, _Container):
+                return reaches(node.element)
+            if not isinstance(node, _Record):
+                return False
+            if node.full_name in verdicts:
+                return verdicts[node.full_name]
+            verdicts[node.full_name] = False  # a recursive reference reaches nothing new
+            found = False
+            for field in node.fields:
+                if not ctx.field_tags(field.full_name, field.tags).isdisjoint(wanted) or reaches(field.type):
+                    worth.add(field.full_name)
+                    found = True
+            verdicts[node.full_name] = found
+            return found
+
+        reaches(self.root)
+        return frozenset(worth)
+
+    def _visit(self, ctx: RuleContext, node: Any, message: Any, transform: FieldTransform,
+               worth: frozenset[str] | None) -> Any:
         node = _resolved(node)
         current = ctx.current_field()
         if current is not None:
@@ -115,7 +155,7 @@ class AvroWalker:
             branch, value = self._branch(node, message)
             if branch is None:
                 return message
-            changed = self._visit(ctx, branch, value, transform)
+            changed = self._visit(ctx, branch, value, transform, worth)
             if isinstance(message, tuple) and len(message) == 2 and _accepts(branch, changed):
                 return (message[0], changed)
             return changed
@@ -123,22 +163,21 @@ class AvroWalker:
             if node.kind == FieldType.ARRAY:
                 if not isinstance(message, list):
                     return message
-                return [self._visit(ctx, node.element, item, transform) for item in message]
+                return [self._visit(ctx, node.element, item, transform, worth) for item in message]
             if not isinstance(message, dict):
                 return message
-            return {key: self._visit(ctx, node.element, value, transform) for key, value in message.items()}
+            return {key: self._visit(ctx, node.element, value, transform, worth) for key, value in message.items()}
         if isinstance(node, _Record):
             if not isinstance(message, dict):
                 return message
             out = message
             for field in node.fields:
-                if field.name not in message:
+                if field.name not in message or (worth is not None and field.full_name not in worth):
                     continue
-                ctx.enter_field(message, f"{node.full_name}.{field.name}", field.name, _type_of(_resolved(field.type)),
-                                field.tags)
+                ctx.enter_field(message, field.full_name, field.name, _type_of(_resolved(field.type)), field.tags)
                 try:
                     value = message[field.name]
-                    changed = self._visit(ctx, field.type, value, transform)
+                    changed = self._visit(ctx, field.type, value, transform, worth)
                 finally:
                     ctx.exit_field()
                 if ctx.rule.kind == CONDITION:

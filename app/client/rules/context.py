@@ -80,6 +80,7 @@ class RuleContext:
     config: Mapping[str, str]
     walker: FieldWalker | None = None
     registry: Any = None  # the serde's RegistryClient, for executors that call the registry (ENCRYPT)
+    config_digest: str = ""  # a digest of `config`, for caches keyed by it
     fields: list[FieldContext] = field(default_factory=list)
 
     def parameter(self, name: str) -> str | None:

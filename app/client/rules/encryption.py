@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import time
+import weakref
 from typing import Any, Callable
 
 from tink import TinkError, aead, daead
@@ -58,6 +59,10 @@ _TEMPLATES = {
     "AES256_SIV": _siv_template(),
 }
 _PRIMITIVES: dict[tuple[str, bytes], Any] = {}
+# Unwrapped DEKs by wrapped key material, KEK and configuration digest: a process asks its KMS
+# once per DEK (a Spark worker once per worker and key), never per record.
+_UNWRAPPED: dict[tuple[bytes, str, str, str], bytes] = {}
+_DEK_REGISTRIES: weakref.WeakKeyDictionary[Any, DekRegistry] = weakref.WeakKeyDictionary()
 
 
 def _now_ms() -> int:
@@ -128,7 +133,10 @@ class _Encryptor:
         self.clock = clock
         self.kek_name = name
         self.cipher = _Cipher(ctx.parameter(DEK_ALGORITHM) or "AES256_GCM")
-        self.registry = DekRegistry(ctx.registry)
+        registry = _DEK_REGISTRIES.get(ctx.registry)
+        if registry is None:
+            registry = _DEK_REGISTRIES.setdefault(ctx.registry, DekRegistry(ctx.registry))
+        self.registry = registry
         self._kek: Kek | None = None
 
     # ------------------------------------------------------------------ keys
@@ -158,8 +166,20 @@ class _Encryptor:
             raise RuleError(f"KEK {self.kek_name!r} has kms key id {kek.kms_key_id}, the rule says {kms_key_id}")
         return kek
 
+    def _digest(self, kek: Kek) -> str:
+        return f"{self.ctx.config_digest}:{sorted(kek.kms_props.items())!r}" if kek.kms_props \
+            else self.ctx.config_digest
+
     def _kms(self, kek: Kek) -> Any:
-        return kek_aead(kek.kms_type, kek.kms_key_id, merged_config(self.ctx.config, kek.kms_props))
+        return kek_aead(kek.kms_type, kek.kms_key_id, merged_config(self.ctx.config, kek.kms_props),
+                        self._digest(kek))
+
+    def _unwrap(self, kek: Kek, wrapped: bytes) -> bytes:
+        key = (wrapped, kek.kms_type, kek.kms_key_id, self._digest(kek))
+        found = _UNWRAPPED.get(key)
+        if found is None:
+            found = _UNWRAPPED.setdefault(key, self._kms(kek).decrypt(wrapped, _NO_AAD))
+        return found
 
     def dek(self, version: int | None) -> tuple[Dek, bytes]:
         """The DEK (made if writing and missing or expired) and its key material."""
@@ -182,7 +202,7 @@ class _Encryptor:
         if dek.key_material is not None:
             return dek, dek.key_material
         assert dek.encrypted_key_material is not None
-        return dek, self._kms(kek).decrypt(dek.encrypted_key_material, _NO_AAD)
+        return dek, self._unwrap(kek, dek.encrypted_key_material)
 
     # ------------------------------------------------------------------ values
     def transform(self, field_type: FieldType, value: Any) -> Any:

@@ -15,6 +15,7 @@ the `actions` a caller registers.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -78,6 +79,13 @@ class RuleRunner:
     dlq: DlqHandler | None = None
     actions: Mapping[str, RuleAction] = field(default_factory=dict)
     registry: Any = None  # the serde's RegistryClient (or schema source), handed to executors
+    config_digest: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        # What per-process caches (unwrapped DEKs, KMS clients) key the configuration by:
+        # computed once, and never the secrets themselves.
+        digest = hashlib.sha256(repr(sorted(self.config.items())).encode()).hexdigest()
+        object.__setattr__(self, "config_digest", digest)
 
     def run(self, mode: str, phase: str, subject: str, version: int | None, source: Schema | None,
             target: Schema, message: Any, walker: FieldWalker | None = None) -> Any:
@@ -99,7 +107,7 @@ class RuleRunner:
             if rule.disabled or not enabled or not _applies(rule, mode):
                 continue
             ctx = RuleContext(subject, version, mode, rule, index, rules, source, target, self.config, walker,
-                              self.registry)
+                              self.registry, self.config_digest)
             message = self._run_one(ctx, message)
         return message
 

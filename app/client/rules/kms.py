@@ -12,7 +12,6 @@ secrets); AEADs are cached per process by driver, key and configuration.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 from typing import Any, Mapping, Protocol
 
@@ -64,10 +63,9 @@ def kms_driver(kms_type: str) -> KmsDriver:
     return found
 
 
-def kek_aead(kms_type: str, key_id: str, config: Mapping[str, str]) -> Aead:
-    """The cached AEAD for a KEK; the configuration is part of the key (by digest, so the
-    cache never holds secrets as keys)."""
-    digest = hashlib.sha256(repr(sorted(config.items())).encode()).hexdigest()
+def kek_aead(kms_type: str, key_id: str, config: Mapping[str, str], digest: str) -> Aead:
+    """The cached AEAD for a KEK; `digest` stands for the configuration in the cache's key
+    (the serde's rule configuration's digest and the KEK's properties)."""
     key = (kms_type, key_id, digest)
     found = _AEADS.get(key)
     if found is None:
