@@ -65,7 +65,26 @@ def to_cel(value: Any) -> Any:
         return celtypes.StringType(str(value))
     if isinstance(value, Decimal):
         return celtypes.DoubleType(float(value))
+    if hasattr(value, "DESCRIPTOR") and hasattr(value, "ListFields"):  # a Protobuf message
+        return _message_to_cel(value)
     return value
+
+
+def _message_to_cel(message: Any) -> Any:
+    """A Protobuf message as a CEL map of its fields (every field, unset ones at their
+    defaults, as CEL's protobuf binding reads them)."""
+    out = {}
+    for fd in message.DESCRIPTOR.fields:
+        value = getattr(message, fd.name)
+        if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
+            out[celtypes.StringType(fd.name)] = to_cel(dict(value))
+        elif fd.is_repeated:
+            out[celtypes.StringType(fd.name)] = to_cel(list(value))
+        elif fd.message_type is not None and not message.HasField(fd.name):
+            out[celtypes.StringType(fd.name)] = None
+        else:
+            out[celtypes.StringType(fd.name)] = to_cel(value)
+    return celtypes.MapType(out)
 
 
 def from_cel(value: Any) -> Any:

@@ -13,7 +13,9 @@ from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSe
 from confluent_kafka.schema_registry.rule_registry import RuleRegistry
 from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor
 from confluent_kafka.schema_registry.rules.cel.cel_field_executor import CelFieldExecutor
-from confluent_kafka.schema_registry.rules.encryption.encrypt_executor import FieldEncryptionExecutor
+from confluent_kafka.schema_registry.rules.encryption.encrypt_executor import (
+    EncryptionExecutor, FieldEncryptionExecutor,
+)
 from confluent_kafka.schema_registry.rules.encryption.localkms.local_driver import LocalKmsDriver
 from confluent_kafka.schema_registry.rules.jsonata.jsonata_executor import JsonataExecutor
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -24,7 +26,8 @@ WRITER_CONF = {"auto.register.schemas": False, "use.latest.version": True}
 
 def rule_registry(*extra: Any) -> RuleRegistry:
     registry = RuleRegistry()
-    for executor in (CelExecutor(), CelFieldExecutor(), JsonataExecutor(), FieldEncryptionExecutor(), *extra):
+    for executor in (CelExecutor(), CelFieldExecutor(), JsonataExecutor(), FieldEncryptionExecutor(),
+                     EncryptionExecutor(), *extra):
         registry.register_executor(executor)
     return registry
 

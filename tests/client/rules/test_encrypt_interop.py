@@ -183,3 +183,18 @@ def test_protobuf_fields_confluent_encrypts_we_decrypt_into_a_class_or_a_dynamic
         decoded = ProtobufDeserializer(RegistryClient(live_server), message_type, subject=subject,
                                        rule_config={"secret": SECRET})(data)
         assert (decoded.name, decoded.ssn) == ("cy", SSN)
+
+
+def test_encrypt_payload_encoding_rules_run_both_ways(live_server: str) -> None:
+    topic = f"payload-{uuid.uuid4().hex[:8]}"
+    subject = f"{topic}-value"
+    rule = Rule("encrypt-payload", "TRANSFORM", "WRITEREAD", "ENCRYPT_PAYLOAD", (), tuple(sorted({
+        "encrypt.kek.name": f"kek_{uuid.uuid4().hex[:8]}", "encrypt.kms.type": "local-kms",
+        "encrypt.kms.key.id": "payload-key"}.items())))
+    RegistryClient(live_server).register(subject, Schema(TEXTS[AVRO], AVRO, rule_set=RuleSet(encoding_rules=(rule,))))
+    write, read = ours(AVRO, live_server, subject)
+    data = write(RECORD)
+    assert b"ann" not in data and SSN.encode() not in data
+    assert deserializer(AVRO, live_server, {"secret": SECRET})(data, context(topic)) == RECORD
+    theirs = serializer(AVRO, live_server, {"secret": SECRET})(dict(RECORD), context(topic))
+    assert b"ann" not in theirs and read(theirs) == RECORD

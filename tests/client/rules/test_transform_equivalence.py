@@ -2,7 +2,8 @@
 for random records, our serializer and confluent-kafka's, on a subject whose WRITE rules
 transform fields by tag and by guard, reshape the record with JSONata and refuse some records
 with a CEL condition, write the same bytes or both refuse (Avro and JSON Schema, against the
-registry under gunicorn). A property test (hypothesis)."""
+registry under gunicorn). A property test (hypothesis); Protobuf messages give the same bytes
+too."""
 from __future__ import annotations
 
 import json
@@ -11,13 +12,13 @@ from typing import Any
 
 import pytest
 from confluent_kafka.serialization import SerializationError as ConfluentSerializationError
-from confluent_rules import context, deserializer, serializer
+from confluent_rules import context, deserializer, person_class, person_proto, protobuf_serializer, serializer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.client import AvroSerializer, JsonSerializer, RegistryClient, UseLatest
+from app.client import AvroSerializer, JsonSerializer, ProtobufSerializer, RegistryClient, UseLatest
 from app.client.errors import RuleFailed
-from app.client.records import AVRO, JSON, Rule, RuleSet, Schema
+from app.client.records import AVRO, JSON, PROTOBUF, Rule, RuleSet, Schema
 
 pytestmark = pytest.mark.slow
 
@@ -94,3 +95,24 @@ def test_a_cel_error_message_never_carries_the_records_values(live_server: str) 
         AvroSerializer(RegistryClient(live_server), subject=subject, writer=UseLatest())(
             {"name": "ann", "city": "oslo", "ssn": "secret-ssn", "age": 4, "score": 1.5, "ok": True})
     assert "secret-ssn" not in str(caught.value) and "bad" in str(caught.value)
+
+
+def test_protobuf_messages_give_the_bytes_confluent_gives(live_server: str) -> None:
+    package = f"rules.same{uuid.uuid4().hex[:8]}"
+    topic = f"same-proto-{uuid.uuid4().hex[:8]}"
+    subject = f"{topic}-value"
+    RegistryClient(live_server).register(subject, Schema(person_proto(package), PROTOBUF, rule_set=RuleSet(
+        domain_rules=(Rule("named", "CONDITION", "WRITE", "CEL", expr="message.name != ''"),
+                      Rule("mask", "TRANSFORM", "WRITE", "CEL_FIELD", ("PII",), expr="'***'"),
+                      Rule("bang", "TRANSFORM", "WRITE", "CEL_FIELD", expr="name == 'name' ; value + '!'")))))
+    person = person_class(package)
+    ours = ProtobufSerializer(RegistryClient(live_server), person, subject=subject, writer=UseLatest())
+    theirs = protobuf_serializer(person, live_server, {})
+    for name in ("ann", "bo", "ümlaut"):
+        data = ours(person(name=name, ssn="123"))
+        assert data == theirs(person(name=name, ssn="123"), context(topic))
+        decoded = person()
+        decoded.ParseFromString(data[6:])
+        assert (decoded.name, decoded.ssn) == (f"{name}!", "***")
+    with pytest.raises(RuleFailed, match="named"):
+        ours(person(name="", ssn="1"))
