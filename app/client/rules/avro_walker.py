@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from app.client.rules.context import CONDITION, FieldTransform, FieldType, RuleContext
-from app.client.rules.executors import ConditionFailed
+from app.client.rules.context import FieldTransform, FieldType, RuleContext
+from app.client.rules.walkers import settle
 
 _PRIMITIVE_TYPES = {
     "null": FieldType.NULL, "boolean": FieldType.BOOLEAN, "int": FieldType.INT, "long": FieldType.LONG,
@@ -180,13 +180,7 @@ class AvroWalker:
                     changed = self._visit(ctx, field.type, value, transform, worth)
                 finally:
                     ctx.exit_field()
-                if ctx.rule.kind == CONDITION:
-                    if changed is False:
-                        raise ConditionFailed(f"field {node.full_name}.{field.name}: {ctx.rule.expr}")
-                elif changed is not value:
-                    if out is message:
-                        out = dict(message)
-                    out[field.name] = changed
+                out = settle(ctx, message, out, field.name, field.full_name, value, changed)
             return out
         if current is not None and ctx.selects(current):
             return transform(ctx, current, message)

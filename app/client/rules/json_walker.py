@@ -17,8 +17,8 @@ from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
-from app.client.rules.context import CONDITION, FieldTransform, FieldType, RuleContext
-from app.client.rules.executors import ConditionFailed
+from app.client.rules.context import FieldTransform, FieldType, RuleContext
+from app.client.rules.walkers import settle
 
 _LEAVES = frozenset({FieldType.ENUM, FieldType.STRING, FieldType.INT, FieldType.DOUBLE, FieldType.BOOLEAN})
 _JSON_TYPES = {
@@ -132,11 +132,5 @@ class JsonWalker:
                 changed = self._visit(ctx, subschema, resolver, full, value, transform)
             finally:
                 ctx.exit_field()
-            if ctx.rule.kind == CONDITION:
-                if changed is False:
-                    raise ConditionFailed(f"field {full}: {ctx.rule.expr}")
-            elif changed is not value:
-                if out is message:
-                    out = dict(message)
-                out[name] = changed
+            out = settle(ctx, message, out, name, full, value, changed)
         return out

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.client.records import Schema
-from app.client.rules.context import DOWNGRADE, READ, UPGRADE, WRITE
+from app.client.rules.context import READ, UPGRADE, WRITE
 from app.client.rules.execution import DOMAIN, ENCODING, MIGRATION, RuleRunner, has_rules
 from app.client.rules.walkers import FieldWalker
 
@@ -80,4 +80,3 @@ class ReadPlan:
                                self.walker)
 
 
-__all__ = ["DOWNGRADE", "MigrationStep", "ReadPlan", "UPGRADE", "WritePlan"]

@@ -11,9 +11,25 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from app.client.rules.context import FieldTransform, RuleContext
+from app.client.rules.context import CONDITION, FieldTransform, RuleContext
+from app.client.rules.executors import ConditionFailed
 
 
 class FieldWalker(Protocol):
     def walk(self, ctx: RuleContext, message: Any, transform: FieldTransform) -> Any:
         """`message` with `transform` applied to every field the rule selects."""
+
+
+def settle(ctx: RuleContext, record: dict[str, Any], out: dict[str, Any], name: str, full_name: str, value: Any,
+           changed: Any) -> dict[str, Any]:
+    """After one field of `record` was visited: a CONDITION that came out False fails the rule;
+    a TRANSFORM's new value goes into `out`, a copy of the record made on the first change."""
+    if ctx.rule.kind == CONDITION:
+        if changed is False:
+            raise ConditionFailed(f"field {full_name}: {ctx.rule.expr}")
+        return out
+    if changed is not value:
+        if out is record:
+            out = dict(record)
+        out[name] = changed
+    return out
