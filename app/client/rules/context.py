@@ -77,7 +77,7 @@ class RuleContext:
     rules: tuple[Rule, ...]
     source: Schema | None
     target: Schema
-    config: Mapping[str, str]
+    config: Mapping[str, str] = field(repr=False)  # secrets: never in a repr
     walker: FieldWalker | None = None
     registry: Any = None  # the serde's RegistryClient, for executors that call the registry (ENCRYPT)
     config_digest: str = ""  # a digest of `config`, for caches keyed by it

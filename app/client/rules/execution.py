@@ -75,7 +75,7 @@ class RuleRunner:
     actions. Picklable when its handler and actions are (module-level functions)."""
 
     executors: ExecutorRegistry = DEFAULT_EXECUTORS
-    config: Mapping[str, str] = field(default_factory=dict)
+    config: Mapping[str, str] = field(default_factory=dict, repr=False)  # secrets: never in a repr
     dlq: DlqHandler | None = None
     actions: Mapping[str, RuleAction] = field(default_factory=dict)
     registry: Any = None  # the serde's RegistryClient (or schema source), handed to executors

@@ -166,3 +166,10 @@ def test_a_serializer_with_rules_pickles(client) -> None:
     serialize(ANN)
     copy = pickle.loads(pickle.dumps(AvroSerializer(client, subject="pickle-value", writer=UseLatest())))
     assert copy(ANN) == serialize(ANN)
+
+
+def test_a_deserializer_without_a_subject_runs_the_rules_under_the_subject_of_the_writers_id(client) -> None:
+    schema = avro(rule("a", "CEL_FIELD", "name == 'name' ; value + 'r'", mode="READ"))
+    client.register("no-subject-value", schema)
+    data = AvroSerializer(client, subject="no-subject-value", writer=UseLatest())(ANN)
+    assert AvroDeserializer(client)(data)["name"] == "annr"

@@ -99,3 +99,8 @@ def test_deserializers_pickle_after_reading_records_with_rules(client) -> None:
     deserialize = AvroDeserializer(client, subject="pickled-read-value")
     assert deserialize(data) == {"name": "a..", "email": "e"}
     assert pickle.loads(pickle.dumps(deserialize))(data) == {"name": "a..", "email": "e"}
+
+
+def test_the_rule_configuration_never_shows_in_a_repr(client) -> None:
+    serialize = AvroSerializer(client, subject="repr-value", rule_config={"secret": "s3cret-value"})
+    assert "s3cret-value" not in repr(serialize.rules)
