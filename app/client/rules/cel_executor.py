@@ -141,12 +141,47 @@ def _reason(error: celpy.CELEvalError) -> str:
 
 
 class CelExecutor:
-    """CEL over the whole record, bound to `message`."""
+    """CEL over the whole record, bound to `message`. A TRANSFORM of a Protobuf message gives a
+    map, made into a new message of the same type (fields the map leaves out are unset)."""
 
     type = "CEL"
 
     def transform(self, ctx: RuleContext, message: Any) -> Any:
-        return evaluate(ctx, message, {"message": to_cel(message)})
+        result = evaluate(ctx, message, {"message": to_cel(message)})
+        if ctx.rule.kind != CONDITION and isinstance(result, dict) and hasattr(message, "DESCRIPTOR"):
+            return _as_message(result, type(message))
+        return result
+
+
+def _as_message(values: dict[str, Any], message_type: Any) -> Any:
+    out = message_type()
+    for name, value in values.items():
+        fd = out.DESCRIPTOR.fields_by_name.get(name)
+        if fd is None:
+            raise RuleError(f"{out.DESCRIPTOR.full_name} has no field {name!r}")
+        if value is None:
+            continue
+        target = getattr(out, name)
+        if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
+            value_fd = fd.message_type.fields_by_name["value"]
+            for key, item in value.items():
+                if value_fd.message_type is not None:
+                    target[key].CopyFrom(_as_message(item, type(target[key])))
+                else:
+                    target[key] = item
+        elif fd.message_type is not None:
+            items = value if fd.is_repeated else [value]
+            for item in items:
+                made = _as_message(item, type(target.add() if fd.is_repeated else target))
+                if fd.is_repeated:
+                    target[-1].CopyFrom(made)
+                else:
+                    target.CopyFrom(made)
+        elif fd.is_repeated:
+            target.extend(value)
+        else:
+            setattr(out, name, value)
+    return out
 
 
 class CelFieldExecutor(FieldRuleExecutor):

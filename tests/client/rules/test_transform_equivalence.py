@@ -116,3 +116,19 @@ def test_protobuf_messages_give_the_bytes_confluent_gives(live_server: str) -> N
         assert (decoded.name, decoded.ssn) == (f"{name}!", "***")
     with pytest.raises(RuleFailed, match="named"):
         ours(person(name="", ssn="1"))
+
+
+def test_a_cel_transform_of_a_protobuf_message_gives_confluents_bytes(live_server: str) -> None:
+    package = f"rules.whole{uuid.uuid4().hex[:8]}"
+    topic = f"whole-proto-{uuid.uuid4().hex[:8]}"
+    subject = f"{topic}-value"
+    RegistryClient(live_server).register(subject, Schema(person_proto(package), PROTOBUF, rule_set=RuleSet(
+        domain_rules=(Rule("rename", "TRANSFORM", "WRITE", "CEL",
+                           expr="{'name': message.name + '?', 'ssn': 'hidden'}"),))))
+    person = person_class(package)
+    original = person(name="ann", ssn="123")
+    data = ProtobufSerializer(RegistryClient(live_server), person, subject=subject, writer=UseLatest())(original)
+    assert data == protobuf_serializer(person, live_server, {})(person(name="ann", ssn="123"), context(topic))
+    decoded = person()
+    decoded.ParseFromString(data[6:])
+    assert (decoded.name, decoded.ssn, original.name) == ("ann?", "hidden", "ann")
