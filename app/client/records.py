@@ -46,7 +46,8 @@ class Rule:
 
     `mode` is WRITE, READ, WRITEREAD, UPGRADE, DOWNGRADE or UPDOWN; `kind` CONDITION or
     TRANSFORM; `type` names the executor (CEL, CEL_FIELD, JSONATA, ENCRYPT, ...). `params`
-    are sorted pairs (a dict would make the schema unhashable); `param` reads one.
+    are kept as sorted pairs (a dict would make the schema unhashable; one may be given) and
+    `param` reads one.
     """
 
     name: str
@@ -60,6 +61,13 @@ class Rule:
     on_failure: str | None = None
     disabled: bool = False
     doc: str | None = None
+
+    def __post_init__(self) -> None:
+        """`params` may be given as a dict and `tags` as a list, as one writes them."""
+        if isinstance(self.params, Mapping):
+            object.__setattr__(self, "params", _pairs(self.params))
+        if not isinstance(self.tags, tuple):
+            object.__setattr__(self, "tags", _strings(self.tags))
 
     def param(self, name: str) -> str | None:
         for key, value in self.params:

@@ -104,3 +104,9 @@ def test_deserializers_pickle_after_reading_records_with_rules(client) -> None:
 def test_the_rule_configuration_never_shows_in_a_repr(client) -> None:
     serialize = AvroSerializer(client, subject="repr-value", rule_config={"secret": "s3cret-value"})
     assert "s3cret-value" not in repr(serialize.rules)
+
+
+def test_a_rule_takes_its_params_as_a_dict_and_its_tags_as_a_list() -> None:
+    rule = Rule("r", params={"b": "2", "a": "1"}, tags=["PII"])  # type: ignore[arg-type]
+    assert (rule.params, rule.tags, rule.param("b")) == ((("a", "1"), ("b", "2")), ("PII",), "2")
+    assert hash(rule) == hash(Rule("r", params=(("a", "1"), ("b", "2")), tags=("PII",)))
