@@ -198,3 +198,21 @@ def test_encrypt_payload_encoding_rules_run_both_ways(live_server: str) -> None:
     assert deserializer(AVRO, live_server, {"secret": SECRET})(data, context(topic)) == RECORD
     theirs = serializer(AVRO, live_server, {"secret": SECRET})(dict(RECORD), context(topic))
     assert b"ann" not in theirs and read(theirs) == RECORD
+
+
+@pytest.mark.parametrize("ssn", [SSN, None])
+def test_a_nullable_avro_field_is_encrypted_when_set_and_left_null_otherwise(live_server: str, ssn: str | None) -> None:
+    topic = f"nullable-{uuid.uuid4().hex[:8]}"
+    subject = f"{topic}-value"
+    text = json.dumps({"type": "record", "name": "Person", "fields": [
+        {"name": "name", "type": "string"},
+        {"name": "ssn", "type": ["null", "string"], "default": None, "confluent:tags": ["PII"]}]})
+    RegistryClient(live_server).register(subject, Schema(text, AVRO, rule_set=RuleSet(
+        domain_rules=(encrypt_rule(f"kek_{uuid.uuid4().hex[:8]}"),))))
+    write, read = ours(AVRO, live_server, subject)
+    data = write({"name": "ann", "ssn": ssn})
+    assert SSN.encode() not in data
+    assert read(data) == {"name": "ann", "ssn": ssn}
+    assert deserializer(AVRO, live_server, {"secret": SECRET})(data, context(topic)) == {"name": "ann", "ssn": ssn}
+    theirs = serializer(AVRO, live_server, {"secret": SECRET})({"name": "ann", "ssn": ssn}, context(topic))
+    assert read(theirs) == {"name": "ann", "ssn": ssn}

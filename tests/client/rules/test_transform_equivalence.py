@@ -16,7 +16,9 @@ from confluent_rules import context, deserializer, person_class, person_proto, p
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.client import AvroSerializer, JsonSerializer, ProtobufSerializer, RegistryClient, UseLatest
+from app.client import (
+    AvroDeserializer, AvroSerializer, JsonDeserializer, JsonSerializer, ProtobufSerializer, RegistryClient, UseLatest,
+)
 from app.client.errors import RuleFailed
 from app.client.records import AVRO, JSON, PROTOBUF, Rule, RuleSet, Schema
 
@@ -132,3 +134,30 @@ def test_a_cel_transform_of_a_protobuf_message_gives_confluents_bytes(live_serve
     decoded = person()
     decoded.ParseFromString(data[6:])
     assert (decoded.name, decoded.ssn, original.name) == ("ann?", "hidden", "ann")
+
+
+READ_RULES = (
+    Rule("mask", "TRANSFORM", "READ", "CEL_FIELD", ("PII",), expr="'***' + string(size(value))"),
+    Rule("shout", "TRANSFORM", "READ", "CEL_FIELD", expr="name == 'city' ; value + '!' + message.name"),
+    Rule("reshape", "TRANSFORM", "READ", "JSONATA", expr="$merge([$, {'score': score * 2}])"),
+    Rule("adult", "CONDITION", "READ", "CEL", expr="message.age >= 0"),
+)
+
+
+@pytest.mark.parametrize("fmt", [AVRO, JSON])
+def test_read_rules_give_the_values_confluent_gives(live_server: str, fmt: str) -> None:
+    topic = f"same-read-{fmt.lower()}-{uuid.uuid4().hex[:8]}"
+    subject = f"{topic}-value"
+    RegistryClient(live_server).register(subject, Schema(TEXTS[fmt], fmt, rule_set=RuleSet(domain_rules=READ_RULES)))
+    make = AvroSerializer if fmt == AVRO else JsonSerializer
+    write = make(RegistryClient(live_server), subject=subject, writer=UseLatest())
+    ours = (AvroDeserializer if fmt == AVRO else JsonDeserializer)(RegistryClient(live_server), subject=subject)
+    theirs = deserializer(fmt, live_server)
+    record = {"name": "ann", "city": "oslo", "ssn": "123-45", "age": 4, "score": 1.5, "ok": True}
+    data = write(record)
+    assert ours(data) == theirs(data, context(topic)) == {**record, "city": "oslo!ann", "ssn": "***6", "score": 3.0}
+    refused = write({**record, "age": -1})
+    with pytest.raises(RuleFailed, match="adult"):
+        ours(refused)
+    with pytest.raises(ConfluentSerializationError):
+        theirs(refused, context(topic))
