@@ -2,7 +2,8 @@
 versions in two compatibility groups (`application.major.version` 1, then 2 with a breaking
 rename `age` -> `years` and JSONata UPGRADE/DOWNGRADE rules); a reader on the latest version
 reads version 1's records upgraded, a reader pinned to major version 1 reads version 3's
-records downgraded, and both give the records confluent-kafka's deserializer gives."""
+records downgraded, and both give the records confluent-kafka's deserializer gives (Avro, and
+JSON Schema in two versions)."""
 from __future__ import annotations
 
 import json
@@ -12,9 +13,11 @@ from typing import Any
 import pytest
 from confluent_rules import context, deserializer
 
-from app.client import AvroDeserializer, AvroSerializer, PinnedVersion, ReaderVersion, RegistryClient
+from app.client import (
+    AvroDeserializer, AvroSerializer, JsonDeserializer, JsonSerializer, PinnedVersion, ReaderVersion, RegistryClient,
+)
 from app.client.errors import RuleFailed
-from app.client.records import Metadata, Rule, RuleSet, Schema
+from app.client.records import JSON, Metadata, Rule, RuleSet, Schema
 
 pytestmark = pytest.mark.slow
 
@@ -89,3 +92,27 @@ def test_a_failing_migration_names_the_version_whose_rule_failed(live_server: st
     with pytest.raises(RuleFailed) as caught:
         AvroDeserializer(client, reader=ReaderVersion(name))(data)
     assert (caught.value.rule, caught.value.version, caught.value.mode) == ("bad", 2, "UPGRADE")
+
+
+def _object(**properties: str) -> str:
+    return json.dumps({"type": "object", "properties": {name: {"type": kind} for name, kind in properties.items()}})
+
+
+def test_json_records_migrate_up_and_down_as_confluent_migrates_them(live_server: str) -> None:
+    topic = f"migrate-json-{uuid.uuid4().hex[:8]}"
+    name = f"{topic}-value"
+    client = RegistryClient(live_server)
+    client.set_config(name, compatibility="BACKWARD", compatibilityGroup="application.major.version")
+    client.register(name, Schema(_object(name="string", age="integer"), JSON, metadata=_major("1")))
+    client.register(name, Schema(_object(name="string", years="integer"), JSON, metadata=_major("2"),
+                                 rule_set=V2.rule_set))
+    old = JsonSerializer(client, subject=name, writer=PinnedVersion(1))({"name": "ann", "age": 36})
+    new = JsonSerializer(client, subject=name, writer=PinnedVersion(2))({"name": "bo", "years": 7})
+    latest = JsonDeserializer(client, reader=ReaderVersion(name))
+    assert latest(old) == {"name": "ann", "years": 36}
+    assert latest(old) == deserializer("JSON", live_server, conf={"use.latest.version": True})(old, context(topic))
+    metadata = {"application.major.version": "1"}
+    major_one = JsonDeserializer(client, reader=ReaderVersion(name, metadata=metadata))
+    assert major_one(new) == {"name": "bo", "age": 7}
+    assert major_one(new) == deserializer("JSON", live_server, conf={"use.latest.with.metadata": metadata})(
+        new, context(topic))
