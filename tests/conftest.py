@@ -36,6 +36,9 @@ from support.postgres import (  # noqa: E402
 
 from app.storage.migrate import upgrade_url  # noqa: E402
 
+# Fails the run at collection when xdist's grouping does not hold (support/xdist_groups.py).
+pytest_plugins = ("support.xdist_groups",)
+
 DATABASE_KINDS = [
     pytest.param("sqlite", id="sqlite"),
     pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
