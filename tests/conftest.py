@@ -122,24 +122,6 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             out.write(f"{outcome} {report.nodeid}\n")
 
 
-# ------------------------------------------------------------------ shared reference material
-SHARED_DIR = Path(__file__).resolve().parents[2] / "shared"
-
-
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """The workplace's `shared/` beside the clone (conformance corpora, the Avro oracle).
-
-    A clone used elsewhere has none, so those tests skip there; CI always has it, and a CI
-    run that lost it fails rather than passing on fewer tests.
-    """
-    if not (SHARED_DIR / "conformance").is_dir():
-        if in_ci():
-            pytest.fail(f"CI must run the conformance tests, but {SHARED_DIR} is missing", pytrace=False)
-        pytest.skip(f"{SHARED_DIR} is not beside the clone")
-    return SHARED_DIR
-
-
 # ------------------------------------------------------------------ PostgreSQL
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PostgresCluster]:
