@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.commands import run_command
+
 TESTS = Path(__file__).resolve().parent
 
 SAMPLE = """
@@ -35,10 +37,10 @@ def run_pytest(tmp_path: Path, conftest: str) -> subprocess.CompletedProcess[str
     (tmp_path / "test_sample.py").write_text(SAMPLE)
     (tmp_path / "conftest.py").write_text(conftest)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SQLREGISTRY_TEST"))}
-    return subprocess.run(
+    return run_command(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark", "-n", "1",
          "--dist", "loadgroup", str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path, env=env, capture_output=True, text=True,
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.commands import run_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,8 +31,7 @@ CASES = {
 
 
 def sqlregistry(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.cli", *argv], cwd=REPO, capture_output=True, text=True,
-                          timeout=300)
+    return run_command([sys.executable, "-m", "app.cli", *argv], cwd=REPO, capture_output=True, text=True)
 
 
 def register(url: str, subject: str, schema_type: str, text: str) -> None:

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.commands import run_command
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # What a build from a fresh clone would not see either.
@@ -30,8 +31,8 @@ _NOT_SOURCES = shutil.ignore_patterns(
 
 
 def run(command: list[str | Path], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
-                            timeout=300, check=False)
+    result = run_command([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
+                         check=False)
     assert result.returncode == 0, f"{command} exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
     return result
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from transfer_helpers import Rest, record, run_cli
 
+from support.commands import wait
 from support.live import REPO_ROOT
 
 from app.transfer.dump import read_dump
@@ -49,7 +50,7 @@ def test_a_terminal_gets_bars_on_stderr_and_stdout_only_the_dump(registry, tmp_p
         if not chunk:
             break
         seen += chunk
-    assert process.wait(timeout=60) == 0
+    assert wait(process) == 0
     os.close(master)
     text = seen.decode("utf-8", "replace")
     assert "\r" in text and "export" in text and "5/5" in text
@@ -81,7 +82,7 @@ def test_no_progress_keeps_a_terminal_free_of_bars(registry, tmp_path: Path) -> 
         if not chunk:
             break
         seen += chunk
-    assert process.wait(timeout=60) == 0
+    assert wait(process) == 0
     os.close(master)
     text = seen.decode()
     # Summary lines only (the terminal itself turns each \n into \r\n): no bar, no redraw.
