@@ -15,7 +15,9 @@ from support.live import start_server
 from support.postgres import free_port
 
 from app.cli import build_parser, settings_from_args
-from app.server.serving import RegistryServer, gunicorn_options
+from app.server.serving import (
+    DatabaseDirectoryMissing, RegistryServer, check_database_directory, gunicorn_options,
+)
 from app.settings import Settings
 from app.storage.head_check import HEAD_REVISION
 
@@ -144,3 +146,25 @@ def test_serve_on_a_port_in_use_exits_1_with_one_line_before_touching_the_databa
     assert done.stderr.splitlines() == [
         f"sqlregistry: error: 127.0.0.1:{port} is already in use (another server?); choose another with --port"]
     assert not (tmp_path / "data").exists()
+
+
+def test_serve_refuses_a_sqlite_path_whose_directory_is_missing_with_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent" / "dir"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = run_command([sys.executable, "-m", "app.cli", "serve", "--port", str(free_port()),
+                        "--database-url", f"sqlite:///{missing}/reg.db"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"sqlregistry: error: the directory of the SQLite database {missing}/reg.db does not exist: {missing} "
+        "(create it first; only the default database's ./data is made)"]
+    assert not (tmp_path / "nonexistent").exists()
+
+
+def test_the_default_database_directory_is_still_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    check_database_directory(Settings.database_url, Settings.database_url)  # ./data is absent: no refusal
+    check_database_directory(f"sqlite:///{tmp_path}/reg.db", Settings.database_url)  # an existing directory
+    check_database_directory("postgresql+psycopg://u@h/db", Settings.database_url)  # not a file
+    with pytest.raises(DatabaseDirectoryMissing, match="does not exist: data2"):
+        check_database_directory("sqlite:///data2/registry.db", Settings.database_url)
