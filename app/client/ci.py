@@ -9,9 +9,10 @@ and no policy error, 1 incompatible or a policy error (`register`: some file ref
 incompatible, invalid or by a policy; every file is still tried), 2 anything that is not a
 verdict: bad usage, no registry reachable, unreadable file, invalid policy file (`check`: an
 invalid schema too, and a subject with no versions unless `--new-subject` says a first version
-is meant: a mistyped subject must not pass every check). A failure prints one clear line on stderr. `--url` (or `REGISTRY_URL`,
-comma-separated for several) names the registry; credentials come from userinfo in the URL or
-`REGISTRY_TO_AUTH` (`basic:USER:PASSWORD` or `bearer:TOKEN`), as for the migration commands.
+is meant: a mistyped subject must not pass every check). A failure prints one clear line on
+stderr. `--url` (or `REGISTRY_URL`, comma-separated for several) names the registry;
+credentials come from userinfo in the URL or `REGISTRY_TO_AUTH` (`basic:USER:PASSWORD` or
+`bearer:TOKEN`), as for the migration commands.
 
 An incompatible file is followed by one line per problem, `TYPE at LOCATION (field NAME): message`,
 the same for the three formats (app/client/check_report.py).

@@ -162,7 +162,8 @@ def test_register_reports_each_refused_file_goes_on_and_exits_1(registry_env, fi
     good = files("v2.avsc", USER_V2)
     assert register_main([bad, invalid, good, "--subject", subject]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines] == [bad, "  - READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1 (field email)", invalid, good]
+    assert [line.split(":")[0] for line in lines] == [
+        bad, "  - READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1 (field email)", invalid, good]
     assert lines[0] == f"{bad}: rejected, incompatible with {subject} (BACKWARD, version 1)"
     assert lines[1].startswith("  - READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1 (field email): The field 'email'")
     assert "rejected by" in lines[2]

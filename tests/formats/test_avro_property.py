@@ -2,8 +2,8 @@
 
 The oracle (support/avro_oracle.py) is the PyPI `avro` port of Java's SchemaCompatibility,
 given Java's reading of aliases; it answers the verdict and the incompatibility types (the
-port's locations and messages differ from Java's: the pairs recorded from Java pin those). Pairs are built from one pool of field names
-so that the two sides overlap: fields added or removed with or without defaults, types changed
+port's locations and messages differ from Java's: the pairs recorded from Java pin those).
+Pairs are built from one pool of field names so that the two sides overlap: fields added or removed with or without defaults, types changed
 (promotions included), enum symbols and fixed sizes changed, unions grown or shrunk, record
 names changed, fields renamed behind aliases.
 """

@@ -2,8 +2,9 @@
 
 The cases are the project's test data, read by support/conformance.py (resource files,
 references and the expected incompatible types derived in one place, as for the live runs):
-each case's original schema is the writer, its update the reader of a BACKWARD check. Dependencies a side references are compiled beside it; well-known imports resolve
-without references, as in the registry.
+each case's original schema is the writer, its update the reader of a BACKWARD check.
+Dependencies a side references are compiled beside it; well-known imports resolve without
+references, as in the registry.
 
 Three measures per case: the verdict (compatible or not), the set of incompatible change
 types (what the conformance runner compares in verbose replies), and the full list of
