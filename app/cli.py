@@ -49,8 +49,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def cmd_serve(settings: Settings) -> int:
     from app.security.errors import AuthFileError
-    from app.server.serving import (PortInUse, RegistryServer, TlsFilesError, check_port_free, check_tls_files,
-                             prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
+    from app.server.serving import (DatabaseDirectoryMissing, PortInUse, RegistryServer, TlsFilesError,
+                                    check_database_directory, check_port_free, check_tls_files,
+                                    prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
 
     try:
         check_port_free(settings.host, settings.port)
@@ -60,6 +61,10 @@ def cmd_serve(settings: Settings) -> int:
     try:
         check_tls_files(settings.certfile, settings.keyfile, settings.ca_certs)
     except TlsFilesError as exc:
+        return fail(str(exc))
+    try:
+        check_database_directory(settings.database_url, Settings.database_url)
+    except DatabaseDirectoryMissing as exc:
         return fail(str(exc))
     try:
         prepare_authentication(settings)
