@@ -260,8 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
 
     # Listed for --help; `main` hands their arguments to app.client.ci before parsing.
-    commands.add_parser("check", help="test schema files against a subject on a running registry (compatibility, "
-                        "policies), or against a policy file offline (--policy-file)")
+    commands.add_parser("check", help="test schema files against a subject on a running registry, "
+                                      "or offline against a policy file")
     commands.add_parser("register", help="register schema files under a subject on a running registry")
     commands.add_parser("pipeline", help="decode registry-framed topic dumps with Spark (needs sqlregistry[pipeline])")
     commands.add_parser("auth", help="auth file tools: hash-password, check-file")

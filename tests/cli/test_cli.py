@@ -158,11 +158,3 @@ def test_pipeline_without_its_extra_has_help_and_says_what_to_install(tmp_path: 
     assert ran.stderr.splitlines() == [
         "sqlregistry pipeline: error: the pipeline needs PySpark and pyarrow: pip install 'sqlregistry[pipeline]' "
         "(missing: pyspark)"]
-
-
-def test_the_top_level_help_says_check_also_runs_offline(capsys):
-    with pytest.raises(SystemExit) as exited:
-        main(["--help"])
-    out = " ".join(capsys.readouterr().out.split())
-    assert exited.value.code == 0 and "check test schema files against a subject on a running registry" in out
-    assert "or against a policy file offline (--policy-file)" in out
