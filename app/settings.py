@@ -44,10 +44,11 @@ class Settings:
     # their recursive walks are built for: checked where settings and formats meet
     # (app/wiring.py's `build_registry`).
     max_schema_depth: int = 128
-    # Seconds of work (parsing, policy rules, compatibility checks, diffs) one request may take
-    # before it is refused with 42201 (the web UI: 503); well under gunicorn's worker timeout
-    # (WORKER_TIMEOUT_SECONDS), which would take every request the worker serves with it.
-    # 0: no budget.
+    # CPU seconds of work (parsing, policy rules, compatibility checks, diffs) one request may
+    # spend before it is refused with 42201 (the web UI: 503); counted on the serving thread's
+    # CPU clock (app/formats/work_budget.py), so a busy host never makes a valid schema fail.
+    # Well under gunicorn's worker timeout (WORKER_TIMEOUT_SECONDS), which would take every
+    # request the worker serves with it. 0: no budget.
     work_budget_seconds: float = 5.0
     # Whether `PUT /mode` may change modes at all (Confluent's `mode.mutability`).
     mode_mutability: bool = True
@@ -116,6 +117,10 @@ class Settings:
     # lease in the database picks the one process that runs each exporter. Off: definitions
     # can still be managed, but nothing is copied by this process.
     exporters: bool = True
+    # The most bytes read of any one reply from another registry: an exporter's target, and the
+    # source and target of `sqlregistry export/import/mirror/verify`. A reply past it stops the
+    # transfer (the exporter in ERROR), having cost no more memory than this.
+    exporter_max_reply_bytes: int = 16 * 1024 * 1024
 
     def __post_init__(self) -> None:
         # Values gunicorn would accept and then fail on while booting a worker (threads=0), or
@@ -124,6 +129,7 @@ class Settings:
             ("port", 1, 65535), ("workers", 1, None), ("threads", 1, None),
             ("max_request_bytes", 1, None), ("max_schema_bytes", 1, None),
             ("audit_retention_days", 0, None), ("max_imported_id", 1, 2**31 - 1),
+            ("exporter_max_reply_bytes", 1024, None),
         )
         for name, low, high in bounds:
             value = getattr(self, name)

@@ -17,7 +17,7 @@ import argparse
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,6 +26,7 @@ sys.path.insert(0, str(REPO))
 from app.core.types import SchemaRequest  # noqa: E402
 from app.formats.protobuf import compiler  # noqa: E402
 from app.formats.protobuf.format import ProtobufFormat  # noqa: E402
+from app.formats.protobuf.protoc_child import ChildReply  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.wiring import build_registry  # noqa: E402
 
@@ -35,19 +36,17 @@ def schema(messages: int) -> str:
 
 
 class ProtocRuns:
-    """Counts protoc runs (compilations) by wrapping the binding's entry points."""
+    """Counts protoc runs (compilations and error reads) as the compile process reports them."""
 
     def __init__(self) -> None:
         self.count = 0
-        for name in ("run_main", "get_protos"):
-            original = getattr(compiler._protoc_compiler, name)
-            setattr(compiler._protoc_compiler, name, self._counting(original))
+        self._real = compiler.PROTOC
+        compiler.PROTOC = self
 
-    def _counting(self, original: Callable) -> Callable:
-        def run(*args: object) -> object:
-            self.count += 1
-            return original(*args)
-        return run
+    def compile(self, main: str, files: Mapping[str, str], include: list[str]) -> ChildReply:
+        reply = self._real.compile(main, files, include)
+        self.count += len(reply.ran)
+        return reply
 
 
 def best(rounds: int, work: Callable[[int], object]) -> tuple[float, float]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask
 
 from app.api import (
+    associations,
     audit,
     compatibility,
     config,
@@ -38,6 +39,7 @@ _AREAS = (
     server.bp, schemas.bp, subjects.bp, tags.bp, compatibility.bp, config.bp, mode.bp, contexts.bp, audit.bp, policies.bp,
     dek_registry.bp,
     exporters.bp,
+    associations.bp,
 )
 
 

@@ -25,9 +25,12 @@ listings.
 | `GET /config[/{s}]`, `GET /mode[/{s}]` | READ_CONFIG on the settings addressed |
 | `PUT`/`DELETE /config[/{s}]`, `PUT`/`DELETE /mode[/{s}]` | WRITE_CONFIG on the settings addressed |
 | `DELETE /contexts/{c}` | DELETE on the context |
-| `/dek-registry/v1/keks` reads, `POST /keks/{name}/test` | nothing beyond authentication (a KEK's DEK subjects filtered) |
-| KEK create, update, delete, undelete | ADMIN on the server |
-| a DEK's reads / create / delete and undelete | READ / WRITE / DELETE on its subject (permanent: ADMIN) |
+| `GET /dek-registry/v1/keks` | authentication (the core lists the KEKs the caller may read, of contexts it sees) |
+| a KEK's reads, `POST /keks/{name}/test`, its DEK subjects | READ on the KEK (the core; subjects filtered) |
+| KEK create, update, delete, undelete | ADMIN on the KEK (the core) |
+| a DEK's reads / create / delete and undelete | READ / WRITE / DELETE on its subject (permanent: ADMIN) and its KEK |
+| `/associations` reads (by subject, resource id or name, `:batchGet`) | nothing beyond authentication (associations of subjects the caller may not read left out) |
+| `/associations` changes (`POST`, `PUT`, `DELETE`, `:batchMutate`) | WRITE on each subject touched (a cascading delete of a STRONG association: ADMIN on it), checked by the core |
 | anything not listed (a route added later) | ADMIN on the server, until someone decides |
 
 The authorizer turns actions into roles (`app.security.authorizer`); an address without a
@@ -152,17 +155,18 @@ RULES: dict[str, Rule] = {
     "policies.delete_selection": Rule(Action.WRITE_CONFIG, _settings, audited=audit.DELETE_POLICY),
     "policies.check": READ,
     "policies.policy_rules": AUTHENTICATED,
-    # The DEK registry: KEKs are the server's (listed and read by anyone
-    # authenticated, changed by its administrators); a DEK is its subject's. A DEK created
-    # with the subject in the body is checked (WRITE) by the core, which reads the body.
+    # The DEK registry: a KEK is held by those granted it (the auth file's `keks`), which
+    # the core checks (`check_kek`: the KEK's context is a query parameter or the subject's);
+    # a DEK needs its subject's grant here and its KEK's in the core. A DEK created with the
+    # subject in the body is checked (WRITE) by the core, which reads the body.
     "dek_registry.list_keks": AUTHENTICATED,
     "dek_registry.get_kek": AUTHENTICATED,
     # Testing a KEK changes nothing: it needs what reading it needs, and is no audited change.
     "dek_registry.test_kek": AUTHENTICATED,
-    "dek_registry.create_kek": Rule(Action.ADMIN, _server, audited=audit.CREATE_KEK),
-    "dek_registry.update_kek": Rule(Action.ADMIN, _server, audited=audit.UPDATE_KEK),
-    "dek_registry.delete_kek": Rule(Action.ADMIN, _server, audited=audit.DELETE_KEK, success_status=204),
-    "dek_registry.undelete_kek": Rule(Action.ADMIN, _server, audited=audit.UNDELETE_KEK, success_status=204),
+    "dek_registry.create_kek": Rule(None, audited=audit.CREATE_KEK),
+    "dek_registry.update_kek": Rule(None, audited=audit.UPDATE_KEK),
+    "dek_registry.delete_kek": Rule(None, audited=audit.DELETE_KEK, success_status=204),
+    "dek_registry.undelete_kek": Rule(None, audited=audit.UNDELETE_KEK, success_status=204),
     "dek_registry.list_dek_subjects": AUTHENTICATED,
     "dek_registry.create_dek": Rule(None, audited=audit.CREATE_DEK),
     "dek_registry.create_dek_for_subject": Rule(Action.WRITE, _subject, audited=audit.CREATE_DEK),
@@ -176,6 +180,18 @@ RULES: dict[str, Rule] = {
     "dek_registry.undelete_dek": Rule(Action.DELETE, _subject, audited=audit.UNDELETE_DEK, success_status=204),
     "dek_registry.undelete_dek_version": Rule(
         Action.DELETE, _subject, audited=audit.UNDELETE_DEK, success_status=204),
+    # Associations: reads are anyone's who authenticated (the core leaves out what the caller may
+    # not read, so a producer's lookup never meets a 403); changes need WRITE on each subject
+    # touched (ADMIN on a STRONG one's subject when a delete cascades), checked by the core,
+    # which learns the subjects from the body or the stored associations.
+    "associations.associations_by_subject": AUTHENTICATED,
+    "associations.associations_by_resource_id": AUTHENTICATED,
+    "associations.associations_by_resource_name": AUTHENTICATED,
+    "associations.batch_get_associations": AUTHENTICATED,
+    "associations.create_association": Rule(None, audited=audit.CREATE_ASSOCIATION),
+    "associations.upsert_association": Rule(None, audited=audit.UPDATE_ASSOCIATION),
+    "associations.delete_associations": Rule(None, audited=audit.DELETE_ASSOCIATION, success_status=204),
+    "associations.mutate_associations": Rule(None, audited=audit.MUTATE_ASSOCIATIONS, success_status=207),
     # Exporters: a server administrator's only (their config holds another registry's credentials).
     "exporters.list_exporters": Rule(Action.ADMIN, _server),
     "exporters.get_exporter": Rule(Action.ADMIN, _server),

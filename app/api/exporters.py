@@ -1,11 +1,12 @@
 """`/exporters` (Confluent's Schema Linking API): thin views over `ExporterService`.
 
 Replies follow Confluent's shapes: the list of names, `{"name": ...}` for every change, the
-definition with its (masked) config, the status, the config alone.
+definition with its (masked) config, the status, the config alone. The changes pass on the
+URL the request reached, by which the service knows an exporter into this registry.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 
 from app.api.render import json_response
 from app.api.requests import read_json
@@ -24,7 +25,7 @@ def list_exporters() -> Response:
 @bp.post("/exporters")
 def create_exporter() -> Response:
     return json_response(registry().exporters.create(read_json(), principal=current_principal(),
-                                                     origin=request_origin()))
+                                                     origin=request_origin(), here=request.host_url))
 
 
 @bp.get("/exporters/<name>")
@@ -35,7 +36,7 @@ def get_exporter(name: str) -> Response:
 @bp.put("/exporters/<name>")
 def update_exporter(name: str) -> Response:
     return json_response(registry().exporters.update(name, read_json(), principal=current_principal(),
-                                                     origin=request_origin()))
+                                                     origin=request_origin(), here=request.host_url))
 
 
 @bp.delete("/exporters/<name>")
@@ -57,7 +58,7 @@ def get_exporter_config(name: str) -> Response:
 @bp.put("/exporters/<name>/config")
 def put_exporter_config(name: str) -> Response:
     return json_response(registry().exporters.put_config(name, read_json(), principal=current_principal(),
-                                                         origin=request_origin()))
+                                                         origin=request_origin(), here=request.host_url))
 
 
 @bp.put("/exporters/<name>/pause")

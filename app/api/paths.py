@@ -35,6 +35,7 @@ from app.core.errors import BadRequest, RegistryError
 # ordinary decoded PATH_INFO.
 API_ROOTS = frozenset({
     "", "subjects", "schemas", "compatibility", "config", "mode", "contexts", "v1", "audit", "dek-registry",
+    "associations", "associations:batchGet", "associations:batchMutate",
 })
 
 # First path segments outside the API whose routes also read subjects from the encoded path

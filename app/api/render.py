@@ -20,6 +20,7 @@ from flask import Response, current_app
 from werkzeug.wrappers import Response as WsgiResponse
 
 from app.api.negotiation import V1_JSON, negotiate, reply_media_type
+from app.core.associations.records import STRONG, Association, AssociationInfo, BatchResult, ResourceReply
 from app.core.audit import iso_time
 from app.core.dek.records import DekReply, Kek
 from app.core.errors import RegistryError
@@ -208,11 +209,13 @@ def schema_string_entity(found: SchemaById) -> dict[str, Any]:
 
 
 def listed_schema_entity(item: ListedSchema) -> dict[str, Any]:
-    """A Schema entity plus Confluent's ExtendedSchema `aliases`, which its serializer
-    leaves out when empty (so `aliases=false` replies are exactly the plain entities)."""
+    """A Schema entity plus Confluent's ExtendedSchema `aliases` and `associations`, which its
+    serializer leaves out when empty (so replies without those flags are the plain entities)."""
     out = schema_entity(item.version)
     if item.aliases:
         out["aliases"] = list(item.aliases)
+    if item.associations:
+        out["associations"] = [association_entity(a) for a in item.associations]
     return out
 
 
@@ -276,3 +279,49 @@ def policy_check_entity(outcome: Outcome) -> dict[str, Any]:
     """`POST /policies/{s}/check`: every violation (warnings included), the rules run, the
     rules skipped with why."""
     return outcome.as_json()
+
+
+def _frozen_shown(lifecycle: str, frozen: bool) -> bool | None:
+    """Confluent leaves `frozen` out when it is the lifecycle's default (STRONG frozen, WEAK not)."""
+    return None if frozen == (lifecycle == STRONG) else frozen
+
+
+def association_entity(association: Association) -> dict[str, Any]:
+    """Confluent's Association: `subject` qualified, `createTs`/`updateTs` in epoch ms."""
+    return non_null({
+        "subject": association.subject_name, "guid": association.guid,
+        "resourceName": association.resource_name, "resourceNamespace": association.resource_namespace,
+        "resourceId": association.resource_id, "resourceType": association.resource_type,
+        "associationType": association.association_type, "lifecycle": association.lifecycle,
+        "frozen": _frozen_shown(association.lifecycle, association.frozen),
+        "createTs": association.created_ts, "updateTs": association.updated_ts,
+    })
+
+
+def _association_info_entity(info: AssociationInfo) -> dict[str, Any]:
+    return non_null({
+        "subject": info.subject, "associationType": info.association_type, "lifecycle": info.lifecycle,
+        "frozen": _frozen_shown(info.lifecycle, info.frozen),
+        "schema": schema_entity(info.schema) if info.schema is not None else None,
+    })
+
+
+def association_response_entity(reply: ResourceReply) -> dict[str, Any]:
+    """Confluent's AssociationResponse (NON_EMPTY: no `associations` key when there are none,
+    as after a dry run or a retried create)."""
+    out = non_null({
+        "resourceName": reply.resource_name, "resourceNamespace": reply.resource_namespace,
+        "resourceId": reply.resource_id, "resourceType": reply.resource_type,
+    })
+    if reply.associations:
+        out["associations"] = [_association_info_entity(i) for i in reply.associations]
+    return out
+
+
+def association_batch_entity(results: list[BatchResult]) -> dict[str, Any]:
+    """Confluent's AssociationBatchResponse: per request, `result` or `error`."""
+    return {"results": [
+        {"result": association_response_entity(r.reply)} if r.reply is not None
+        else {"error": error_entity(r.error_code or 500, r.message or "")}
+        for r in results
+    ]}

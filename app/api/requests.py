@@ -35,6 +35,7 @@ from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException
 
 from app.api.limits import check_body_depth
+from app.core.dek.errors import InvalidKey
 from app.core.dek.records import DekRequest, KekChanges, KekRequest
 from app.core.errors import (
     BadRequest,
@@ -256,6 +257,15 @@ def _int32(value: Any, path: str) -> int | None:
     return number
 
 
+def _dek_version(value: Any) -> int | None:
+    """A DEK's `version`: a JSON integer only (its range is the service's to check). Unlike
+    `_int32`, no numeric string: a key's version is never written as text by a client, and a
+    string here is a client's bug to report (42271), not to guess at."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise InvalidKey("version")
+
+
 def _string_list(value: Any, path: str) -> list[str] | None:
     if value is None:
         return None
@@ -348,6 +358,7 @@ def schema_request(body: dict[str, Any]) -> SchemaRequest:
         rule_set=_rule_set(body.get("ruleSet"), "ruleSet"),
         id=_int32(body.get("id"), "id"),
         version=_int32(body.get("version"), "version"),
+        sent_keys=tuple(body),
     )
 
 
@@ -445,7 +456,7 @@ def dek_request(body: dict[str, Any], subject: str | None = None) -> DekRequest:
     """CreateDekRequest; `subject` from the path wins over the body's (`POST .../deks/{subject}`)."""
     return DekRequest(
         subject=subject if subject is not None else _string(body.get("subject"), "subject"),
-        version=_int32(body.get("version"), "version"),
+        version=_dek_version(body.get("version")),
         algorithm=_string(body.get("algorithm"), "algorithm"),
         encrypted_key_material=_string(body.get("encryptedKeyMaterial"), "encryptedKeyMaterial"),
         deleted=bool(_boolean(body.get("deleted"), "deleted")),

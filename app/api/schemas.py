@@ -1,7 +1,7 @@
 """`/schemas...`: schemas by id, by GUID, and the cross-subject listing."""
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 
 from app.api.render import (
     context_id_entity,
@@ -15,6 +15,7 @@ from app.api.render import (
 )
 from app.api.requests import flag, page, schema_id, subject_hint, text
 from app.api.service import registry
+from app.core.associations.records import SchemaAssociationFilter, lifecycle_filters
 from app.security.caller import current_principal
 
 bp = Blueprint("schemas", __name__)
@@ -31,6 +32,10 @@ def list_schemas() -> Response:
         limit=limit,
         rule_type=text("ruleType"),
         aliases=flag("aliases"),
+        associated=SchemaAssociationFilter(
+            text("resourceType"), tuple(t for t in request.args.getlist("associationType") if t),
+            lifecycle_filters([v for v in request.args.getlist("lifecycle") if v]),
+        ) if request.query_string else None,
         principal=current_principal(),
     )
     return json_response([listed_schema_entity(item) for item in listed])

@@ -50,9 +50,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from app.security.errors import AuthFileError
-    from app.server.serving import (PortInUse, RegistryServer, TlsFilesError, check_port_free, check_tls_files,
-                             prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
-
+    from app.server.serving import (DatabaseDirectoryMissing, PortInUse, RegistryServer, TlsFilesError,
+                                    check_database_directory, check_port_free, check_tls_files,
+                                    prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
     from app.wiring import check_limits
 
     try:
@@ -64,6 +64,10 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     try:
         check_tls_files(settings.certfile, settings.keyfile, settings.ca_certs)
     except TlsFilesError as exc:
+        return fail(str(exc))
+    try:
+        check_database_directory(settings.database_url, Settings.database_url)
+    except DatabaseDirectoryMissing as exc:
         return fail(str(exc))
     try:
         prepare_authentication(settings)
@@ -105,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_commands(commands)
 
     # Listed for --help; `main` hands their arguments to app.cli.check before parsing.
-    commands.add_parser("check", help="test schema files against a subject's compatibility on a running registry")
+    commands.add_parser("check", help="test schema files against a subject on a running registry, "
+                                      "or offline against a policy file")
     commands.add_parser("register", help="register schema files under a subject on a running registry")
     commands.add_parser("pipeline", help="decode registry-framed topic dumps with Spark (needs sqlregistry[pipeline])")
     commands.add_parser("auth", help="auth file tools: hash-password, check-file")

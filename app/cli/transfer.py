@@ -127,14 +127,21 @@ def _source(args: argparse.Namespace, url: str | None = None):
     from app.transfer.rest import RestRegistry, endpoint
 
     where = endpoint(url or args.source, "FROM", args.from_ca, args.from_cert, args.from_key)
-    return RestRegistry(where, pool_size=max(4, args.workers * 2))
+    return RestRegistry(where, pool_size=max(4, args.workers * 2), side="source", max_reply_bytes=_reply_limit())
 
 
 def _target(args: argparse.Namespace):
     from app.transfer.rest import RestRegistry, endpoint
 
     where = endpoint(args.target, "TO", args.to_ca, args.to_cert, args.to_key)
-    return RestRegistry(where, pool_size=max(4, args.workers * 2))
+    return RestRegistry(where, pool_size=max(4, args.workers * 2), side="target", max_reply_bytes=_reply_limit())
+
+
+def _reply_limit() -> int:
+    """The most bytes read of one reply (REGISTRY_EXPORTER_MAX_REPLY_BYTES, as for exporters)."""
+    from app.settings import Settings
+
+    return Settings.from_env().exporter_max_reply_bytes
 
 
 def _progress(args: argparse.Namespace):

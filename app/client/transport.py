@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import urlencode
 
 import urllib3
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError, ProtocolError, ReadTimeoutError, SSLError
 from urllib3.exceptions import HTTPError as Urllib3Error
 
 from app.client.errors import RegistryUnavailable, error_for
@@ -152,13 +153,17 @@ class Transport:
 
     def _send(self, method: str, url: str, headers: Mapping[str, str], payload: bytes | None) -> Reply:
         response = self._pool.request(method, url, body=payload, headers=headers, redirect=False)
-        data = response.data
-        if not data:
-            return Reply(response.status, None)
-        try:
-            return Reply(response.status, json.loads(data))
-        except ValueError:
-            return Reply(response.status, data.decode("utf-8", "replace"))
+        return decoded(response.status, response.data)
+
+
+def decoded(status: int, data: bytes) -> Reply:
+    """A reply's body as JSON, as text when it is not JSON, None when empty."""
+    if not data:
+        return Reply(status, None)
+    try:
+        return Reply(status, json.loads(data))
+    except ValueError:
+        return Reply(status, data.decode("utf-8", "replace"))
 
 
 def _query_text(query: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -178,8 +183,33 @@ def _text(body: Any) -> str:
 
 
 def _describe(exc: Exception) -> str:
-    reason = getattr(exc, "reason", None)
-    return f"{type(exc).__name__}: {reason or exc}"
+    """A failed attempt in words (an exporter's status shows it): what went wrong, and the
+    system's own reason where there is one, never an exception's class name."""
+    for kind, sentence in _FAILURES:
+        if isinstance(exc, kind):
+            reason = _system_reason(exc)
+            return f"{sentence} ({reason})" if reason else sentence
+    return _system_reason(exc) or str(exc)
+
+
+def _system_reason(exc: BaseException) -> str:
+    """The operating system's words for what ended a connection (`Connection refused`),
+    found on the exception or on the one it was raised from."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.strerror:
+            return seen.strerror
+        seen = seen.__cause__ or seen.__context__
+    return ""
+
+
+_FAILURES: tuple[tuple[type[Exception], str], ...] = (
+    (NewConnectionError, "cannot connect"),
+    (ConnectTimeoutError, "no connection within the timeout"),
+    (ReadTimeoutError, "no reply within the timeout"),
+    (SSLError, "the TLS handshake failed"),
+    (ProtocolError, "the connection broke off"),
+)
 
 
 def _reset_after_fork() -> None:

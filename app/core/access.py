@@ -54,6 +54,17 @@ class Authorizer(Protocol):
         """The subjects `principal` may read, in the given order."""
         ...
 
+    def check_kek(self, principal: Principal, action: Action, context: str, name: str) -> None:
+        """Return if `principal` may do `action` on KEK `name` of `context` (READ: see it and
+        its DEKs' key material; WRITE and DELETE: make and delete DEKs under it; ADMIN: create,
+        change, delete it); raise `Forbidden` otherwise. A DEK's route asks this as well as
+        `check` on its subject: its key is only as private as the KEK that wraps it."""
+        ...
+
+    def filter_keks(self, principal: Principal, context: str, names: Iterable[str]) -> list[str]:
+        """The KEKs of `context` among `names` that `principal` may read, in the given order."""
+        ...
+
     def check_context_admin(self, principal: Principal, context: str) -> None:
         """Return if `principal` administers all of `context` (a global admin grant, or an
         admin grant on every subject of the context); raise `Forbidden` otherwise. What an
@@ -77,6 +88,12 @@ class AllowAll:
 
     def filter(self, principal: Principal, subjects: Iterable[str]) -> list[str]:
         return list(subjects)
+
+    def check_kek(self, principal: Principal, action: Action, context: str, name: str) -> None:
+        return None
+
+    def filter_keks(self, principal: Principal, context: str, names: Iterable[str]) -> list[str]:
+        return list(names)
 
     def check_context_admin(self, principal: Principal, context: str) -> None:
         return None
@@ -154,6 +171,12 @@ class Guard:
 
     def check_context_admin(self, context: str) -> None:
         self.authorizer.check_context_admin(self.principal, context)
+
+    def check_kek(self, action: Action, context: str, name: str) -> None:
+        self.authorizer.check_kek(self.principal, action, context, name)
+
+    def filter_keks(self, context: str, names: Iterable[str]) -> list[str]:
+        return self.authorizer.filter_keks(self.principal, context, names)
 
     def readable(self, subject: str) -> bool:
         return self.unrestricted or bool(self.authorizer.filter(self.principal, [subject]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.core.access import Action, Guard
+from app.core.associations.guards import check_subject_deletable, check_version_deletable
 from app.core.audit import DELETE_CONTEXT, DELETE_SUBJECT, DELETE_VERSION, Audit
 from app.core.errors import (
     ContextNotEmpty,
@@ -52,6 +53,7 @@ class Deleter:
             if not live and not permanent:
                 raise SubjectSoftDeleted.for_subject(qs.qualified())
             check_writable(store, qs)
+            check_subject_deletable(store, qs)
             referrers = [
                 r for r in store.referrers(qs.context, qs.name, [v.version for v in versions])
                 if r.subject_id != row.id and (permanent or not r.deleted)
@@ -90,6 +92,7 @@ class Deleter:
                 raise VersionNotFound.for_version(-1 if number is None else number)
             store.lock_subject(qs.context, qs.name)
             check_writable(store, qs)
+            check_version_deletable(store, qs, versions, target, permanent)
             referrers = [r for r in store.referrers(qs.context, qs.name, [target.version]) if permanent or not r.deleted]
             if referrers:
                 raise ReferenceExists.for_version(qs.qualified(), target.version)

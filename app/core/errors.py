@@ -65,6 +65,12 @@ class Forbidden(RegistryError):
         return cls(f"User is denied operation {operation} on Subject: {subject}")
 
     @classmethod
+    def for_kek(cls, operation: str, name: str) -> Forbidden:
+        """A KEK the caller holds no grant on with that role (Confluent binds KEK roles on
+        `Kek:<name>`)."""
+        return cls(f"User is denied operation {operation} on Kek: {name}")
+
+    @classmethod
     def for_context_admin(cls, context: str) -> Forbidden:
         """An explicit schema id (IMPORT) from a caller whose admin grant stops short of the
         whole context: ids are the context's, shared by all of its subjects."""

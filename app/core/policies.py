@@ -236,8 +236,8 @@ class PolicyService:
             versions = _LiveVersions(load)
         ctx = RuleContext(qs.qualified(), versions, config)
         outcome = evaluate(uses, self.catalogue, latest, proposed, ctx)
-        # The engine turns a rule's exception into that rule's violation, a spent budget too:
-        # it is the request's refusal, not the schema's.
+        # The engine stops at a spent budget, leaving the outcome partial: it is the request's
+        # refusal, not the schema's.
         within_budget()
         return outcome
 
@@ -258,7 +258,7 @@ class PolicyService:
             rows = store.settings_rows(rows_needed(qs.context, qs.name))
             config = effective_config(qs.context, qs.name, rows, self.default_level)
             candidate = self.resolver.candidate(
-                store, qs.context, request.schema_type, request.schema, request_references(request.references),
+                store, qs.context, request.schema_type, request.required_text(), request_references(request.references),
                 normalize=bool(config.get("normalize")), strict=config.get("validateNewSchemas") is not False,
                 live_refs=True, guard=guard,
             )

@@ -50,6 +50,8 @@ from app.core.store.audit import AuditQuery, AuditRow, NO_ORIGIN, Origin
 from app.core.store.protocol import Storage
 from app.core.subject_settings import SubjectSettings
 from app.core.subjects import page
+from app.core.associations.records import SchemaAssociationFilter
+from app.core.associations.service import AssociationService
 from app.core.dek.kms import drivers_from
 from app.core.dek.service import DekRegistryService
 from app.core.exporters.service import ExporterService
@@ -110,11 +112,14 @@ class RegistryService:
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
                                       events=events)
         self.registrar.verdicts.policies = self.policies  # the gate between mode and compatibility
-        self.exporters = ExporterService(storage, guard=self.guard, audit_for=self.audit)
+        self.exporters = ExporterService(storage, guard=self.guard, audit_for=self.audit,
+                                         cluster_id=settings.cluster_id, running=settings.exporters)
         self.read_cache = ReadCache(
             storage, settings.schema_cache_mb * 1024 * 1024 // 4, settings.hot_read_cache, cache_stats("reply")
         )
         self.deks = DekRegistryService(storage, drivers_from(settings), guard=self.guard, audit=self.audit)
+        self.associations = AssociationService(storage, self.registrar, self.lookups, self.checks,
+                                               guard=self.guard, audit=self.audit)
         self.browse = BrowsingViews(storage, self.resolver, self.checks, settings, self.guard)
 
     def guard(self, principal: Principal) -> Guard:
@@ -167,10 +172,12 @@ class RegistryService:
 
     def list_schemas(
         self, subject_prefix: str = "", deleted: bool = False, latest_only: bool = False, offset: int = 0,
-        limit: int = -1, rule_type: str | None = None, aliases: bool = False, *, principal: Principal = ANONYMOUS,
+        limit: int = -1, rule_type: str | None = None, aliases: bool = False,
+        associated: SchemaAssociationFilter | None = None, *, principal: Principal = ANONYMOUS,
     ) -> list[ListedSchema]:
+        """`associated`: Confluent 8.x's association filters, each match with its associations."""
         return self.schema_reads.list_schemas(
-            subject_prefix, deleted, latest_only, offset, limit, rule_type, aliases, self.guard(principal)
+            subject_prefix, deleted, latest_only, offset, limit, rule_type, aliases, self.guard(principal), associated,
         )
 
     # ---------------------------------------------------------------- subjects

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.access import OPEN, Action, Guard
@@ -40,6 +40,20 @@ class Candidate:
     @property
     def plain_references(self) -> list[SchemaReference]:
         return [r.reference for r in self.references]
+
+
+@dataclass(frozen=True)
+class _Link:
+    """One step of a reference chain: the version a reference resolved to, and the name the
+    reference gave it (not part of its identity: two names for one version are one step)."""
+
+    context: str
+    subject: str
+    version: int
+    name: str = field(default="", compare=False)
+
+    def named(self, name: str) -> _Link:
+        return _Link(self.context, self.subject, self.version, name)
 
 
 def request_references(raw: Sequence[Any]) -> list[SchemaReference]:
@@ -175,8 +189,18 @@ class SchemaResolver:
         An unqualified reference subject lives in the referrer's context; version -1 means
         the latest live version and is stored as the real number. A request's references are
         reads of the subjects they name, so the caller must be allowed to read those (stored
-        schemas' own references were checked when they were registered).
+        schemas' own references were checked when they were registered). References that
+        lead back to a version already on the way are refused, naming the cycle (42201).
         """
+        return self._resolve(store, context, refs, live_only, guard, (), {})
+
+    def _resolve(
+        self, store: Store, context: str, refs: Sequence[SchemaReference], live_only: bool, guard: Guard,
+        chain: tuple[_Link, ...], done: dict[_Link, dict[str, str]],
+    ) -> tuple[list[ResolvedReference], dict[str, str]]:
+        """`chain`: the references followed to get here; `done`: the dependencies of each
+        version already resolved in this call, so a version many others share (a diamond) is
+        read once, not once per path to it."""
         resolved: list[ResolvedReference] = []
         deps: dict[str, str] = {}
         for ref in refs:
@@ -189,11 +213,20 @@ class SchemaResolver:
                 raise InvalidSchema(
                     f'No schema reference found for subject "{ref.subject}" and version {ref.version}'
                 )
-            stored = self.content(store, row.schema_pk)
-            _, inner = self.resolve_references(store, stored.context, stored.references, live_only=False)
+            link = _Link(ctx, target.name, row.version)
+            if link in chain:
+                names = [step.name for step in chain[chain.index(link):]] + [ref.name]
+                raise InvalidSchema("circular reference: " + " -> ".join(names))
+            inner = done.get(link)
+            if inner is None:
+                stored = self.content(store, row.schema_pk)
+                _, inner = self._resolve(
+                    store, stored.context, stored.references, False, OPEN, (*chain, link.named(ref.name)), done
+                )
+                done[link] = inner
             for name, text in inner.items():
                 deps.setdefault(name, text)
-            deps.setdefault(ref.name, stored.schema)
+            deps.setdefault(ref.name, self.content(store, row.schema_pk).schema)
             resolved.append(ResolvedReference(SchemaReference(ref.name, ref.subject, row.version), ctx, target.name))
         return resolved, deps
 

@@ -1,25 +1,54 @@
-"""A time budget for the work one request does inside a format: parsing, checking, diffing.
+"""A budget of CPU time for the work one request does inside a format: parsing, checking, diffing.
 
 Every walk in a format is linear in the schemas' size, but a large schema near the request
 limit can still take seconds, and a gunicorn worker killed at its timeout takes every other
 request it was serving with it. So the request layer opens a budget (`limited`) and the long
-loops of the formats call `check()` now and then; past the deadline the work ends with a
-refusal of its own, well before the worker's timeout.
+loops of the formats and of the core call `check()` now and then; past the budget the work
+ends with a refusal of its own, well before the worker's timeout.
 
-The deadline lives in a context variable, so threads of one worker keep their own, and code
+The budget counts the CPU time of the thread that serves the request (`cpu_clock`), not the
+time on the wall: on a busy host a request waits for a core without spending its budget, so a
+valid schema is never refused for the host's load, and a refusal always means the work itself
+was too large. Work done on the request's behalf in another process (a compiler run in a child)
+is added with `charge`, so a child cannot spend more than the request may.
+
+The budget lives in a context variable, so threads of one worker keep their own, and code
 run outside any request (the CLI, the client, tests) has none and is never interrupted.
 """
 from __future__ import annotations
 
+import os
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import NoReturn
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 from app.formats.base import SchemaParseError
 
-_deadline: ContextVar[float | None] = ContextVar("work_deadline", default=None)
-_budget: ContextVar[float | None] = ContextVar("work_budget", default=None)
+# The clock the budget reads: CPU seconds of the calling thread. Tests replace it with their own.
+cpu_clock: Callable[[], float] = time.thread_time
+
+
+@dataclass
+class _Budget:
+    """One `limited` block: the thread it counts, its CPU reading at the start, the seconds it
+    allows and the CPU seconds other processes spent for it. An inner budget charges its
+    enclosing one too (`outer`), as their work is the same request's."""
+
+    seconds: float
+    thread: int
+    started: float
+    outer: _Budget | None
+    charged: float = field(default=0.0)
+
+    def spent(self) -> float:
+        return cpu_clock() - self.started + self.charged
+
+
+_current: ContextVar[_Budget | None] = ContextVar("work_budget", default=None)
 
 
 class WorkBudgetExceeded(SchemaParseError):
@@ -34,37 +63,77 @@ class WorkBudgetExceeded(SchemaParseError):
         self.seconds = seconds
 
 
+def _active() -> _Budget | None:
+    """The budget of this thread's request: a context copied into another thread (whose CPU
+    clock is another one) carries none."""
+    budget = _current.get()
+    if budget is None or budget.thread != threading.get_ident():
+        return None
+    return budget
+
+
 @contextmanager
 def limited(seconds: float | None) -> Iterator[None]:
-    """Runs the block under a budget of `seconds` (None or 0: no budget). A budget opened inside
-    another never extends it: the earlier deadline holds."""
+    """Runs the block under a budget of `seconds` of CPU time (None or 0: no budget). A budget
+    opened inside another never extends it: the one with less left holds."""
     if not seconds or seconds <= 0:
         yield
         return
-    deadline = time.monotonic() + seconds
-    outer = _deadline.get()
-    if outer is not None and outer <= deadline:
+    outer = _active()
+    if outer is not None and outer.seconds - outer.spent() <= seconds:
         yield
         return
-    deadline_token = _deadline.set(deadline)
-    budget_token = _budget.set(seconds)
+    token = _current.set(_Budget(seconds, threading.get_ident(), cpu_clock(), outer))
     try:
         yield
     finally:
-        _deadline.reset(deadline_token)
-        _budget.reset(budget_token)
+        _current.reset(token)
 
 
 def check() -> None:
     """Raises `WorkBudgetExceeded` once the current budget has run out; cheap (a context
     variable read, and a clock read only under a budget), so loops may call it per step."""
-    deadline = _deadline.get()
-    if deadline is not None and time.monotonic() > deadline:
-        raise WorkBudgetExceeded(_budget.get() or 0.0)
+    budget = _current.get()
+    if budget is not None and budget.spent() > budget.seconds and budget.thread == threading.get_ident():
+        raise WorkBudgetExceeded(budget.seconds)
 
 
 def remaining() -> float | None:
-    """Seconds left in the current budget (None without one), for work that takes a timeout
-    argument of its own rather than calling `check`."""
-    deadline = _deadline.get()
-    return None if deadline is None else max(0.0, deadline - time.monotonic())
+    """CPU seconds left in the current budget (None without one), for work that takes a limit
+    of its own rather than calling `check` (a match with a timeout, a child process)."""
+    budget = _active()
+    return None if budget is None else max(0.0, budget.seconds - budget.spent())
+
+
+def charge(cpu_seconds: float) -> None:
+    """Counts CPU time spent for this request outside its thread (a child process's user and
+    system time, from `os.wait4` or `resource.getrusage`) against the budget; the next `check`
+    refuses if that spent it. Without a budget it does nothing."""
+    budget = _active()
+    while budget is not None:
+        budget.charged += max(0.0, cpu_seconds)
+        budget = budget.outer
+
+
+def refuse() -> NoReturn:
+    """Raises `WorkBudgetExceeded` for the current budget, for work stopped because it would
+    have outrun what was left (a child process killed at the limit)."""
+    budget = _active()
+    raise WorkBudgetExceeded(budget.seconds if budget is not None else 0.0)
+
+
+def process_cpu_seconds(pid: int, fallback: float) -> float:
+    """Another process's CPU seconds so far, for a parent that charges a child's work to the
+    request: from its process CPU clock where Python offers it, else from Linux's /proc (user and
+    system ticks); `fallback` where neither can be read (the child just ended, another platform)."""
+    try:
+        return time.clock_gettime(time.clock_getcpuclockid(pid))
+    except (AttributeError, OSError):
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read(4096).rpartition(b")")[2].split()
+        # After the command's name: state is field 3 of the man page, utime 14 and stime 15.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return fallback

@@ -9,15 +9,26 @@
 new columns appear in the new files only, and readers see all runs with Parquet schema merge
 (`spark.read.option("mergeSchema", "true").parquet(DIR)`), so earlier output stays readable.
 `--master spark://...` runs the same job on a cluster; the executors only need this package.
+
+The subject (and the reader version asked for) is looked up before Spark starts, so a mistyped
+`--subject` fails in seconds, naming it. With a local master the Spark it starts listens on
+127.0.0.1 only (driver and UI), as `sqlregistry serve` does, unless SPARK_LOCAL_IP,
+spark.driver.host or spark.driver.bindAddress says otherwise; a remote master's executors must
+reach the driver, so Spark binds as it would.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.client import RegistryClient
 
 
 def _reader(text: str) -> str | int:
@@ -57,14 +68,51 @@ def _stage(message: str, started: float) -> None:
         print(f"[{time.monotonic() - started:7.1f}s] {message}", file=sys.stderr, flush=True)
 
 
+LOOPBACK = "127.0.0.1"
+
+
+def loopback_environment(master: str, environ: Mapping[str, str]) -> dict[str, str]:
+    """What the job adds to its environment before Spark starts: for a local master,
+    SPARK_LOCAL_IP=127.0.0.1 unless it is set. It is Spark's default for the driver's address,
+    its bind address and its UI's, so all listen on loopback only, and a spark.driver.host or
+    spark.driver.bindAddress the user configured still wins. A remote master's executors must
+    reach the driver: nothing is added."""
+    if not master.startswith("local") or environ.get("SPARK_LOCAL_IP"):
+        return {}
+    return {"SPARK_LOCAL_IP": LOOPBACK}
+
+
+def _require_extra() -> None:
+    """The extra's packages are looked for (found, not imported: importing Spark takes a second)
+    before the registry is asked, so that a machine without them hears what to install first."""
+    for name in ("pyspark", "pyarrow", "pandas"):
+        if importlib.util.find_spec(name) is None:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def check_subject(registry: RegistryClient, subject: str, reader: str | int) -> None:
+    """Raises the registry's 40401 (or 40402 for a reader version it lacks) before Spark starts."""
+    if reader == "latest" or isinstance(reader, int):
+        registry.get_version(subject, reader)
+    else:
+        registry.get_versions(subject)
+
+
 def run_decode(args: argparse.Namespace) -> int:
     started = time.monotonic()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from app.client import CONFLUENT, SINGLE_OBJECT, RegistryClient
+
+    _require_extra()
+    registry = RegistryClient(args.registry)
+    _stage(f"looking up {args.subject} in {args.registry}", started)
+    check_subject(registry, args.subject, args.reader)
+
     from pyspark.sql import SparkSession
 
-    from app.client import CONFLUENT, SINGLE_OBJECT, RegistryClient
     from app.pipeline.decode import decode
     from app.pipeline.engine import choose_engine
+    from app.pipeline.jvm_plans import remove_plans
 
     # A session already running in this process (a notebook, a test) is used and left running.
     spark = SparkSession.getActiveSession()
@@ -73,6 +121,7 @@ def run_decode(args: argparse.Namespace) -> int:
         _stage(f"starting Spark ({args.master})", started)
         builder = SparkSession.builder.master(args.master).appName("sqlregistry-pipeline-decode") \
             .config("spark.sql.session.timeZone", "UTC")
+        os.environ.update(loopback_environment(args.master, os.environ))  # read by the JVM it launches
         jar = _decoder_jar(args.engine)
         if jar is not None:
             # As spark-submit --jars: the driver and every executor, local or on a cluster, get it.
@@ -81,7 +130,6 @@ def run_decode(args: argparse.Namespace) -> int:
     try:
         choice = choose_engine(spark, args.engine)
         print(f"sqlregistry pipeline: {choice}", file=sys.stderr, flush=True)
-        registry = RegistryClient(args.registry)
         _stage(f"reading {args.input}", started)
         source = spark.read.parquet(args.input)
         _stage(f"resolving reader {args.reader!r} of {args.subject}", started)
@@ -93,7 +141,9 @@ def run_decode(args: argparse.Namespace) -> int:
         _stage("done", started)
     finally:
         if owned:
+            application = spark.sparkContext.applicationId
             spark.stop()
+            remove_plans(application)  # the JVM path's plan files go with the application
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from app.formats import work_budget
 from app.formats.base import ParsedSchema, SchemaElement
 from app.policies.patterns import CASES, Matcher, PatternError, compile_pattern
 from app.policies.rule import RuleContext, Violation
@@ -68,6 +69,7 @@ class DocRequired:
         kinds = set(params.get("on", ("record", "field")))
         least = params.get("minLength", 1)
         for element in elements_of(proposed):
+            work_budget.check()
             if element.kind not in kinds:
                 continue
             doc = (element.doc or "").strip()
@@ -108,6 +110,7 @@ class NamePattern:
                 yield Violation(self.name, f'{kind} pattern "{spec}" cannot be checked: {exc}', "", "")
         found = elements_of(proposed)
         for element in found:
+            work_budget.check()
             wanted = patterns.get(element.kind) if element.kind != "namespace" else None
             if wanted is not None and not wanted[1].fullmatch(element.name):
                 yield _violation(self.name, element,
@@ -115,6 +118,7 @@ class NamePattern:
         if "namespace" in patterns:
             spec, pattern = patterns["namespace"]
             for element, space in namespaces(found):
+                work_budget.check()
                 # A case applies to each dotted part; a regex to the whole namespace.
                 parts = space.split(".") if space and spec in CASES else [space]
                 if space and not all(pattern.fullmatch(part) for part in parts):
@@ -184,6 +188,7 @@ class MaxSize:
         for kind, limit, what in (("enum", "enumSymbols", "symbols"), ("union", "unionBranches", "branches")):
             if limit in params:
                 for element in found:
+                    work_budget.check()
                     if element.kind == kind and element.size > params[limit]:
                         shown = _label(element) if kind == "enum" else _union_label(element)
                         yield _violation(self.name, element,
@@ -208,6 +213,7 @@ class NamespacePrefix:
         prefixes = params["prefixes"]
         shown = ", ".join(prefixes)
         for element, space in namespaces(elements_of(proposed)):
+            work_budget.check()
             declared = element.kind == "namespace"
             if space is None:
                 if params.get("require", True):
@@ -236,6 +242,7 @@ class ForbiddenTypes:
         banned = set(params.get("types", ()))
         branches = params.get("maxUnionBranches")
         for element in elements_of(proposed):
+            work_budget.check()
             if element.kind in ("field", "enumSymbol", "namespace"):
                 continue
             used = element.logical if element.logical in banned else None

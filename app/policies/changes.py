@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from app.formats import work_budget
 from app.formats.base import ParsedSchema, SchemaElement
 from app.policies.rule import RuleContext, Violation
 from app.policies.view import elements_of
@@ -77,6 +78,7 @@ class ForbiddenChanges:
         new = _Index(elements_of(proposed))
         reported: set[tuple[str, str, str]] = set()
         for version, older in olders:
+            work_budget.check()
             if older.schema_type != proposed.schema_type:
                 continue
             for found in _compare(_Index(elements_of(older, as_stored=True)), new, wanted, version):

@@ -13,7 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from app.formats import work_budget
 from app.formats.base import ParsedSchema
+from app.formats.work_budget import WorkBudgetExceeded
 from app.policies.rule import ERROR, RuleContext, Violation
 from app.policies.view import UnsupportedFormat
 
@@ -62,7 +64,10 @@ def evaluate(uses: Sequence[RuleUse], catalogue: Catalogue, current_latest: Pars
             outcome.skipped.append({"rule": use.rule, "reason": f"does not support {proposed.schema_type}"})
             continue
         try:
+            work_budget.check()
             found = list(rule.check(current_latest, proposed, use.params, ctx))
+        except WorkBudgetExceeded:
+            break  # the request's budget is spent, not the rule's fault: the caller refuses the request
         except UnsupportedFormat:
             outcome.skipped.append({"rule": use.rule, "reason": f"does not support {proposed.schema_type}"})
             continue

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from app.core.dek.errors import InvalidKey
+from app.core.dek.records import NAME_MAX_LENGTH, check_kek_name
 from app.security.errors import AuthFileError
 from app.security.passwords import InvalidHash, parse_hash
 from app.security.records import (
@@ -201,7 +203,7 @@ def _user(entry: Any, where: str) -> User:
 def _grant(entry: Any, where: str) -> Grant:
     if not isinstance(entry, dict):
         raise AuthFileError(where, "must be a table ([[grants]])")
-    _known_keys(entry, ("principal", "role", "scope", "subjects", "contexts"), where)
+    _known_keys(entry, ("principal", "role", "scope", "subjects", "keks", "contexts"), where)
     for key in ("principal", "role"):
         if key not in entry:
             raise AuthFileError(where, f"has no {key}")
@@ -213,16 +215,18 @@ def _grant(entry: Any, where: str) -> Grant:
     if "scope" in entry:
         if _get(entry, "scope", str, where, "") != "global":
             raise AuthFileError(f"{where}.scope", "the only scope is \"global\"")
-        for key in ("subjects", "contexts"):
+        for key in ("subjects", "keks", "contexts"):
             if key in entry:
                 raise AuthFileError(f"{where}.{key}", "cannot be combined with scope = \"global\"")
         return Grant(principal=principal, role=role, global_scope=True, subjects=(), contexts=())
-    if "subjects" not in entry:
-        raise AuthFileError(where, "needs either scope = \"global\" or subjects")
-    texts = _strings(entry, "subjects", where)
-    if not texts:
-        raise AuthFileError(f"{where}.subjects", "must list at least one pattern")
-    subjects = tuple(_pattern(text, f"{where}.subjects[{i}]") for i, text in enumerate(texts))
+    if "subjects" not in entry and "keks" not in entry:
+        raise AuthFileError(where, "needs either scope = \"global\", subjects or keks")
+    subjects = _patterns(entry, "subjects", where)
+    keks = _patterns(entry, "keks", where)
+    for i, kek in enumerate(keks):
+        if kek.kind is PatternKind.EXACT and not _is_kek_name(kek.text):
+            raise AuthFileError(f"{where}.keks[{i}]", f"{kek.text!r} is not a KEK name (a letter or _, then "
+                                                      f"letters, digits, _ or -; {NAME_MAX_LENGTH} at most)")
     contexts = _strings(entry, "contexts", where, default=["."])
     if not contexts:
         raise AuthFileError(f"{where}.contexts", "must list at least one context (\".\" is the default context)")
@@ -231,7 +235,26 @@ def _grant(entry: Any, where: str) -> Grant:
             raise AuthFileError(
                 f"{where}.contexts[{i}]", f"{context!r} is not a context name (\".\", \".name\" or \"*\")"
             )
-    return Grant(principal=principal, role=role, subjects=subjects, contexts=tuple(dict.fromkeys(contexts)))
+    return Grant(principal=principal, role=role, subjects=subjects, contexts=tuple(dict.fromkeys(contexts)),
+                 keks=keks)
+
+
+def _patterns(entry: dict[str, Any], key: str, where: str) -> tuple[SubjectPattern, ...]:
+    """`subjects` or `keks`: absent is none, present must list at least one pattern."""
+    if key not in entry:
+        return ()
+    texts = _strings(entry, key, where)
+    if not texts:
+        raise AuthFileError(f"{where}.{key}", "must list at least one pattern")
+    return tuple(_pattern(text, f"{where}.{key}[{i}]") for i, text in enumerate(texts))
+
+
+def _is_kek_name(name: str) -> bool:
+    try:
+        check_kek_name(name)
+    except InvalidKey:
+        return False
+    return True
 
 
 def _principal(text: str, where: str) -> str:

@@ -13,6 +13,11 @@ A name with no subject part (`""` for the server, `:.ctx:` for a context) is the
 itself: only a `scope = "global"` grant covers it, with the admin role for anything but a
 read (a context's settings and its deletion are the server's), and the refusal is the
 server's message.
+KEKs are asked about apart (`check_kek`, `filter_keks`): a grant's `keks` patterns, in its
+contexts, give its role on those KEKs (read: see and test one, read its DEKs' key material;
+write: make DEKs under it; admin: create, change, delete it). No subject grant reaches a
+KEK, and of the global grants only an admin one holds every KEK: a file that names no KEK
+leaves the keys to the server's administrators.
 Reading the server's or a context's settings is the exception: any caller who got past
 authentication may (as `GET /config` and `GET /mode` may), since what they hold is the
 registry's defaults, not any team's subjects.
@@ -33,7 +38,7 @@ from dataclasses import dataclass
 from app.core.access import Action, Principal
 from app.core.errors import Forbidden
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
-from app.security.records import AuthFile, Grant, PatternKind, Role
+from app.security.records import AuthFile, Grant, PatternKind, Role, SubjectPattern
 
 NEEDED_ROLE: dict[Action, Role] = {
     Action.READ: Role.READ,
@@ -55,6 +60,34 @@ _MAX_CALLERS = 10_000
 
 
 @dataclass(frozen=True)
+class _Names:
+    """A grant's `subjects` or `keks`, split by kind for a quick test."""
+
+    any_name: bool
+    exact: frozenset[str]
+    prefixes: tuple[str, ...]
+    regexes: tuple[re.Pattern[str], ...]
+
+    @classmethod
+    def of(cls, patterns: Iterable[SubjectPattern]) -> _Names:
+        kinds = {kind: [p for p in patterns if p.kind is kind] for kind in PatternKind}
+        return cls(
+            any_name=bool(kinds[PatternKind.ANY]),
+            exact=frozenset(p.text for p in kinds[PatternKind.EXACT]),
+            prefixes=tuple(p.text for p in kinds[PatternKind.PREFIX]),
+            regexes=tuple(p.regex or re.compile(p.text) for p in kinds[PatternKind.REGEX]),
+        )
+
+    def match(self, name: str) -> bool:
+        return (
+            self.any_name
+            or name in self.exact
+            or name.startswith(self.prefixes)
+            or any(regex.fullmatch(name) for regex in self.regexes)
+        )
+
+
+@dataclass(frozen=True)
 class _Rule:
     """One grant, ready to test: contexts as a set, patterns split by kind."""
 
@@ -62,38 +95,34 @@ class _Rule:
     global_scope: bool
     all_contexts: bool
     contexts: frozenset[str]
-    any_subject: bool
-    exact: frozenset[str]
-    prefixes: tuple[str, ...]
-    regexes: tuple[re.Pattern[str], ...]
+    subjects: _Names
+    keks: _Names
 
     @classmethod
     def of(cls, grant: Grant) -> _Rule:
-        kinds = {kind: [p for p in grant.subjects if p.kind is kind] for kind in PatternKind}
         contexts = frozenset(_context_name(c) for c in grant.contexts)
         return cls(
             role=grant.role,
             global_scope=grant.global_scope,
             all_contexts=_ALL_CONTEXTS in contexts,
             contexts=contexts,
-            any_subject=bool(kinds[PatternKind.ANY]),
-            exact=frozenset(p.text for p in kinds[PatternKind.EXACT]),
-            prefixes=tuple(p.text for p in kinds[PatternKind.PREFIX]),
-            regexes=tuple(p.regex or re.compile(p.text) for p in kinds[PatternKind.REGEX]),
+            subjects=_Names.of(grant.subjects),
+            keks=_Names.of(grant.keks),
         )
+
+    def in_context(self, context: str) -> bool:
+        return self.all_contexts or context in self.contexts
 
     def covers(self, context: str, name: str) -> bool:
         """Whether this grant reaches subject `name` of `context` (a non-empty name)."""
         if self.global_scope:
             return True
-        if not (self.all_contexts or context in self.contexts):
-            return False
-        return (
-            self.any_subject
-            or name in self.exact
-            or name.startswith(self.prefixes)
-            or any(regex.fullmatch(name) for regex in self.regexes)
-        )
+        return self.in_context(context) and self.subjects.match(name)
+
+    def covers_kek(self, context: str, name: str) -> bool:
+        """Whether this grant names KEK `name` of `context`. A global grant is left to the
+        caller's `global_role`: only a global admin holds every KEK."""
+        return not self.global_scope and self.in_context(context) and self.keks.match(name)
 
 
 class _CallerRules:
@@ -109,8 +138,7 @@ class _CallerRules:
     def administers_context(self, context: str) -> bool:
         """An admin grant on the whole context: every subject of it (`"*"`), or global."""
         return self.global_allows(Role.ADMIN) or any(
-            rule.role >= Role.ADMIN and rule.any_subject and (rule.all_contexts or context in rule.contexts)
-            for rule in self.rules
+            rule.role >= Role.ADMIN and rule.subjects.any_name and rule.in_context(context) for rule in self.rules
         )
 
     def allows(self, role: Role, context: str, name: str) -> bool:
@@ -120,6 +148,17 @@ class _CallerRules:
             if rule.role < role:
                 return False  # sorted: every rule after this one is weaker still
             if rule.covers(context, name):
+                return True
+        return False
+
+    def allows_kek(self, role: Role, context: str, name: str) -> bool:
+        """A global admin holds every KEK; anyone else needs a `keks` pattern naming it."""
+        if self.global_allows(Role.ADMIN):
+            return True
+        for rule in self.rules:
+            if rule.role < role:
+                return False
+            if rule.covers_kek(context, name):
                 return True
         return False
 
@@ -181,6 +220,20 @@ class GrantAuthorizer:
         role = NEEDED_ROLE[action]
         if not rules.allows(role, qs.context, qs.name):
             raise Forbidden.for_subject(role.name.capitalize(), qs.qualified())
+
+    def check_kek(self, principal: Principal, action: Action, context: str, name: str) -> None:
+        rules = self._caller_rules(principal)
+        if rules is None:
+            return
+        role = NEEDED_ROLE[action]
+        if not rules.allows_kek(role, context, name):
+            raise Forbidden.for_kek(role.name.capitalize(), name)
+
+    def filter_keks(self, principal: Principal, context: str, names: Iterable[str]) -> list[str]:
+        rules = self._caller_rules(principal)
+        if rules is None:
+            return list(names)
+        return [name for name in names if rules.allows_kek(Role.READ, context, name)]
 
     def check_context_admin(self, principal: Principal, context: str) -> None:
         rules = self._caller_rules(principal)

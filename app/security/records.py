@@ -23,8 +23,8 @@ class PatternKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class SubjectPattern:
-    """One entry of a grant's `subjects`; `regex` is compiled once, when the file is loaded,
-    and must match the whole unqualified subject name."""
+    """One entry of a grant's `subjects` or `keks`; `regex` is compiled once, when the file is
+    loaded, and must match the whole name (a subject's unqualified, a KEK's)."""
 
     kind: PatternKind
     text: str = ""
@@ -34,14 +34,17 @@ class SubjectPattern:
 @dataclass(frozen=True)
 class Grant:
     """`principal` is `user:NAME`, `group:NAME`, `*` or `anonymous`. With `global_scope`,
-    `subjects` and `contexts` are empty; otherwise `contexts` is never empty (the file's
-    default is `["."]`, and `"*"` stands for every context)."""
+    `subjects`, `keks` and `contexts` are empty; otherwise at least one of `subjects` and
+    `keks` is not, and `contexts` is never empty (the file's default is `["."]`, and `"*"`
+    stands for every context). `keks` names the key encryption keys of those contexts the
+    role is held on: KEKs are not subjects, so no subject pattern reaches one."""
 
     principal: str
     role: Role
     global_scope: bool = False
     subjects: tuple[SubjectPattern, ...] = ()
     contexts: tuple[str, ...] = (".",)
+    keks: tuple[SubjectPattern, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ the read path, which should cost little more than a Flask hello world.
 * Routes build their URL builders on first `url_for` (app/server/url_rules.py), not at start-up.
 
 It is also the one place every request Flask dispatches (the API's and the web UI's) passes
-through, so it opens the request's work budget there (`REGISTRY_WORK_BUDGET_SECONDS`,
-app/formats/work_budget.py): parsing, checking and diffing end with a refusal of their own
-well before gunicorn's timeout would kill the worker. The hot reads (app/api/hot_reads.py)
+through, so it opens the request's work budget there (`REGISTRY_WORK_BUDGET_SECONDS` of the
+serving thread's CPU time, app/formats/work_budget.py): parsing, checking and diffing end with
+a refusal of their own well before gunicorn's timeout would kill the worker. The hot reads (app/api/hot_reads.py)
 answer before Flask from the read cache alone and parse no schema.
 """
 from __future__ import annotations

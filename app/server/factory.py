@@ -24,14 +24,16 @@ if TYPE_CHECKING:
 
 def create_app(
     settings: Settings | None = None, registry: RegistryService | None = None, *, auth_fallback: AuthFile | None = None,
-    defer_storage: bool = False, reload_clock: Callable[[], float] | None = None,
+    defer_storage: bool = False, reload_clock: Callable[[], float] | None = None, run_exporters: bool = False,
 ) -> Flask:
     """`registry` lets a caller (a test, a benchmark) serve a service it built itself; its
     events, caches and pool are then not counted (requests still are). An invalid auth file
     raises `AuthFileError`, unless `auth_fallback` (the file a gunicorn master loaded
     before forking) is given to start on instead. `defer_storage`: see `build_registry`
     (gunicorn workers, which call `app.server.serving.warm_up` once serving). `reload_clock`: what the
-    auth file's watcher reads to space its checks (a test moves it instead of sleeping)."""
+    auth file's watcher reads to space its checks (a test moves it instead of sleeping).
+    `run_exporters` (wsgi.py, for a bare `gunicorn wsgi:app`): the process that serves the
+    app starts its exporters' runner at its first request (app/server/first_request.py)."""
     settings = settings or Settings.from_env()
     authenticator = _authenticator(settings, auth_fallback, reload_clock)
     service = registry or _build(settings, _authorizer(authenticator), defer_storage)
@@ -50,6 +52,11 @@ def create_app(
 
         gate.install(app, authenticator)  # in front of the API's middleware, behind the telemetry's
     telemetry.instrument(app, count=settings.metrics)
+    if run_exporters and settings.exporters:
+        from app.server.first_request import StartOnFirstRequest
+        from app.server.runners.exporters import start_runner
+
+        app.wsgi_app = StartOnFirstRequest(app.wsgi_app, lambda: start_runner(service))  # type: ignore[method-assign]
     return app
 
 

@@ -39,6 +39,12 @@ class DeferredStorage:
                 storage = self._built
         return storage
 
+    @property
+    def ready(self) -> bool:
+        """Whether the storage is built: what waits for a request (or `warm`) to build it, as
+        the exporters' runner does, asks this instead of building it itself."""
+        return self._built is not None
+
     def warm(self) -> None:
         """Build now, on a daemon thread; a failure is logged and left for the first use to raise."""
         threading.Thread(target=self._warm, name="sqlregistry-storage", daemon=True).start()

@@ -78,6 +78,14 @@ class DekQueries:
             query = query.where(D.c.deleted.is_(False))
         return int(self.conn.execute(query).scalar_one())
 
+    def material_elsewhere(self, material: str, key: DekKey, version: int) -> bool:
+        """A scan of the DEKs (no index on the material): only asked of key material a client
+        sends under a shared KEK, which Confluent's clients never do (they let the server
+        make those keys)."""
+        own = _dek_key_filter(key) & (D.c.version == version)
+        query = select(D.c.version).where((D.c.encrypted_key_material == material) & ~own).limit(1)
+        return self.conn.execute(query).first() is not None
+
     def put_dek(self, dek: Dek) -> Dek:
         stored = replace(dek, ts=now_ms())
         values = {"encrypted_key_material": stored.encrypted_key_material, "ts": stored.ts, "deleted": stored.deleted}

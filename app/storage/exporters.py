@@ -24,7 +24,8 @@ E = ExporterRow.__table__
 def _stored(row: Any) -> StoredExporter:
     definition = ExporterDefinition.from_json(json_value(row.definition))
     status = ExporterStatus(row.name, row.state, int(row.offset), int(row.ts), row.trace)
-    return StoredExporter(definition, dict(json_value(row.config)), status, row.lease_owner, int(row.lease_expires))
+    return StoredExporter(definition, dict(json_value(row.config)), status, row.lease_owner, int(row.lease_expires),
+                          int(row.lease_generation))
 
 
 @dataclass(frozen=True)
@@ -110,25 +111,42 @@ class ExporterQueries(ExporterSourceQueries):
         self.conn.execute(delete(E).where(E.c.name == name))
 
     # ---------------------------------------------------------------- the runner's bookkeeping
-    def take_exporter_lease(self, name: str, owner: str, now: int, expires: int) -> bool:
-        """Take or renew `name`'s lease for `owner` until `expires`: won when nobody holds it,
-        `owner` already does, or its holder let it expire (died)."""
+    def take_exporter_lease(self, name: str, owner: str, now: int, expires: int) -> int | None:
+        """Take `name`'s lease for `owner` until `expires`, when nobody holds it, its holder
+        let it expire (died, or paused), or `owner` itself lost track of it: the lease's new
+        generation (raised at every taking, the fencing token), None when another holds it."""
         taken = self.conn.execute(update(E).where(
             E.c.name == name,
             or_(E.c.lease_owner.is_(None), E.c.lease_owner == owner, E.c.lease_expires < now),
-        ).values(lease_owner=owner, lease_expires=expires))
-        return taken.rowcount == 1
+        ).values(lease_owner=owner, lease_expires=expires, lease_generation=E.c.lease_generation + 1)
+            .returning(E.c.lease_generation)).first()
+        return None if taken is None else int(taken[0])
+
+    def renew_exporter_lease(self, name: str, owner: str, generation: int, expires: int) -> bool:
+        """Extend the lease `owner` took at `generation`; False once anybody else took it since
+        (even if `owner` took it back: that is another generation)."""
+        renewed = self.conn.execute(update(E).where(
+            E.c.name == name, E.c.lease_owner == owner, E.c.lease_generation == generation,
+        ).values(lease_expires=expires))
+        return renewed.rowcount == 1
+
+    def holds_exporter_lease(self, name: str, owner: str, generation: int, now: int) -> bool:
+        """The fence, read before each write to a target: `owner` still holds the lease it took
+        at `generation`, and it has not expired (so nobody can take it meanwhile)."""
+        return self.conn.execute(select(E.c.name).where(
+            E.c.name == name, E.c.lease_owner == owner, E.c.lease_generation == generation,
+            E.c.lease_expires > now)).first() is not None
 
     def release_exporter_lease(self, name: str, owner: str) -> None:
         self.conn.execute(update(E).where(E.c.name == name, E.c.lease_owner == owner)
                           .values(lease_owner=None, lease_expires=0))
 
-    def report_exporter(self, name: str, owner: str, states: tuple[str, ...], state: str, offset: int,
-                        trace: str | None, now: int) -> bool:
-        """The runner's report, applied only while `owner` holds the lease and the state is
-        one of `states`: a pause (or reset) that came in meanwhile is never overwritten."""
+    def report_exporter(self, name: str, owner: str, generation: int, states: tuple[str, ...], state: str,
+                        offset: int, trace: str | None, now: int) -> bool:
+        """The runner's report, applied only while `owner` holds the lease it took at
+        `generation` and the state is one of `states`: a pause (or reset) that came in
+        meanwhile is never overwritten, nor is a newer holder's report."""
         done = self.conn.execute(update(E).where(
-            E.c.name == name, E.c.lease_owner == owner, E.c.state.in_(states),
+            E.c.name == name, E.c.lease_owner == owner, E.c.lease_generation == generation, E.c.state.in_(states),
         ).values(state=state, offset=offset, trace=trace, ts=now))
         return done.rowcount == 1
-

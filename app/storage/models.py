@@ -17,6 +17,8 @@
 - `policies`: schema policy documents (app/core/policies.py): the global document (named
   sets and the default) at the reserved key ("", ""), which no context uses, and each
   selection at its subject's or context's key, as `subjects` keys settings.
+- `associations`: Confluent 8.x's associations (app/core/associations/): which subject a topic's
+  key or value uses, by guid; read by resource id, by resource name and by subject.
 - `dek_keks`, `dek_deks`: the DEK registry (app/core/dek/): key encryption keys by context and
   name, and the wrapped data encryption keys under them by subject, algorithm and version.
 """
@@ -242,7 +244,8 @@ class ExporterRow(Base):
     """A schema exporter (app/core/exporters): its definition as the API took it, its target's
     config (credentials included: the runner needs them), where its runner stands (`state`,
     `offset`, `ts`, `trace`) and the lease that lets exactly one instance of a fleet run it
-    (`lease_owner` until `lease_expires`, epoch milliseconds, renewed by its heartbeat)."""
+    (`lease_owner` until `lease_expires`, epoch milliseconds, renewed by its heartbeat;
+    `lease_generation` raised at every taking, the fencing token checked before each write)."""
 
     __tablename__ = "exporters"
 
@@ -255,3 +258,31 @@ class ExporterRow(Base):
     trace: Mapped[str | None] = mapped_column(Text, nullable=True)
     lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_expires: Mapped[int] = mapped_column(BigInteger, default=0)
+    lease_generation: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+
+
+class AssociationRow(Base):
+    """An association (app/core/associations): a resource (a topic: its id, name and namespace,
+    the Kafka cluster) linked to the subject (`context`, `subject`) of its key or value, WEAK or
+    STRONG (`frozen`: may not be changed or deleted but with the topic). At most one per
+    resource id, resource type and association type; `created_ts`, `updated_ts`: epoch ms."""
+
+    __tablename__ = "associations"
+    __table_args__ = (
+        UniqueConstraint("resource_id", "resource_type", "association_type"),
+        Index("ix_associations_resource_name_resource_namespace", "resource_name", "resource_namespace"),
+        Index("ix_associations_context_subject", "context", "subject"),
+    )
+
+    guid: Mapped[str] = mapped_column(String(36), primary_key=True)
+    resource_id: Mapped[str] = mapped_column(String(255))
+    resource_type: Mapped[str] = mapped_column(String(32))
+    resource_name: Mapped[str] = mapped_column(String(256))
+    resource_namespace: Mapped[str] = mapped_column(String(256))
+    association_type: Mapped[str] = mapped_column(String(16))
+    context: Mapped[str] = mapped_column(String(255))
+    subject: Mapped[str] = mapped_column(String(1024))
+    lifecycle: Mapped[str] = mapped_column(String(8))
+    frozen: Mapped[bool] = mapped_column(Boolean)
+    created_ts: Mapped[int] = mapped_column(BigInteger)
+    updated_ts: Mapped[int] = mapped_column(BigInteger)

@@ -41,6 +41,7 @@ from app.core.store.rows import (
     SubjectVersionRow,
     VersionRow,
 )
+from app.storage.associations import AssociationQueries
 from app.storage.audit import AuditStorage, insert_audit
 from app.storage.browse import BrowseQueries
 from app.storage.dek import DekQueries
@@ -91,7 +92,8 @@ def _direct_subject_row(row: tuple[Any, ...]) -> SubjectRow:
 _LOCK_ATTEMPTS = 3
 
 
-class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries, DekQueries, ExporterQueries):
+class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries, DekQueries, ExporterQueries,
+               AssociationQueries):
     """`app.core.store.Store` on one connection (inside one transaction for writes)."""
 
     def __init__(self, conn: Connection):

@@ -33,7 +33,8 @@ class _Nowhere(io.TextIOBase):
 
 
 _QUIET = Progress(enabled=False, stream=_Nowhere())
-_OPTIONS = ImportOptions(skip_global_config=True, workers=2, state_file=None)
+# A pass keeps no state file: a subject it finds in IMPORT mode was left so by a pass cut short.
+_OPTIONS = ImportOptions(skip_global_config=True, workers=2, state_file=None, import_mode_is_ours=True)
 _CONFLICTS_SHOWN = 10
 
 

@@ -10,15 +10,18 @@ once, so no message, dump header or error can carry them.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Mapping
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import urllib3
 
 from app.client.errors import RegistryClientError, RegistryRequestError, RegistryServerError
-from app.client.transport import RetryPolicy, Transport, basic_auth_header
+from app.client.transport import Reply, RetryPolicy, Transport, basic_auth_header, decoded
 from app.transfer.errors import TransferError
+from app.transfer.replies import DEFAULT_MAX_REPLY_BYTES, a_list, an_object, read_bounded, schema_reply
 
 HEADERS = {
     "Accept": "application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json",
@@ -77,9 +80,15 @@ def subject_path(subject: str) -> str:
 
 
 class RestRegistry(Transport):
-    """The REST calls a transfer makes; 4xx answers the caller expects come back as None."""
+    """The REST calls a transfer makes; 4xx answers the caller expects come back as None.
 
-    def __init__(self, where: Endpoint, pool_size: int = 16, timeout: float = 30.0) -> None:
+    Every reply is read up to `max_reply_bytes` and checked for the shape its call expects
+    (app/transfer/replies.py); `side` names the registry in those messages ("the target's
+    reply to GET /subjects ..."). `fence`, when given, is called before every write and
+    raises to stop it (the exporters' lease, app/server/runners/exporters.py)."""
+
+    def __init__(self, where: Endpoint, pool_size: int = 16, timeout: float = 30.0, *, side: str = "registry",
+                 max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES, fence: Callable[[], None] | None = None) -> None:
         self.where = where
         super().__init__([where.url], timeout=timeout, policy=RetryPolicy(retries=3, backoff=0.2),
                          pool_size=pool_size)
@@ -87,6 +96,31 @@ class RestRegistry(Transport):
         if where.authorization:
             self._headers["Authorization"] = where.authorization
         self.requests = 0
+        self.side = side
+        self.max_reply_bytes = max_reply_bytes
+        self.fence = fence
+
+    def _send(self, method: str, url: str, headers: Mapping[str, str], payload: bytes | None) -> Reply:
+        """One attempt, its reply read up to the byte limit, within three timeouts in all
+        (each read also within one: a reply that trickles cannot hold a transfer forever)."""
+        deadline = time.monotonic() + 3 * self.timeout
+        response = self._pool.request(method, url, body=payload, headers=headers, redirect=False,
+                                      preload_content=False)
+        try:
+            data = read_bounded(response, self.max_reply_bytes, deadline, self._what(method, url))
+        finally:
+            response.release_conn()
+        return decoded(response.status, data)
+
+    def _what(self, method: str, url: str) -> str:
+        path = url[len(self.where.url):] if url.startswith(self.where.url) else url
+        return f"the {self.side}'s reply to {method} {path.partition('?')[0]}"
+
+    def _write(self, method: str, path: str, query: Mapping[str, Any] | None = None, body: Any = None,
+               missing: frozenset[int] = frozenset()) -> Any:
+        if self.fence is not None:
+            self.fence()
+        return self.call(method, path, query, body=body, missing=missing)
 
     def _new_pool(self) -> urllib3.PoolManager:
         tls: dict[str, Any] = {}
@@ -111,7 +145,7 @@ class RestRegistry(Transport):
         except RegistryServerError as exc:
             raise TransferError(f"{method} {self.where.url}{path}: {exc} (after {self.policy.retries} retries)") from None
         except RegistryClientError as exc:  # unreachable: the message names the request already
-            raise TransferError(f"{self.where.url}: {exc}") from None
+            raise TransferError(str(exc)) from None
 
     # ------------------------------------------------------------------ reads
     def server_version(self) -> str | None:
@@ -121,62 +155,72 @@ class RestRegistry(Transport):
     def contexts(self) -> list[str] | None:
         """None when the registry has no contexts endpoint (only the default context)."""
         body = self.call("GET", "/contexts", missing=frozenset({404, 405}))
-        return None if body is None else [str(c) for c in body]
+        return None if body is None else a_list(body, self._what("GET", "/contexts"))
 
     def subjects(self, deleted: bool = True) -> list[str]:
-        return list(self.call("GET", "/subjects", {"deleted": deleted}))
+        return a_list(self.call("GET", "/subjects", {"deleted": deleted}), self._what("GET", "/subjects"))
 
     def versions(self, subject: str, deleted: bool) -> list[int]:
-        body = self.call("GET", f"/subjects/{subject_path(subject)}/versions", {"deleted": deleted},
-                         missing=frozenset({40401}))
-        return sorted(int(v) for v in body or ())
+        path = f"/subjects/{subject_path(subject)}/versions"
+        body = self.call("GET", path, {"deleted": deleted}, missing=frozenset({40401}))
+        return sorted(a_list(body, self._what("GET", path), int)) if body is not None else []
 
     def version(self, subject: str, version: int) -> dict[str, Any] | None:
         """The version of exactly this subject: a registry with contexts answers a plain name
         it lacks from another context (`:.ctx:name`), which must count as absent here."""
-        body = self.call("GET", f"/subjects/{subject_path(subject)}/versions/{version}", {"deleted": True},
-                         missing=frozenset({40401, 40402}))
-        return body if body is None or body.get("subject", subject) == subject else None
+        path = f"/subjects/{subject_path(subject)}/versions/{version}"
+        body = self.call("GET", path, {"deleted": True}, missing=frozenset({40401, 40402}))
+        if body is None:
+            return None
+        body = schema_reply(body, self._what("GET", path), with_id=True)
+        return body if body.get("subject", subject) == subject else None
 
     def schema_by_id(self, schema_id: int, context: str, max_id: bool = False) -> dict[str, Any] | None:
         query: dict[str, Any] = {"fetchMaxId": True} if max_id else {}
         if context != ".":
             query["subject"] = f":{context}:"
-        return self.call("GET", f"/schemas/ids/{schema_id}", query, missing=frozenset({40403, 404}))
+        path = f"/schemas/ids/{schema_id}"
+        body = self.call("GET", path, query, missing=frozenset({40403, 404}))
+        return None if body is None else schema_reply(body, self._what("GET", path), with_id=False)
 
     def schema_types(self) -> list[str]:
         body = self.call("GET", "/schemas/types", missing=frozenset({404}))
-        return ["AVRO"] if body is None else [str(t) for t in body]
+        return ["AVRO"] if body is None else a_list(body, self._what("GET", "/schemas/types"))
 
     def config(self, scope: str | None) -> dict[str, Any] | None:
         """The stored config of a subject or `:.ctx:` (None: nothing stored), or the global one."""
         path = "/config" if scope is None else f"/config/{subject_path(scope)}"
-        return self.call("GET", path, missing=frozenset({40408, 40401, 404}))
+        body = self.call("GET", path, missing=frozenset({40408, 40401, 404}))
+        return None if body is None else an_object(body, self._what("GET", path))
 
     def mode(self, scope: str | None) -> str | None:
         path = "/mode" if scope is None else f"/mode/{subject_path(scope)}"
         body = self.call("GET", path, missing=frozenset({40409, 40401, 404}))
-        return None if body is None else body.get("mode")
+        return None if body is None else an_object(body, self._what("GET", path), {"mode": str})["mode"]
 
     def lookup(self, subject: str, body: dict[str, Any]) -> dict[str, Any] | None:
-        found = self.call("POST", f"/subjects/{subject_path(subject)}", {"deleted": True}, body=body,
-                          missing=frozenset({40401, 40403, 42201, 404}))
-        return found if found is None or found.get("subject", subject) == subject else None
+        path = f"/subjects/{subject_path(subject)}"
+        found = self.call("POST", path, {"deleted": True}, body=body, missing=frozenset({40401, 40403, 42201, 404}))
+        if found is None:
+            return None
+        found = an_object(found, self._what("POST", path), {"id": int, "version": int}, {"subject": str})
+        return found if found.get("subject", subject) == subject else None
 
     # ------------------------------------------------------------------ writes
     def register(self, subject: str, body: dict[str, Any]) -> dict[str, Any]:
-        return self.call("POST", f"/subjects/{subject_path(subject)}/versions", body=body)
+        path = f"/subjects/{subject_path(subject)}/versions"
+        return an_object(self._write("POST", path, body=body), self._what("POST", path), {"id": int})
 
     def delete_version(self, subject: str, version: int, permanent: bool = False) -> None:
-        self.call("DELETE", f"/subjects/{subject_path(subject)}/versions/{version}", {"permanent": permanent})
+        self._write("DELETE", f"/subjects/{subject_path(subject)}/versions/{version}", {"permanent": permanent})
 
     def put_config(self, scope: str | None, config: dict[str, Any]) -> None:
         path = "/config" if scope is None else f"/config/{subject_path(scope)}"
-        self.call("PUT", path, body=config)
+        self._write("PUT", path, body=config)
 
     def put_mode(self, scope: str | None, mode: str, force: bool = True) -> None:
         path = "/mode" if scope is None else f"/mode/{subject_path(scope)}"
-        self.call("PUT", path, {"force": force}, body={"mode": mode})
+        self._write("PUT", path, {"force": force}, body={"mode": mode})
 
     def delete_mode(self, scope: str) -> None:
-        self.call("DELETE", f"/mode/{subject_path(scope)}", missing=frozenset({40401, 40409}))
+        self._write("DELETE", f"/mode/{subject_path(scope)}", missing=frozenset({40401, 40409}))

@@ -132,3 +132,39 @@ def test_no_exporter_body_is_a_server_error(api: Api, body: Any) -> None:
         reply = api.call(method, path, body)
         assert reply.status < 500, (method, path, body, reply)
         assert reply.status < 400 or reply.error_code is not None, (method, path, body, reply)
+
+
+def test_an_exporter_in_error_can_be_updated_reconfigured_reset_and_deleted(api: Api, service: Any) -> None:
+    """As the README promises: ERROR is a stopped state (a target that answered 401, say)."""
+    from app.core.exporters.records import ERROR, STARTING
+
+    def fail() -> None:
+        with service.storage.read() as store:
+            generation = store.take_exporter_lease("dr", "runner", 0, 2**62)
+            assert generation is not None
+            assert store.report_exporter("dr", "runner", generation, (STARTING,), ERROR, 0, "the target answered 401", 1)
+            store.release_exporter_lease("dr", "runner")
+
+    api.post("/exporters", _body())
+    fail()
+    assert api.put("/exporters/dr", {"subjects": ["*"]}).status == 200
+    assert api.put("/exporters/dr/config", {"basic.auth.user.info": "alice:new"}).status == 200
+    assert api.put("/exporters/dr/reset", {}).status == 200
+    assert api.get("/exporters/dr/status").json["state"] == "STARTING"
+    fail()
+    assert api.delete("/exporters/dr").status == 204
+    assert api.get("/exporters").json == []
+
+
+def test_a_server_that_runs_no_exporters_says_so_in_the_status(settings: Any) -> None:
+    from app.server.factory import create_app
+
+    app = create_app(settings.with_overrides(exporters=False))
+    try:
+        api = Api(app.test_client())
+        api.post("/exporters", _body())
+        assert "REGISTRY_EXPORTERS is off" in api.get("/exporters/dr/status").json["trace"]
+        api.put("/exporters/dr/pause", {})
+        assert api.get("/exporters/dr/status").json["trace"] == ""
+    finally:
+        app.extensions["registry"].storage.close()

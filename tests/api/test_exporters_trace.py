@@ -14,8 +14,9 @@ def test_a_trace_quoting_a_nul_and_a_lone_surrogate_is_stored_and_read_back_esca
     assert client.post("/exporters", json=body).status_code == 200
     trace = trace_text("TransferError: the target said 'bad\x00id \ud800'")
     with service.storage.read() as store:
-        assert store.take_exporter_lease("dr", "runner", 0, 2**62)
-        assert store.report_exporter("dr", "runner", (STARTING,), ERROR, 0, trace, 1)
+        generation = store.take_exporter_lease("dr", "runner", 0, 2**62)
+        assert generation is not None
+        assert store.report_exporter("dr", "runner", generation, (STARTING,), ERROR, 0, trace, 1)
     status = client.get("/exporters/dr/status").json
     assert status["state"] == ERROR
     assert status["trace"] == "TransferError: the target said 'bad\\u0000id \\ud800'"

@@ -2,16 +2,16 @@
 (`REGISTRY_WORK_BUDGET_SECONDS`): past it the request is refused with 42201 and Confluent's
 error shape, and changes nothing.
 
-The budget's clock is the test's own: it advances a second at each reading, so a request's
-budget (the default 5 s) runs out at its sixth check, on any machine. A record's parse checks
-once per field: a 3-field record fits, a 50-field one does not.
+The budget's CPU clock is the test's own: it advances a tenth of a second at each reading, so a
+request's budget (the default 5 s) runs out at its 51st check, on any machine. A record's parse,
+canonical form and outline check once per field: a 3-field record takes under ten checks, a
+50-field one over a hundred.
 """
 from __future__ import annotations
 
 import itertools
 import json
 from collections.abc import Iterator
-from types import SimpleNamespace
 
 import pytest
 from flask.testing import FlaskClient
@@ -35,7 +35,7 @@ SMALL, LARGE = record(3), record(50)
 @pytest.fixture(autouse=True)
 def ticking(monkeypatch: pytest.MonkeyPatch) -> None:
     ticks = itertools.count()
-    monkeypatch.setattr(work_budget, "time", SimpleNamespace(monotonic=lambda: float(next(ticks))))
+    monkeypatch.setattr(work_budget, "cpu_clock", lambda: next(ticks) / 10)
 
 
 def assert_spent(reply) -> None:  # type: ignore[no-untyped-def]
@@ -96,3 +96,17 @@ def test_the_budget_is_read_from_the_environment(raw: str, expected: float) -> N
 def test_a_budget_that_cannot_end_before_the_worker_timeout_is_refused(raw: str) -> None:
     with pytest.raises(ValueError, match="REGISTRY_WORK_BUDGET_SECONDS"):
         Settings.from_env({"REGISTRY_WORK_BUDGET_SECONDS": raw})
+
+
+def json_schema_with_patterns(count: int) -> str:
+    return json.dumps({"type": "object", "patternProperties": {f"^p{i}_[a-z]+$": {"type": "string"} for i in range(count)}})
+
+
+def test_a_json_schema_whose_patterns_outrun_the_budget_is_refused_and_changes_nothing(api: Api) -> None:
+    """Each pattern is a reading of the budget's clock as it is checked (a request once held
+    20,000 and registered after twice the budget)."""
+    before = api.snapshot()
+    assert_spent(api.post(f"/subjects/{enc('p')}/versions", {"schema": json_schema_with_patterns(100), "schemaType": "JSON"}))
+    assert api.snapshot() == before
+    reply = api.post(f"/subjects/{enc('p')}/versions", {"schema": json_schema_with_patterns(3), "schemaType": "JSON"})
+    assert reply.status == 200, reply

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from sqlalchemy import select, update
+from sqlalchemy.exc import DataError
 
 from app.cli.main import main
 from app.core.store.audit import AuditEntry, NO_ORIGIN
@@ -89,7 +90,8 @@ def test_fix_replaces_the_characters_and_leaves_an_audit_row(registry, database_
 def test_nul_in_a_text_column(registry, database_url: str, capsys) -> None:
     """SQLite holds what an older version wrote there; PostgreSQL cannot hold it at all."""
     if database_url.startswith("postgresql"):
-        with pytest.raises(Exception, match="NUL"):
+        # psycopg refuses the value before PostgreSQL sees it; SQLAlchemy wraps its DataError.
+        with pytest.raises(DataError, match=r"\(psycopg\.DataError\) PostgreSQL text fields cannot contain NUL"):
             with registry.storage.write() as store:
                 store.conn.execute(update(Subject.__table__).where(Subject.name == "clean-value").values(
                     name="clean\x00value"))

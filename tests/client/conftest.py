@@ -9,12 +9,11 @@
 """
 from __future__ import annotations
 
-from http.server import ThreadingHTTPServer
 from typing import Callable, Iterator
 
 import pytest
 from support.counting import CountingRegistry, counting_server
-from support.stub_server import Scripted, StubServer, start_stub
+from support.stub_server import StubServer, running_stubs
 
 
 @pytest.fixture
@@ -27,14 +26,5 @@ def counting_registry(app) -> Iterator[CountingRegistry]:
 def stub_server() -> Iterator[Callable[..., StubServer]]:
     """`stub_server(Scripted(503), Scripted(200, {...}), default=...)` starts a server that
     answers requests in that order, then with `default`."""
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(*script: Scripted, default: Scripted | None = None) -> StubServer:
-        stub, server = start_stub(list(script), default)
-        servers.append(server)
-        return stub
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    with running_stubs() as start:
+        yield start

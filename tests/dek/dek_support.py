@@ -3,8 +3,12 @@ local KMS as a client uses it, and the registry app with a local KMS secret."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 
 SECRET = "dek-registry-test-secret"
@@ -62,3 +66,25 @@ def make_app(database_url: str, **overrides: object) -> Flask:
     from app.settings import Settings
 
     return create_app(Settings(database_url=database_url, **overrides))
+
+
+@contextmanager
+def live_registry(request: pytest.FixtureRequest, workdir: Path, env: dict[str, str]) -> Iterator[str]:
+    """The registry under gunicorn with `env` on `request.param`'s database ("sqlite" in
+    `workdir`, or "postgres": a database of its own in the run's cluster); yields its URL."""
+    from support.live import start_server
+
+    cleanup = None
+    if request.param == "sqlite":
+        url = f"sqlite:///{workdir / 'registry.db'}"
+    else:
+        cluster = request.getfixturevalue("pg_cluster")
+        name = cluster.create_database("dek")
+        url, cleanup = cluster.url(name), (lambda: cluster.drop_database(name))
+    server = start_server(url, workdir / "server.log", env=env)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+        if cleanup is not None:
+            cleanup()

@@ -37,6 +37,13 @@ def test_a_cloud_kms_type_is_stored_under_confluents_spelling(deks: DekApi) -> N
     ({"name": "ok", "kmsType": "local-kms", "kmsKeyId": ""}, "kmsKeyId"),
     ({"name": "ok", "kmsKeyId": "k"}, "kmsType"),
     ({"name": "ok", "kmsType": "t" * 256, "kmsKeyId": "k"}, "kmsType"),
+    # Bounds Confluent leaves out (before: any size the body limit let through).
+    ({"name": "ok", "kmsType": "local-kms", "kmsKeyId": "k" * 2049}, "kmsKeyId"),
+    ({"name": "ok", "kmsType": "local-kms", "kmsKeyId": "k", "kmsProps": {f"p{i}": "v" for i in range(65)}},
+     "kmsProps"),
+    ({"name": "ok", "kmsType": "local-kms", "kmsKeyId": "k", "kmsProps": {"p" * 256: "v"}}, "kmsProps"),
+    ({"name": "ok", "kmsType": "local-kms", "kmsKeyId": "k", "kmsProps": {"p": "v" * 16_385}}, "kmsProps"),
+    ({"name": "ok", "kmsType": "local-kms", "kmsKeyId": "k", "doc": "d" * 16_385}, "doc"),
 ])
 def test_an_invalid_kek_is_42271_naming_the_field_and_stores_nothing(deks: DekApi, body: dict, field: str) -> None:
     reply = deks.post("/keks", body)
@@ -58,6 +65,13 @@ def test_text_no_database_can_store_is_refused_and_stores_nothing(deks: DekApi, 
     assert (reply.status, reply.json["error_code"]) in ((422, 42271), (400, 400))
     assert deks.get("/keks?deleted=true").json == ["orders"]
     assert deks.get("/keks/orders/deks?deleted=true").json == []
+
+
+def test_kek_fields_at_their_bounds_are_accepted(deks: DekApi) -> None:
+    body = {"name": "k" * 64, "kmsType": "local-kms", "kmsKeyId": "arn:" + "k" * 2044, "doc": "d" * 16_384,
+            "kmsProps": {("p" * 250) + f"{i:05}": "v" * 16_384 for i in range(64)}}
+    assert deks.post("/keks", body).status == 200
+    assert deks.put("/keks/" + "k" * 64, {"doc": "d" * 16_385}).json["error_code"] == 42271
 
 
 def test_a_kek_body_of_the_wrong_json_types_is_a_400(deks: DekApi) -> None:
@@ -158,18 +172,63 @@ def test_a_dek_without_key_material_under_a_kek_that_is_not_shared_is_42271(deks
     assert (reply.status, reply.json) == (422, {"error_code": 42271, "message": "encryptedKeyMaterial"})
 
 
-@pytest.mark.parametrize("body", [
-    {"subject": "", "encryptedKeyMaterial": WRAPPED},
-    {"subject": "bad\u0001subject", "encryptedKeyMaterial": WRAPPED},
-    {"subject": ":*:s", "encryptedKeyMaterial": WRAPPED},
-    {"subject": "s", "version": 0, "encryptedKeyMaterial": WRAPPED},
-    {"subject": "s", "algorithm": "ROT13", "encryptedKeyMaterial": WRAPPED},
+@pytest.mark.parametrize("body, field", [
+    ({"subject": "", "encryptedKeyMaterial": WRAPPED}, "subject"),
+    ({"subject": "bad\u0001subject", "encryptedKeyMaterial": WRAPPED}, "subject"),
+    ({"subject": ":*:s", "encryptedKeyMaterial": WRAPPED}, "subject"),
+    ({"subject": "s", "version": 0, "encryptedKeyMaterial": WRAPPED}, "version"),
+    ({"subject": "s", "algorithm": "ROT13", "encryptedKeyMaterial": WRAPPED}, "algorithm"),
+    # Before: accepted and stored (a string version; key material of any size or form).
+    ({"subject": "s", "version": "1", "encryptedKeyMaterial": WRAPPED}, "version"),
+    ({"subject": "s", "version": 1.5, "encryptedKeyMaterial": WRAPPED}, "version"),
+    ({"subject": "s", "version": True, "encryptedKeyMaterial": WRAPPED}, "version"),
+    ({"subject": "s", "version": 2**31, "encryptedKeyMaterial": WRAPPED}, "version"),
+    ({"subject": "s", "encryptedKeyMaterial": base64.b64encode(b"w" * 2_250_000).decode()}, "encryptedKeyMaterial"),
+    ({"subject": "s", "encryptedKeyMaterial": "A" * 16_388}, "encryptedKeyMaterial"),
+    ({"subject": "s", "encryptedKeyMaterial": "not base64!"}, "encryptedKeyMaterial"),
+    ({"subject": "s", "encryptedKeyMaterial": "d3JhcHBlZA"}, "encryptedKeyMaterial"),  # unpadded
+    ({"subject": "s", "encryptedKeyMaterial": ""}, "encryptedKeyMaterial"),
 ])
-def test_an_invalid_dek_is_42271_and_stores_nothing(deks: DekApi, body: dict) -> None:
+def test_an_invalid_dek_is_42271_naming_the_field_and_stores_nothing(deks: DekApi, body: dict, field: str) -> None:
     deks.kek("orders")
     reply = deks.post("/keks/orders/deks", body)
     assert (reply.status, reply.json["error_code"]) == (422, 42271)
+    assert reply.json["message"].startswith(field)
     assert deks.get("/keks/orders/deks?deleted=true").json == []
+
+
+def test_key_material_at_its_bound_is_stored_as_sent(deks: DekApi) -> None:
+    deks.kek("orders")
+    material = base64.b64encode(b"w" * 12_288).decode()  # 16,384 characters
+    reply = deks.post("/keks/orders/deks", {"subject": "s", "version": 2, "encryptedKeyMaterial": material})
+    assert (reply.status, reply.json["encryptedKeyMaterial"], reply.json["version"]) == (200, material, 2)
+
+
+def test_a_wrapped_key_copied_from_another_dek_is_not_unwrapped_under_a_shared_kek(deks: DekApi) -> None:
+    """Under the local KMS every KEK wraps with one key: another DEK's material, replayed
+    under any shared KEK, would come back unwrapped. Refused, nothing stored."""
+    deks.kek("shared1", shared=True)
+    deks.kek("shared2", shared=True)
+    theirs = deks.post("/keks/shared1/deks/theirs", {}).json["encryptedKeyMaterial"]
+    for kek, subject in (("shared2", "mine"), ("shared1", "mine"), ("shared1", "theirs")):
+        body = {"subject": subject, "encryptedKeyMaterial": theirs, "version": 1 if subject == "mine" else 2}
+        reply = deks.post(f"/keks/{kek}/deks", body)
+        assert (reply.status, reply.json["error_code"]) == (422, 42271), (kek, subject)
+        assert "keyMaterial" not in reply.json
+    assert (deks.get("/keks/shared2/deks?deleted=true").json, deks.get("/keks/shared1/deks?deleted=true").json) == (
+        [], ["theirs"])
+
+
+def test_key_material_a_client_wrapped_under_a_shared_kek_is_stored_and_answered_unwrapped(deks: DekApi) -> None:
+    deks.kek("shared1", shared=True)
+    raw = b"\x1a\x20" + b"k" * 32
+    material = base64.b64encode(client_aead().encrypt(raw, b"")).decode()
+    reply = deks.post("/keks/shared1/deks", {"subject": "s", "encryptedKeyMaterial": material})
+    assert (reply.status, reply.json["keyMaterial"]) == (200, base64.b64encode(raw).decode())
+    assert deks.get("/keks/shared1/deks/s").json["keyMaterial"] == base64.b64encode(raw).decode()
+    deks.delete("/keks/shared1/deks/s")
+    again = deks.post("/keks/shared1/deks", {"subject": "s", "encryptedKeyMaterial": material})
+    assert (again.status, again.json["deleted"]) == (200, False)  # undeleted: the same DEK's own material
 
 
 def test_a_bad_dek_version_in_the_path_is_42202(deks: DekApi) -> None:
@@ -262,12 +321,19 @@ def test_a_shared_kek_needs_a_kms_driver_for_its_type(deks: DekApi, database_url
         without.extensions["registry"].storage.close()
 
 
-def test_a_shared_dek_wrapped_under_another_secret_is_50070(deks: DekApi) -> None:
+@pytest.mark.parametrize("material", [
+    base64.b64encode(client_aead("another-secret").encrypt(b"k", b"")).decode(),  # another KMS key
+    base64.b64encode(b"x" * 40).decode(),  # base64, but no ciphertext at all
+    "not base64!",
+], ids=["another-kms-key", "not-a-ciphertext", "not-base64"])
+def test_shared_key_material_that_does_not_unwrap_is_42271_and_stores_nothing(deks: DekApi, material: str) -> None:
+    """Before: the DEK was stored, the reply was 500, and every later read of it 500 too."""
     deks.kek("shared1", shared=True)
-    foreign = base64.b64encode(client_aead("another-secret").encrypt(b"k", b"")).decode()
-    reply = deks.post("/keks/shared1/deks", {"subject": "s", "encryptedKeyMaterial": foreign})
-    assert (reply.status, reply.json["error_code"]) == (500, 50070)
-    assert reply.json["message"].startswith("Could not generate raw dek for s")
+    reply = deks.post("/keks/shared1/deks", {"subject": "s", "encryptedKeyMaterial": material})
+    assert (reply.status, reply.json["error_code"]) == (422, 42271)
+    assert reply.json["message"].startswith("encryptedKeyMaterial")
+    assert deks.get("/keks/shared1/deks?deleted=true").json == []
+    assert deks.get("/keks/shared1/deks/s?deleted=true").status == 404
 
 
 def test_every_change_is_in_the_audit_trail_without_key_material(deks: DekApi, dek_app: Flask) -> None:

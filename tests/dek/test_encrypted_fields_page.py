@@ -57,9 +57,20 @@ def test_the_subject_page_lists_the_encrypted_fields_and_their_kek(
 
 
 def test_a_subject_without_encrypt_rules_has_no_encryption_section(dek_app: Flask) -> None:
+    """A PII-tagged field and rules of other kinds: the page shows the subject's schema, and no
+    encryption section, since no rule encrypts."""
     client = dek_app.test_client()
-    client.post("/subjects/plain/versions", json={"schema": '"string"'})
-    assert 'data-section="encryption"' not in client.get("/ui/subjects/plain").get_data(as_text=True)
+    rules = {"domainRules": [RULE_SET["domainRules"][1],
+                             {"name": "mask", "kind": "TRANSFORM", "mode": "WRITE", "type": "CEL_FIELD",
+                              "tags": ["PII"], "expr": "value"}]}
+    registered = client.post("/subjects/plain/versions", json={
+        "schema": SCHEMAS["AVRO"][0], "ruleSet": rules, "metadata": {"tags": {"acme.Person.name": ["PII"]}}})
+    assert registered.status_code == 200, registered.get_data(as_text=True)
+    page = client.get("/ui/subjects/plain")
+    assert page.status_code == 200
+    body = page.get_data(as_text=True)
+    assert "Latest schema: version 1," in body and "&#34;Person&#34;" in body
+    assert 'data-section="encryption"' not in body and "Encrypted fields" not in body
 
 
 def test_each_format_names_its_tagged_fields() -> None:

@@ -16,11 +16,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from dek_support import SECRET
+from dek_support import SECRET, live_registry
 from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.message_factory import GetMessageClass
-from support.live import start_server
-from support.postgres import PostgresCluster
 
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
@@ -76,21 +74,9 @@ def _person_class() -> Any:
     pytest.param("sqlite", id="sqlite"), pytest.param("postgres", id="postgres", marks=pytest.mark.postgres)])
 def server_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The registry under gunicorn with the local KMS secret the clients use too."""
-    workdir = tmp_path_factory.mktemp(f"dek-{request.param}")
-    cleanup = None
-    if request.param == "sqlite":
-        url = f"sqlite:///{workdir / 'registry.db'}"
-    else:
-        cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
-        name = cluster.create_database("dek")
-        url, cleanup = cluster.url(name), (lambda: cluster.drop_database(name))
-    server = start_server(url, workdir / "server.log", env={"REGISTRY_KMS_LOCAL_SECRET": SECRET})
-    try:
-        yield server.url
-    finally:
-        server.stop()
-        if cleanup is not None:
-            cleanup()
+    with live_registry(request, tmp_path_factory.mktemp(f"dek-{request.param}"),
+                       {"REGISTRY_KMS_LOCAL_SECRET": SECRET}) as url:
+        yield url
 
 
 @pytest.fixture(scope="module", autouse=True)

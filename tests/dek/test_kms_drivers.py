@@ -8,7 +8,7 @@ import pytest
 from dek_support import client_aead
 from tink import aead, daead
 from tink.core import Registry
-from tink.proto import tink_pb2
+from tink.proto import aes_gcm_pb2, aes_siv_pb2, tink_pb2
 
 from app.core.dek.key_material import new_key_material
 from app.core.dek.kms import drivers_from
@@ -25,16 +25,23 @@ def test_the_local_kms_and_confluent_kafkas_unwrap_each_others_keys() -> None:
     assert ours.decrypt(theirs.encrypt(b"more bytes", b""), b"") == b"more bytes"
 
 
-@pytest.mark.parametrize("algorithm, type_url, primitive", [
-    (Algorithm.AES128_GCM, "type.googleapis.com/google.crypto.tink.AesGcmKey", aead.Aead),
-    (Algorithm.AES256_GCM, "type.googleapis.com/google.crypto.tink.AesGcmKey", aead.Aead),
-    (Algorithm.AES256_SIV, "type.googleapis.com/google.crypto.tink.AesSivKey", daead.DeterministicAead),
+@pytest.mark.parametrize("algorithm, type_url, primitive, message, size", [
+    (Algorithm.AES128_GCM, "type.googleapis.com/google.crypto.tink.AesGcmKey", aead.Aead, aes_gcm_pb2.AesGcmKey, 16),
+    (Algorithm.AES256_GCM, "type.googleapis.com/google.crypto.tink.AesGcmKey", aead.Aead, aes_gcm_pb2.AesGcmKey, 32),
+    (Algorithm.AES256_SIV, "type.googleapis.com/google.crypto.tink.AesSivKey", daead.DeterministicAead,
+     aes_siv_pb2.AesSivKey, 64),
 ])
-def test_new_key_material_is_a_key_tinks_primitive_accepts(algorithm: Algorithm, type_url: str, primitive) -> None:
+def test_new_key_material_is_a_key_of_the_algorithms_size_that_tinks_primitive_accepts(
+    algorithm: Algorithm, type_url: str, primitive, message, size: int,
+) -> None:
+    """Tink's AesGcmKey takes 16 or 32 bytes alike, so the size is read from the key itself:
+    an AES256_GCM DEK with a 16-byte key would encrypt, with AES-128."""
     aead.register()
     daead.register()
-    key = tink_pb2.KeyData(type_url=type_url, value=new_key_material(algorithm),
-                           key_material_type=tink_pb2.KeyData.SYMMETRIC)
+    material = new_key_material(algorithm)
+    parsed = message.FromString(material)
+    assert parsed.version == 0 and len(parsed.key_value) == size
+    key = tink_pb2.KeyData(type_url=type_url, value=material, key_material_type=tink_pb2.KeyData.SYMMETRIC)
     cipher = Registry().primitive(key, primitive)
     if primitive is aead.Aead:
         assert cipher.decrypt(cipher.encrypt(b"field", b""), b"") == b"field"

@@ -67,13 +67,16 @@ def spark():
 @pytest.fixture(params=["jvm", "python"])
 def engine(request, spark) -> str:
     """Each decoder path in turn: a test taking this pins behaviour both must share. Without a
-    JDK to build the JVM decoder its half skips locally and fails under CI, as Spark's own absence does."""
+    JDK to build the JVM decoder its half skips locally and fails under CI, as Spark's own absence does;
+    a compile error of the decoder's source fails everywhere."""
     if request.param == "jvm":
         from app.pipeline.engine import choose_engine
-        from app.pipeline.jvm import JvmUnavailable
+        from app.pipeline.jvm import JvmBuildFailed, JvmUnavailable
 
         try:
             choose_engine(spark, "jvm")
+        except JvmBuildFailed as exc:
+            pytest.fail(f"the JVM decoder's source does not compile: {exc}", pytrace=False)
         except JvmUnavailable as exc:
             if in_ci():
                 pytest.fail(f"CI must run the JVM decoder, but: {exc}", pytrace=False)
@@ -84,11 +87,13 @@ def engine(request, spark) -> str:
 @pytest.fixture(scope="session")
 def decoder_jar(spark) -> Path:
     """The JVM decoder's jar, for tests that hand it to Spark themselves; without a JDK to build
-    it the test skips locally and fails under CI."""
-    from app.pipeline.jvm import JvmUnavailable, jar_path
+    it the test skips locally and fails under CI; a compile error fails everywhere."""
+    from app.pipeline.jvm import JvmBuildFailed, JvmUnavailable, jar_path
 
     try:
         return jar_path()
+    except JvmBuildFailed as exc:
+        pytest.fail(f"the JVM decoder's source does not compile: {exc}", pytrace=False)
     except JvmUnavailable as exc:
         if in_ci():
             pytest.fail(f"CI must run the JVM decoder, but: {exc}", pytrace=False)

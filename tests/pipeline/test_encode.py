@@ -1,5 +1,7 @@
-"""`encode` writes what `app.client`'s serializer writes for the same schema id, byte for byte,
-and `decode` reads it back; an incompatible DataFrame fails on the driver before any task."""
+"""`encode` writes what confluent-kafka's own Avro serializer writes for the same schema id, byte
+for byte (the expected bytes come from outside `app/`, so the Python path, which writes with
+`app.client`'s serializer, is not checked against itself), and `decode` reads it back; an
+incompatible DataFrame fails on the driver before any task."""
 from __future__ import annotations
 
 import json
@@ -8,12 +10,26 @@ from datetime import date, datetime, timezone
 from decimal import Decimal
 
 import pytest
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroSerializer as ConfluentAvroSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
 from samples import EVENT_V1, EVENT_V2
 
-from app.client import AvroSerializer, IncompatibleSchema, PinnedVersion, RegistryClient, SubjectNotFound
+from app.client import IncompatibleSchema, RegistryClient, SubjectNotFound
 from app.pipeline import decode, encode
 
 pytestmark = pytest.mark.parametrize("live_server", ["sqlite"], indirect=True)
+
+
+def confluent_bytes(url: str, subject: str, version: int, records: list[dict]) -> list[bytes]:
+    """Each record as confluent-kafka's serializer frames it with `subject`'s `version`."""
+    registry = SchemaRegistryClient({"url": url})
+    schema_id = registry.get_version(subject, version).schema_id
+    serializer = ConfluentAvroSerializer(registry, conf={
+        "auto.register.schemas": False, "use.schema.id": schema_id,
+        "subject.name.strategy": lambda _context, _record: subject})
+    context = SerializationContext("encoded", MessageField.VALUE)
+    return [serializer(record, context) for record in records]
 
 
 def test_derived_schema_round_trips_through_decode(engine, spark, live_server, unique_subject):
@@ -32,7 +48,7 @@ def test_derived_schema_round_trips_through_decode(engine, spark, live_server, u
     ]
 
 
-def test_bytes_equal_the_client_serializer_for_the_same_schema_id(engine, spark, live_server, unique_subject):
+def test_bytes_equal_confluent_kafkas_serializer_for_the_same_schema_id(engine, spark, live_server, unique_subject):
     client = RegistryClient(live_server)
     subject = unique_subject()
     client.register(subject, EVENT_V1)
@@ -41,8 +57,7 @@ def test_bytes_equal_the_client_serializer_for_the_same_schema_id(engine, spark,
     df = spark.createDataFrame(records, "id long, name string, email string, score double")
     framed = encode(df, client, subject=subject, version=2, keep=["id"], columns=df.columns,
                     engine=engine).orderBy("id").collect()
-    serialize = AvroSerializer(RegistryClient(live_server), subject=subject, writer=PinnedVersion(2))
-    assert [row["value"] for row in framed] == [serialize(record) for record in records]
+    assert [row["value"] for row in framed] == confluent_bytes(live_server, subject, 2, records)
 
 
 def test_incompatible_dataframe_fails_with_the_registry_reasons_before_writing(engine, spark, live_server,
@@ -83,7 +98,7 @@ ORDER_COLUMNS = ("id long, status string, code binary, ref string, day date, at 
                  "lines array<struct<sku:string,qty:int>>, attrs map<string,string>, note string")
 
 
-def test_given_schema_text_is_registered_and_bytes_equal_the_client_serializer(engine, spark, live_server, unique_subject):
+def test_given_schema_text_is_registered_and_bytes_equal_confluent_kafkas_serializer(engine, spark, live_server, unique_subject):
     client = RegistryClient(live_server)
     subject = unique_subject()
     records = [order(n) for n in range(6)]
@@ -91,9 +106,9 @@ def test_given_schema_text_is_registered_and_bytes_equal_the_client_serializer(e
     framed = encode(df, client, subject=subject, schema=ORDER, keep=["id"], columns=df.columns, engine=engine)
     rows = framed.orderBy("id").collect()
     assert client.get_latest_version(subject).schema.text == client.lookup(subject, ORDER).schema.text
-    # `channel` has no column: its default is written, as the client serializer writes it.
-    serialize = AvroSerializer(RegistryClient(live_server), ORDER, subject=subject)
-    assert [row["value"] for row in rows] == [serialize(record) for record in records]
+    # `channel` has no column: its default is written, as confluent-kafka's serializer writes it.
+    version = client.lookup(subject, ORDER).version
+    assert [row["value"] for row in rows] == confluent_bytes(live_server, subject, version, records)
     back = decode(framed, "value", client, subject=subject, output="order").orderBy("id").collect()
     assert [row["order"]["channel"] for row in back] == ["web"] * 6
     assert [row["order"]["status"] for row in back] == ["NEW", "PAID"] * 3
@@ -124,7 +139,7 @@ def test_given_schema_that_the_columns_cannot_fill_is_refused_before_registering
         client.get_versions(subject)
 
 
-def test_a_stream_encodes_to_the_client_serializers_bytes(engine, spark, live_server, unique_subject, tmp_path):
+def test_a_stream_encodes_to_confluent_kafkas_serializers_bytes(engine, spark, live_server, unique_subject, tmp_path):
     client = RegistryClient(live_server)
     subject = unique_subject()
     client.register(subject, EVENT_V2)
@@ -139,5 +154,4 @@ def test_a_stream_encodes_to_the_client_serializers_bytes(engine, spark, live_se
              .trigger(availableNow=True).start())
     query.awaitTermination(120)
     rows = spark.sql(f"select * from {name} order by id").collect()
-    serialize = AvroSerializer(RegistryClient(live_server), subject=subject, writer=PinnedVersion(1))
-    assert [bytes(row["value"]) for row in rows] == [serialize(record) for record in records]
+    assert [bytes(row["value"]) for row in rows] == confluent_bytes(live_server, subject, 1, records)

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +20,8 @@ from hypothesis import strategies as st
 from app.client import AvroSerializer, RegistryClient
 from app.pipeline import decode
 from app.pipeline.engine import choose_engine
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _rows(out) -> list[Any]:
@@ -58,10 +64,52 @@ def test_a_stream_takes_the_jvm_path_saying_its_executors_fetch_the_writers(spar
     assert caplog.messages == [str(choice)]
 
 
-def test_forcing_the_python_path_never_loads_the_jar(spark, caplog):
-    with caplog.at_level(logging.INFO, logger="app.pipeline"):
-        assert choose_engine(spark, "python").engine == "python"
-    assert caplog.messages == ["decoding on the Python path: asked for (engine='python')"]
+# Run in a new process: the session there has never seen the decoder, which this process's
+# shared session (where other tests load it) cannot promise.
+LOADED_PROBE = """
+import json
+from pyspark.sql import SparkSession
+from app.pipeline.engine import choose_engine
+from app.pipeline.jvm import UDF_CLASS
+
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+
+
+def loaded():
+    jvm = spark.sparkContext._jvm
+    try:
+        jvm.java.lang.Class.forName(UDF_CLASS, False, jvm.java.lang.Thread.currentThread().getContextClassLoader())
+        visible = True
+    except Exception:
+        visible = False
+    jars = spark.sparkContext._jsc.sc().listJars().mkString("|")  # a Scala Seq of the added jars' URLs
+    return {"jars": [jar for jar in jars.split("|") if jar], "class": visible}
+
+
+seen = {"before": loaded()}
+seen["python"] = [choose_engine(spark, "python").engine, loaded()]
+seen["jvm"] = [choose_engine(spark, "jvm").engine, loaded()]  # the probe can see a load
+print("LOADED " + json.dumps(seen))
+spark.stop()
+"""
+
+
+@pytest.mark.slow
+def test_forcing_the_python_path_never_loads_the_jar(decoder_jar, tmp_path):
+    """Asked of the JVM: the session's added jars and whether the decoder's class is visible,
+    before and after `engine="python"`, then after `engine="jvm"` (which must show both)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYSPARK_PYTHON": sys.executable,
+           "PYSPARK_DRIVER_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    done = subprocess.run([sys.executable, "-c", LOADED_PROBE], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=240, stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 0, done.stderr[-4000:]
+    seen = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("LOADED "))[7:])
+    assert seen["before"] == {"jars": [], "class": False}
+    assert seen["python"] == ["python", {"jars": [], "class": False}]
+    engine, after = seen["jvm"]
+    assert engine == "jvm" and after["class"] and [Path(jar).name for jar in after["jars"]] == [decoder_jar.name]
 
 
 def test_without_a_java_compiler_the_jar_is_refused_with_the_package_to_install(monkeypatch, tmp_path):

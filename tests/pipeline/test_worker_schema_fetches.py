@@ -1,6 +1,8 @@
 """One registry request per schema id per Python worker (the JVM path: once, on the driver),
 counted on the server: never per record, per batch or per task. The registry runs in-process (SQLite and PostgreSQL) and
-Spark's Python workers reach it over HTTP like any consumer."""
+Spark's Python workers reach it over HTTP like any consumer; the server records which process
+sent each request (support/counting.py), so the driver (this process), the executors (Spark's
+JVM, a child of this process) and the Python workers are told apart."""
 from __future__ import annotations
 
 import os
@@ -44,10 +46,17 @@ def three_writers(spark, url: str, subject: str):
     return spark.createDataFrame(rows, "n long, value binary").repartition(TASKS)
 
 
+def command_of(pid: int | None) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_registry):
     subject = "counted-value"
     df = three_writers(spark, counting_registry.url, subject)
-    before = len(counting_registry.requests)
+    counting_registry.identify_senders()
     previous = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "50")  # dozens of batches per task
     try:
@@ -56,23 +65,28 @@ def test_each_writer_id_is_fetched_at_most_once_per_worker(spark, counting_regis
         assert out.where("value is not null").count() == RECORDS
     finally:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", previous)
-    seen = Counter(target for method, target in counting_registry.requests[before:] if method == "GET")
-    by_id = {target: n for target, n in seen.items() if target.startswith("/schemas/ids/")}
-    workers = python_workers()
-    assert 1 <= workers < TASKS
-    assert len(by_id) == 3 and all(n <= workers for n in by_id.values()), (by_id, workers)
-    others = {target: n for target, n in seen.items() if target not in by_id}
-    assert sum(others.values()) == 1, others  # the driver's one look-up of the latest version
+    sent = [s for s in counting_registry.sent if s.method == "GET"]
+    by_id = [s for s in sent if s.target.startswith("/schemas/ids/")]
+    per_worker = Counter((s.pid, s.target) for s in by_id)
+    assert len({s.target for s in by_id}) == 3 and set(per_worker.values()) == {1}, per_worker
+    senders = {s.pid for s in by_id}
+    assert os.getpid() not in senders and all("pyspark.daemon" in command_of(pid) for pid in senders), senders
+    assert 1 <= len(senders) <= python_workers() < TASKS
+    others = [s for s in sent if s not in by_id]
+    assert [s.pid for s in others] == [os.getpid()], others  # the driver's one look-up of the latest version
 
 
 def test_the_jvm_path_fetches_each_writer_id_once_on_the_driver_and_never_on_executors(spark, counting_registry):
     subject = "counted-jvm-value"
     df = three_writers(spark, counting_registry.url, subject)
-    before = len(counting_registry.requests)
+    counting_registry.identify_senders()
     out = decode(df, "value", RegistryClient(counting_registry.url), subject=subject, reader="latest", engine="jvm")
     assert out.where("value is not null").count() == RECORDS
     assert out.where("value is not null").count() == RECORDS  # a second action plans nothing again
-    seen = Counter(target for method, target in counting_registry.requests[before:] if method == "GET")
-    by_id = {target: n for target, n in seen.items() if target.startswith("/schemas/ids/")}
+    sent = [s for s in counting_registry.sent if s.method == "GET"]
+    # Every request came from the driver's Python client, none from the JVM that runs the executors.
+    assert {s.pid for s in sent} == {os.getpid()}, sent
+    assert all(s.user_agent and s.user_agent.startswith("sqlregistry-client") for s in sent), sent
+    by_id = Counter(s.target for s in sent if s.target.startswith("/schemas/ids/"))
     # At most once each: the latest version's look-up may already have brought its id's text.
     assert 2 <= len(by_id) <= 3 and set(by_id.values()) == {1}, by_id

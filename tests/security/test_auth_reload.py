@@ -1,5 +1,6 @@
-"""The auth file is re-read when it changes, in every worker, within two seconds; a broken
-new file leaves the previous one in force, logged and counted once.
+"""The auth file is re-read when it changes, in every worker, at its first check a second or
+more after the change; a broken new file leaves the previous one in force, logged and counted
+once per worker.
 
 The watcher itself runs on a fake clock; the two-worker cases run `sqlregistry serve` and
 edit its file the ways operators do (in place, and by renaming a new file over it)."""
@@ -182,14 +183,14 @@ def reset(server: tuple[str, Path, Path]) -> None:
     in_force_within(url, {"alice": 200, "bob": 200, "carol": 401})
 
 
-def test_a_user_added_by_atomic_rename_gets_in_on_both_workers_within_2s(server):
+def test_a_user_added_by_atomic_rename_gets_in_on_both_workers(server):
     reset(server)
     url, path, _ = server
     replace_atomically(path, UNLIMITED + users_text() + WITH_CAROL)
     in_force_within(url, {"carol": 200, "alice": 200})
 
 
-def test_a_removed_user_is_refused_on_both_workers_within_2s(server):
+def test_a_removed_user_is_refused_on_both_workers(server):
     reset(server)
     url, path, _ = server
     # Every worker has bob's credential cached by now: removal must still win.
@@ -197,7 +198,7 @@ def test_a_removed_user_is_refused_on_both_workers_within_2s(server):
     in_force_within(url, {"bob": 401, "alice": 200})
 
 
-def test_a_changed_password_is_in_force_on_both_workers_within_2s(server):
+def test_a_changed_password_is_in_force_on_both_workers(server):
     reset(server)
     url, path, _ = server
     write_file(path, UNLIMITED + users_text().replace(hashed("alice-secret"), hashed("alice-new")))
@@ -215,14 +216,14 @@ def test_a_changed_grant_is_loaded_without_disturbing_logins(server):
     assert "stays in force" not in log.read_text()
 
 
-def test_an_invalid_file_keeps_the_old_one_and_is_logged_and_counted(server):
+def test_an_invalid_file_keeps_the_old_one_and_is_logged_and_counted_once_per_worker(server):
+    """Two rounds of requests, each a full check interval after the last (support/reloads.py):
+    every worker that serves them looks at the invalid file twice, and logs it once."""
     reset(server)
     url, path, log = server
     write_file(path, UNLIMITED + users_text() + '\n[[users]]\nname = "alice"\n')
-    deadline = time.monotonic() + 3.5
-    while time.monotonic() < deadline:  # several checks in each worker
-        assert status(url, ALICE) == 200 and status(url, CAROL) == 401
-        time.sleep(0.1)
+    for _ in range(2):
+        in_force_within(url, {"alice": 200, "carol": 401})
     lines = [line for line in log.read_text().splitlines() if "stays in force" in line]
     assert 1 <= len(lines) <= 2  # once per worker that looked, not once per check
     assert all(f"auth file {path}: users[3].name: duplicate user 'alice'" in line for line in lines)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from auth_support import hashed, users_text, write_file
+from support.commands import run_command
 
 from app.security.authfile import load_auth_file, parse_auth_file
 from app.security.errors import AuthFileError
@@ -134,6 +135,39 @@ def test_subject_pattern_kinds():
     assert file.grants[0].contexts == ("*",)
 
 
+def test_kek_patterns_load_beside_or_instead_of_subject_patterns():
+    file = parse_auth_file(textwrap.dedent('''
+        [[grants]]
+        principal = "group:payments"
+        role = "write"
+        keks = ["exact:payments_kek", "prefix:pay_", "regex:team-(a|b)", "*"]
+        contexts = [".", ".staging"]
+
+        [[grants]]
+        principal = "user:alice"
+        role = "admin"
+        subjects = ["prefix:alice."]
+        keks = ["prefix:alice_"]
+    '''))
+    only_keks, both = file.grants
+    assert only_keks.subjects == ()
+    assert [(p.kind, p.text) for p in only_keks.keks] == [
+        (PatternKind.EXACT, "payments_kek"), (PatternKind.PREFIX, "pay_"), (PatternKind.REGEX, "team-(a|b)"),
+        (PatternKind.ANY, "")]
+    assert only_keks.keks[2].regex.pattern == "team-(a|b)"
+    assert only_keks.contexts == (".", ".staging")
+    assert ([p.text for p in both.subjects], [p.text for p in both.keks]) == (["alice."], ["alice_"])
+
+
+def test_check_file_validates_kek_patterns(tmp_path: Path):
+    bad = '\n[[grants]]\nprincipal = "*"\nrole = "read"\nkeks = ["exact:"]\n'
+    path = write_file(tmp_path / "auth.toml", EXAMPLE + bad)
+    result = run_cli("auth", "check-file", str(path))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"sqlregistry: error: auth file {path}: grants[3].keks[0]: 'exact:' has nothing after exact:"]
+
+
 AUTH = "[authentication]\n"
 BEARER = '[bearer]\njwks_url = "https://idp/jwks"\n'
 GOOD_HASH = "$scrypt$ln=14,r=8,p=1$c3Nzc3Nzc3Nzc3Nzc3Nzcw$a2tra2tra2tra2tra2tra2tra2tra2tra2tra2tra2s"
@@ -208,8 +242,8 @@ INVALID = [
                  "is not user:NAME", id="principal-without-name"),
     pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nscope = \"cluster\"\n", "grants[0].scope",
                  "only scope", id="unknown-scope"),
-    pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\n", "grants[0]", "scope = \"global\" or subjects",
-                 id="neither-scope-nor-subjects"),
+    pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\n", "grants[0]",
+                 "scope = \"global\", subjects or keks", id="neither-scope-nor-subjects"),
     pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nscope = \"global\"\nsubjects = [\"*\"]\n",
                  "grants[0].subjects", "cannot be combined", id="scope-and-subjects"),
     pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"regex:(\"]\n", "grants[0].subjects[0]",
@@ -220,6 +254,18 @@ INVALID = [
                  "nothing after prefix:", id="empty-prefix"),
     pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = []\n", "grants[0].subjects",
                  "at least one pattern", id="no-subjects"),
+    pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nkeks = []\n", "grants[0].keks",
+                 "at least one pattern", id="no-keks"),
+    pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nkeks = [\"glob:a*\"]\n", "grants[0].keks[0]",
+                 "is not \"*\"", id="unknown-kek-pattern-kind"),
+    pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nkeks = [\"regex:(\"]\n", "grants[0].keks[0]",
+                 "regex does not compile", id="bad-kek-regex"),
+    pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nkeks = [\"exact:9 lives\"]\n",
+                 "grants[0].keks[0]", "is not a KEK name", id="exact-kek-no-kek-could-be-named"),
+    pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"admin\"\nscope = \"global\"\nkeks = [\"*\"]\n",
+                 "grants[0].keks", "cannot be combined", id="scope-and-keks"),
+    pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nkeks = \"*\"\n", "grants[0].keks",
+                 "must be a list of strings", id="keks-not-a-list"),
     pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"*\"]\ncontexts = [\"staging\"]\n",
                  "grants[0].contexts[0]", "not a context name", id="context-without-dot"),
     pytest.param("[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"*\"]\ncontext = [\".\"]\n",
@@ -248,8 +294,7 @@ def test_a_file_that_is_not_utf8_or_missing_is_invalid(tmp_path: Path):
 
 
 def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.cli", *argv], capture_output=True, text=True, cwd=REPO_ROOT,
-                          timeout=60)
+    return run_command([sys.executable, "-m", "app.cli", *argv], capture_output=True, text=True, cwd=REPO_ROOT)
 
 
 def test_check_file_accepts_a_valid_file(tmp_path: Path):
@@ -270,9 +315,9 @@ def test_check_file_refuses_an_invalid_file_with_one_line(tmp_path: Path):
 
 def test_serve_refuses_to_start_on_an_invalid_file_with_one_line(tmp_path: Path):
     path = write_file(tmp_path / "auth.toml", users_text() + "[[users]]\nname = \"bob\"\n")
-    result = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--database-url", f"sqlite:///{tmp_path}/r.db"],
-                            capture_output=True, text=True, cwd=REPO_ROOT, timeout=60,
-                            env={**_env(), "REGISTRY_AUTH_FILE": str(path)})
+    result = run_command([sys.executable, "-m", "app.cli", "serve", "--database-url", f"sqlite:///{tmp_path}/r.db"],
+                         capture_output=True, text=True, cwd=REPO_ROOT,
+                         env={**_env(), "REGISTRY_AUTH_FILE": str(path)})
     assert result.returncode == 1
     assert result.stderr.splitlines() == [f"sqlregistry: error: auth file {path}: users[3].name: duplicate user 'bob'"]
     assert not (tmp_path / "r.db").exists()  # stopped before the database step
@@ -286,9 +331,9 @@ def test_gunicorn_wsgi_app_stops_on_an_invalid_file_naming_it(tmp_path: Path, co
 
     path = write_file(tmp_path / "auth.toml",
                       "[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"regex:[\"]\n")
-    result = subprocess.run(
+    result = run_command(
         [sys.executable, "-m", "gunicorn", *config, "-b", f"127.0.0.1:{free_port()}", "-w", "1", "wsgi:app"],
-        capture_output=True, text=True, cwd=REPO_ROOT, timeout=60,
+        capture_output=True, text=True, cwd=REPO_ROOT,
         env={**_env(), "REGISTRY_AUTH_FILE": str(path), "REGISTRY_DATABASE_URL": f"sqlite:///{tmp_path}/r.db",
              "REGISTRY_METRICS": "false"},
     )

@@ -305,3 +305,60 @@ def test_each_file_is_compiled_once_however_many_checks(monkeypatch: pytest.Monk
     files.append(auth_file(grant("user:bob", "read", "*")))
     authorizer.check(user("bob"), Action.READ, "x")
     assert len(compiled) == 2
+
+
+# ---------------------------------------------------------------- KEKs
+def kek_allowed(file: AuthFile | None, principal, action: Action, name: str, context: str = ".") -> bool:
+    try:
+        GrantAuthorizer(lambda: file).check_kek(principal, action, context, name)
+    except Forbidden:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("role", ["read", "write"])
+def test_a_file_that_names_no_kek_leaves_every_kek_to_the_global_administrators(role: str) -> None:
+    """Subject grants of any breadth, and global grants short of admin, hold no KEK."""
+    file = auth_file(grant("user:ops", "admin", scope="global"), grant("user:wide", role, scope="global"),
+                     grant("user:team", "admin", "*", contexts=("*",)))
+    assert kek_allowed(file, user("ops"), Action.ADMIN, "any_kek", ".staging")
+    for caller in ("wide", "team"):
+        assert not kek_allowed(file, user(caller), Action.READ, "any_kek"), caller
+    assert GrantAuthorizer(lambda: file).filter_keks(user("team"), ".", ["a", "b"]) == []
+
+
+def test_without_an_auth_file_every_kek_is_everyones() -> None:
+    assert kek_allowed(None, ANONYMOUS_CALLER, Action.ADMIN, "k")
+    assert GrantAuthorizer(lambda: None).filter_keks(ANONYMOUS_CALLER, ".x", ["a", "b"]) == ["a", "b"]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("pay_a", True), ("team-b", True), ("exact_k", True), ("exact_k2", False), ("team-c", False), ("other", False),
+])
+def test_kek_patterns_match_like_subject_patterns(name: str, expected: bool) -> None:
+    file = auth_file(grant("user:alice", "read", keks=("prefix:pay_", "regex:team-(a|b)", "exact:exact_k")))
+    assert kek_allowed(file, user("alice"), Action.READ, name) is expected
+
+
+@pytest.mark.parametrize(("role", "action", "expected"), [
+    ("read", Action.READ, True), ("read", Action.WRITE, False),
+    ("write", Action.WRITE, True), ("write", Action.DELETE, True), ("write", Action.ADMIN, False),
+    ("admin", Action.ADMIN, True),
+])
+def test_kek_roles_are_ordered_like_subject_roles(role: str, action: Action, expected: bool) -> None:
+    file = auth_file(grant("user:alice", role, keks=("*",)))
+    assert kek_allowed(file, user("alice"), action, "k") is expected
+
+
+def test_a_kek_grant_holds_in_its_contexts_only_and_reaches_no_subject() -> None:
+    file = auth_file(grant("user:alice", "admin", keks=("*",), contexts=(".staging",)))
+    assert kek_allowed(file, user("alice"), Action.ADMIN, "k", ".staging")
+    assert not kek_allowed(file, user("alice"), Action.READ, "k", ".")
+    assert not allowed(file, user("alice"), Action.READ, ":.staging:k")
+
+
+def test_a_refused_kek_names_the_role_and_the_kek() -> None:
+    file = auth_file(grant("user:alice", "read", keks=("*",)))
+    with pytest.raises(Forbidden) as raised:
+        GrantAuthorizer(lambda: file).check_kek(user("alice"), Action.WRITE, ".", "k")
+    assert str(raised.value) == "User is denied operation Write on Kek: k"

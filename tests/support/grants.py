@@ -17,11 +17,13 @@ def pattern(text: str) -> SubjectPattern:
 
 
 def grant(
-    principal: str, role: str, *subjects: str, contexts: tuple[str, ...] = (".",), scope: str | None = None
+    principal: str, role: str, *subjects: str, contexts: tuple[str, ...] = (".",), scope: str | None = None,
+    keks: tuple[str, ...] = (),
 ) -> Grant:
     if scope == "global":
         return Grant(principal, Role[role.upper()], global_scope=True, contexts=())
-    return Grant(principal, Role[role.upper()], subjects=tuple(pattern(s) for s in subjects), contexts=contexts)
+    return Grant(principal, Role[role.upper()], subjects=tuple(pattern(s) for s in subjects), contexts=contexts,
+                 keks=tuple(pattern(k) for k in keks))
 
 
 def auth_file(*grants: Grant, allow_anonymous: bool = False) -> AuthFile:

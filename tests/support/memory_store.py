@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.associations.records import Association
 from app.core.records import DEFAULT_CONTEXT, StoredSchema
 from app.core.store.audit import AuditEntry, AuditQuery, AuditRow
 from app.core.store.protocol import add_version_stepwise
@@ -50,6 +51,7 @@ class _State:
     next_key: int = 1
     audit: list[AuditRow] = field(default_factory=list)
     policies: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (context, name) -> document
+    associations: dict[str, Association] = field(default_factory=dict)  # guid -> association
 
 
 def _storable(*texts: str | None) -> bool:
@@ -289,6 +291,23 @@ class MemoryStore:
 
     def policy_selections(self) -> list[tuple[str, str, dict[str, Any]]]:
         return [(c, n, copy.deepcopy(d)) for (c, n), d in sorted(self.s.policies.items()) if c != ""]
+
+    # ------------------------------------------------------------ associations
+    def associations_of_resource(self, resource_id: str) -> list[Association]:
+        return [a for a in self.s.associations.values() if a.resource_id == resource_id]
+
+    def associations_named(self, resource_name: str | None, resource_namespace: str | None) -> list[Association]:
+        return [a for a in self.s.associations.values()
+                if resource_name in (None, a.resource_name) and resource_namespace in (None, a.resource_namespace)]
+
+    def associations_of_subject(self, context: str, name: str) -> list[Association]:
+        return [a for a in self.s.associations.values() if (a.subject.context, a.subject.name) == (context, name)]
+
+    def put_association(self, association: Association) -> None:
+        self.s.associations[association.guid] = association
+
+    def remove_association(self, guid: str) -> None:
+        self.s.associations.pop(guid, None)
 
     # ------------------------------------------------------------ audit trail
     def insert_audit(self, entry: AuditEntry) -> None:

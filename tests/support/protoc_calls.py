@@ -1,35 +1,32 @@
-"""protoc's binding with its entry points' calls counted: how tests pin how often a schema is
-compiled (`run_main`, the command line) and its errors read (`get_protos`)."""
+"""protoc's entry points' calls counted: how tests pin how often a schema is compiled
+(`run_main`, the command line) and its errors read (`get_protos`), as the compile process
+reports them with each reply."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Mapping
 
 import pytest
 
 from app.formats.protobuf import compiler
+from app.formats.protobuf.protoc_child import ChildReply
+from app.formats.protobuf.protoc_process import ProtocProcess
 
 
 class CountingProtoc:
-    """Stands in for `grpc_tools._protoc_compiler`, passing every call on."""
+    """Stands in for the compile process, passing every compilation on."""
 
-    def __init__(self, real: Any) -> None:
+    def __init__(self, real: ProtocProcess) -> None:
         self._real = real
         self.calls: Counter[str] = Counter()
 
-    def __getattr__(self, name: str) -> Any:
-        found = getattr(self._real, name)
-        if name not in ("run_main", "get_protos"):
-            return found
-
-        def counted(*args: Any) -> Any:
-            self.calls[name] += 1
-            return found(*args)
-
-        return counted
+    def compile(self, main: str, files: Mapping[str, str], include: list[str]) -> ChildReply:
+        reply = self._real.compile(main, files, include)
+        self.calls.update(reply.ran)
+        return reply
 
 
 def counting_protoc(monkeypatch: pytest.MonkeyPatch) -> CountingProtoc:
-    counting = CountingProtoc(compiler._protoc_compiler)
-    monkeypatch.setattr(compiler, "_protoc_compiler", counting)
+    counting = CountingProtoc(compiler.PROTOC)
+    monkeypatch.setattr(compiler, "PROTOC", counting)
     return counting

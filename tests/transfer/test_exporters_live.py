@@ -9,6 +9,7 @@ import base64
 import json
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -217,3 +218,25 @@ def test_refused_credentials_stop_in_error_and_the_right_ones_resume(registry, k
     wait_for("RUNNING", lambda: status(source, "auth")["state"] == "RUNNING")
     target.http.headers["Authorization"] = right
     assert version(target, "orders-value", 1) is not None
+
+
+def test_exporters_run_under_a_bare_gunicorn_wsgi_app(registry, sqlite_at_head, tmp_path: Path) -> None:
+    """No worker hook of ours runs there: a worker starts its runner at its first request."""
+    from support.live import launch
+    from support.postgres import free_port
+
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1", "wsgi:app"]
+    server = launch(command, port, tmp_path / "bare.log", {"REGISTRY_DATABASE_URL": sqlite_at_head(tmp_path / "bare.db"),
+                                                           "REGISTRY_METRICS": "false", "REGISTRY_LOG_LEVEL": "warning"})
+    try:
+        source, target = Rest(server.url), Rest(registry("sqlite"))
+        first = source.register("orders-value", V1)
+        source.call("POST", "/exporters", exporter("bare", target.url, subjects=["orders-*"], contextType="NONE"))
+        assert wait_for("copied", lambda: version(target, "orders-value", 1))["id"] == first["id"]
+        wait_for("RUNNING", lambda: status(source, "bare")["state"] == "RUNNING")
+        into_itself = exporter("loop", server.url, subjects=["orders-*"], contextType="NONE",
+                               subjectRenameFormat="${subject}-copy")
+        assert source.call("POST", "/exporters", into_itself, ok=(409,))["error_code"] == 40952  # would grow for ever
+    finally:
+        server.stop()

@@ -10,6 +10,7 @@ from typing import Any
 
 from app.api.build_info import build_info
 from app.api.negotiation import PLAIN_JSON, REGISTRY_JSON, V1_JSON
+from app.api.openapi.associations import ASSOCIATION_OPERATIONS, ASSOCIATION_PARAMETERS, ASSOCIATION_SCHEMAS
 from app.api.openapi.operations import OPERATIONS, Operation
 from app.api.openapi.schemas import BOOLEAN, COMPONENT_SCHEMAS, INT32, STRING, Schema, ref
 
@@ -130,6 +131,9 @@ def _responses(op: Operation) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     if op.status == 204:
         responses["204"] = {"description": "Done; no body"}
+    elif op.status != 200:  # 207: the batch routes' per-request results
+        responses[str(op.status)] = {"description": op.description or op.summary,
+                                     "content": _json_content(op.reply, media)}
     elif op.reply_media is not None:
         responses["200"] = {"description": op.summary, "content": {op.reply_media: {"schema": STRING}}}
     else:
@@ -157,7 +161,8 @@ def _operation(op: Operation) -> dict[str, Any]:
 
 def build_document() -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
-    for op in OPERATIONS:
+    every = OPERATIONS + ASSOCIATION_OPERATIONS
+    for op in every:
         paths.setdefault(op.path, {})[op.method.lower()] = _operation(op)
     return {
         "openapi": "3.1.0",
@@ -171,12 +176,12 @@ def build_document() -> dict[str, Any]:
                 "(request line) and 431 (header) for a bare gunicorn worker."
             ),
         },
-        "tags": [{"name": name} for name in dict.fromkeys(op.tag for op in OPERATIONS)],
+        "tags": [{"name": name} for name in dict.fromkeys(op.tag for op in every)],
         "security": _CREDENTIALS,
         "paths": paths,
         "components": {
-            "schemas": COMPONENT_SCHEMAS,
-            "parameters": PARAMETERS,
+            "schemas": {**COMPONENT_SCHEMAS, **ASSOCIATION_SCHEMAS},
+            "parameters": {**PARAMETERS, **ASSOCIATION_PARAMETERS},
             "securitySchemes": SECURITY_SCHEMES,
         },
     }

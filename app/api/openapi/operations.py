@@ -67,7 +67,8 @@ OPERATIONS: tuple[Operation, ...] = (
               reply=ref("ServerDeployment")),
     # ---------------------------------------------------------------- schemas
     Operation("GET", "/schemas", "listSchemas", "Schemas of every subject-version, filtered", _SCHEMAS,
-              params=("subjectPrefix", "deleted", "latestOnly", *PAGE, "ruleType", "aliases"),
+              params=("subjectPrefix", "deleted", "latestOnly", *PAGE, "ruleType", "aliases", "resourceType",
+                      "associationType", "schemaLifecycle"),
               reply=array(ref("Schema")), errors=(404, 422, 500)),
     Operation("GET", "/schemas/types", "getSchemaTypes", "The schema formats this server speaks", _SCHEMAS,
               reply=array({"type": "string"})),
@@ -197,7 +198,7 @@ OPERATIONS: tuple[Operation, ...] = (
     # ---------------------------------------------------------------- the DEK registry (client-side encryption)
     Operation("GET", _DEK_ROOT, "getKekNames", "The KEKs' names", _KEKS, params=(KEK_CONTEXT, "deleted"),
               reply=array(STRING_SCHEMA), errors=(422, 500)),
-    Operation("POST", _DEK_ROOT, "registerKek", "Create a KEK (server administrators)", _KEKS,
+    Operation("POST", _DEK_ROOT, "registerKek", "Create a KEK (admin on the KEK)", _KEKS,
               params=(KEK_CONTEXT, "testSharing"), body="CreateKekRequest", reply=ref("Kek"), errors=(409, 422, 500)),
     Operation("GET", _DEK_ROOT + "/{name}", "getKek", "A KEK", _KEKS, params=(KEK, KEK_CONTEXT, "deleted"),
               reply=ref("Kek"), errors=(404, 422, 500)),

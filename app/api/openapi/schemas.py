@@ -11,6 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.dek.records import (
+    DOC_MAX_LENGTH,
+    ENCRYPTED_KEY_MATERIAL_MAX_LENGTH,
+    KMS_KEY_ID_MAX_LENGTH,
+    KMS_PROP_KEY_MAX_LENGTH,
+    KMS_PROP_VALUE_MAX_LENGTH,
+    KMS_PROPS_MAX_COUNT,
+    KMS_TYPE_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+)
+
 Schema = dict[str, Any]
 
 
@@ -42,6 +53,9 @@ COMPATIBILITY_LEVELS = ["BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_T
                         "FULL", "FULL_TRANSITIVE", "NONE"]
 MODES = ["READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"]
 DEK_ALGORITHMS = ["AES128_GCM", "AES256_GCM", "AES256_SIV"]
+KMS_PROPS: Schema = {"type": ["object", "null"], "maxProperties": KMS_PROPS_MAX_COUNT,
+                     "propertyNames": {"maxLength": KMS_PROP_KEY_MAX_LENGTH},
+                     "additionalProperties": {"type": "string", "maxLength": KMS_PROP_VALUE_MAX_LENGTH}}
 
 _RULE: Schema = {
     "type": "object",
@@ -108,6 +122,7 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
             "subject": STRING, "version": INT32, "id": INT32, "guid": STRING, "schemaType": SCHEMA_TYPE,
             "schema": STRING, "references": array(ref("SchemaReference")), "metadata": ref("Metadata"),
             "ruleSet": ref("RuleSet"), "ts": INT64, "deleted": BOOLEAN, "aliases": STRINGS,
+            "associations": array(ref("Association")),
         },
     },
     "RegisterSchemaResponse": {
@@ -290,20 +305,24 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
     },
     "CreateKekRequest": {
         "type": "object",
-        "properties": {"name": nullable("string"), "kmsType": nullable("string"), "kmsKeyId": nullable("string"),
-                       "kmsProps": {"type": ["object", "null"], "additionalProperties": STRING},
-                       "doc": nullable("string"), "shared": nullable("boolean"), "deleted": nullable("boolean")},
+        "properties": {"name": nullable("string", maxLength=NAME_MAX_LENGTH),
+                       "kmsType": nullable("string", maxLength=KMS_TYPE_MAX_LENGTH),
+                       "kmsKeyId": nullable("string", maxLength=KMS_KEY_ID_MAX_LENGTH), "kmsProps": KMS_PROPS,
+                       "doc": nullable("string", maxLength=DOC_MAX_LENGTH), "shared": nullable("boolean"),
+                       "deleted": nullable("boolean")},
     },
     "UpdateKekRequest": {
         "type": "object",
-        "properties": {"kmsProps": {"type": ["object", "null"], "additionalProperties": STRING},
-                       "doc": nullable("string"), "shared": nullable("boolean")},
+        "properties": {"kmsProps": KMS_PROPS, "doc": nullable("string", maxLength=DOC_MAX_LENGTH),
+                       "shared": nullable("boolean")},
     },
     "CreateDekRequest": {
         "type": "object",
-        "properties": {"subject": nullable("string"), "version": nullable("integer", format="int32"),
+        "properties": {"subject": nullable("string"), "version": nullable("integer", format="int32", minimum=1),
                        "algorithm": nullable("string", examples=DEK_ALGORITHMS),
-                       "encryptedKeyMaterial": nullable("string"), "deleted": nullable("boolean")},
+                       "encryptedKeyMaterial": nullable("string", format="byte",
+                                                        maxLength=ENCRYPTED_KEY_MATERIAL_MAX_LENGTH),
+                       "deleted": nullable("boolean")},
     },
     "Exporter": {
         "type": "object",

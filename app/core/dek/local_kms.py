@@ -1,12 +1,15 @@
 """The `local-kms` driver: a KEK derived from a secret the operator keeps in a setting or a
-file, for on-premises deployments and tests.
+file; a test and development driver, not a key management service.
 
 It agrees with confluent-kafka's own local KMS driver byte for byte, so a client configured
 with the same secret (`secret` in the rule's or client's config, or `LOCAL_SECRET`) unwraps
 what the server wrapped and the other way round: the key is the first 16 bytes of
 HKDF-SHA256 over the secret's UTF-8 bytes (no salt, no info), used as Tink's raw AES-128-GCM
 (a 12-byte random nonce, then the ciphertext and its 16-byte tag). Every KEK of this type
-shares the one secret, as in the client; `kmsKeyId` only names it.
+shares the one secret, as in the client; `kmsKeyId` only names it. So every local-kms KEK
+unwraps every other's DEKs: grants on KEK names keep callers apart only as far as the
+server refuses to unwrap one DEK's material under another KEK (service.py), and anyone with
+the secret unwraps them all.
 """
 from __future__ import annotations
 

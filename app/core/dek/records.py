@@ -8,6 +8,8 @@ clients compare with `encrypt.dek.expiry.days` to decide on a new version.
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import enum
 import unicodedata
 from collections.abc import Mapping
@@ -30,6 +32,17 @@ NAME_MAX_LENGTH = 64  # Confluent's limit on KEK names
 SUBJECT_MAX_LENGTH = 1024  # the subjects table's column
 CONTEXT_MAX_LENGTH = 255  # the contexts table's column
 KMS_TYPE_MAX_LENGTH = 255
+# Bounds on what Confluent leaves unbounded, generous for what real KMSs use: an AWS key ARN
+# or alias is at most 2,048 characters, a GCP or Azure key name a few hundred; kmsProps hold
+# a KMS's connection settings (a service account's JSON key is about 2.4 KB).
+KMS_KEY_ID_MAX_LENGTH = 2048
+KMS_PROPS_MAX_COUNT = 64
+KMS_PROP_KEY_MAX_LENGTH = 255
+KMS_PROP_VALUE_MAX_LENGTH = 16_384
+DOC_MAX_LENGTH = 16_384
+# Base64 of a wrapped DEK: AWS KMS ciphertext blobs are at most 6,144 bytes (8,192 in base64),
+# an RSA-4096 wrap (Azure) 512 bytes, Tink and GCP envelopes under 200; twice AWS's bound.
+ENCRYPTED_KEY_MATERIAL_MAX_LENGTH = 16_384
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,9 @@ class DekStore(Protocol):
         """The versions of `key`, oldest first."""
         ...
     def count_deks(self, context: str, kek_name: str, deleted: bool) -> int: ...
+    def material_elsewhere(self, material: str, key: DekKey, version: int) -> bool:
+        """Whether any DEK other than version `version` of `key` holds exactly `material`."""
+        ...
     def put_dek(self, dek: Dek) -> Dek:
         """Insert or replace that version; the stored record (its `ts` set) is returned."""
         ...
@@ -144,6 +160,22 @@ def check_dek_subject(subject: str | None) -> str:
         raise InvalidKey("subject")
     check_text(subject, "subject")
     return subject
+
+
+def check_encrypted_key_material(text: str | None) -> bytes | None:
+    """The wrapped key bytes, from standard base64 (what every Confluent client sends) of at
+    most ENCRYPTED_KEY_MATERIAL_MAX_LENGTH characters; None when none was sent."""
+    if text is None:
+        return None
+    if len(text) > ENCRYPTED_KEY_MATERIAL_MAX_LENGTH:
+        raise InvalidKey(f"encryptedKeyMaterial: longer than {ENCRYPTED_KEY_MATERIAL_MAX_LENGTH} characters")
+    try:
+        wrapped = base64.b64decode(text.encode("ascii"), validate=True)
+    except (UnicodeEncodeError, binascii.Error):
+        raise InvalidKey("encryptedKeyMaterial: not base64") from None
+    if not wrapped:
+        raise InvalidKey("encryptedKeyMaterial")
+    return wrapped
 
 
 def check_text(value: str | None, field: str, max_length: int | None = None) -> str | None:

@@ -6,11 +6,20 @@ registry's other services do: the guard asks the service's authorizer, every com
 writes its audit row in its own transaction, and a KMS is asked before that transaction
 opens (a remote KMS must not hold the database's write lock).
 
-Authorization: a KEK is the server's (creating, changing, deleting and undeleting one needs
-an administrator of the server); a DEK belongs to its subject (READ to read it, WRITE to
-create one, DELETE to delete or undelete it, ADMIN on the subject for a permanent delete).
+Authorization: a KEK is held by the callers granted it (`Authorizer.check_kek`): READ to see
+or test it, ADMIN to create, change, delete or undelete it; KEK listings show only the KEKs
+the caller may read, of contexts it can see (as `GET /contexts` shows them). A DEK needs the
+same action on its subject and on its KEK (READ to read it, WRITE to create one, DELETE to
+delete or undelete it, ADMIN for a permanent delete): its key material is only as private as
+the KEK that wraps it, so writing a subject is not enough to make the server unwrap a key.
 A KEK lives in a context (`?context=` on the KEK routes, as Confluent's clients send it); a
 DEK's KEK is looked up in its subject's context.
+
+Key material a client sends is checked before anything is stored: its form and size always,
+and under a shared KEK that it unwraps and is no other DEK's (the reply then carries the raw
+key, to a caller holding WRITE on the KEK); a refusal is 42271 naming `encryptedKeyMaterial`.
+A wrapped key copied from another DEK would otherwise unwrap under any KEK of the same KMS
+key, and under the local KMS every KEK has the same one.
 
 Testing a shared KEK (`test_kek`, and `test_sharing` on create and update) wraps a throwaway
 DEK through the KMS, as Confluent's `testKek` does, so that a KEK the server cannot use is
@@ -42,6 +51,11 @@ from app.core.dek.kms import KmsDrivers, KmsError
 from app.core.dek.records import (
     CONTEXT_MAX_LENGTH,
     DEFAULT_ALGORITHM,
+    DOC_MAX_LENGTH,
+    KMS_KEY_ID_MAX_LENGTH,
+    KMS_PROP_KEY_MAX_LENGTH,
+    KMS_PROP_VALUE_MAX_LENGTH,
+    KMS_PROPS_MAX_COUNT,
     KMS_TYPE_MAX_LENGTH,
     MIN_VERSION,
     Dek,
@@ -53,6 +67,7 @@ from app.core.dek.records import (
     KekRequest,
     algorithm_of,
     check_dek_subject,
+    check_encrypted_key_material,
     check_kek_name,
     check_text,
 )
@@ -60,7 +75,8 @@ from app.core.errors import StoreError, WriteConflict
 from app.core.store.audit import NO_ORIGIN, Origin
 from app.core.store.protocol import Storage, Store
 from app.core.subjects import parse_version
-from app.core.types import WILDCARD_CONTEXT, QualifiedSubject
+from app.core.types import DEFAULT_CONTEXT, WILDCARD_CONTEXT, QualifiedSubject
+from app.core.browse.visible_contexts import named_contexts
 
 _T = TypeVar("_T")
 _EMPTY_AAD = b""
@@ -73,7 +89,8 @@ _TEST_SUBJECT = "__TEST"
 
 
 class _TestOutdated(Exception):
-    """The KEK changed between its test and the write that was to follow it."""
+    """The KEK changed between its test (or the check of a DEK's key material under it) and
+    the write that was to follow."""
 
 
 def normalized_kms_type(kms_type: str) -> str:
@@ -94,14 +111,24 @@ class DekRegistryService:
 
     # ------------------------------------------------------------------ KEKs
     def kek_names(self, context: str, deleted: bool, *, principal: Principal = ANONYMOUS) -> list[str]:
+        """The KEKs of `context` the caller may read; none in a context it cannot see."""
         _check_context(context)
+        guard = self._guard(principal)
         with self.storage.read() as store:
-            return store.kek_names(context, deleted)
+            names = guard.filter_keks(context, store.kek_names(context, deleted))
+            # What a context's visibility costs (a look at its subjects) only when it matters.
+            return names if names and _visible(store, guard, context) else []
 
     def get_kek(self, name: str, context: str, deleted: bool, *, principal: Principal = ANONYMOUS) -> Kek:
+        """READ on the KEK (a 403 before any lookup); in a context the caller cannot see, the
+        KEK is not found, as the listing leaves it out."""
         check_kek_name(name)
         _check_context(context)
+        guard = self._guard(principal)
+        guard.check_kek(Action.READ, context, name)
         with self.storage.read() as store:
+            if not _visible(store, guard, context):
+                raise KeyNotFound.named(name)
             return _kek(store, context, name, deleted)
 
     def create_kek(self, request: KekRequest, context: str, *, test_sharing: bool = False,
@@ -113,10 +140,10 @@ class DekRegistryService:
         if request.kms_type is None:
             raise InvalidKey("kmsType")
         check_text(request.kms_type, "kmsType", KMS_TYPE_MAX_LENGTH)
-        check_text(request.kms_key_id, "kmsKeyId")
+        check_text(request.kms_key_id, "kmsKeyId", KMS_KEY_ID_MAX_LENGTH)
         _check_doc_and_props(request.doc, request.kms_props)
         _check_context(context)
-        self._guard(principal).check(Action.ADMIN, "")
+        self._guard(principal).check_kek(Action.ADMIN, context, name)
         new = Kek(context, name, normalized_kms_type(request.kms_type), request.kms_key_id,
                   dict(sorted((request.kms_props or {}).items())), request.doc, request.shared, deleted=request.deleted)
         if test_sharing and new.shared:
@@ -142,7 +169,7 @@ class DekRegistryService:
         check_kek_name(name)
         _check_context(context)
         _check_doc_and_props(changes.doc, changes.kms_props)
-        self._guard(principal).check(Action.ADMIN, "")
+        self._guard(principal).check_kek(Action.ADMIN, context, name)
 
         def write(store: Store, tested: Kek | None) -> Kek:
             old = _kek(store, context, name, deleted=False)
@@ -166,7 +193,7 @@ class DekRegistryService:
 
     def test_kek(self, name: str, context: str, *, principal: Principal = ANONYMOUS) -> Kek:
         """Confluent's `POST /keks/{name}/test`. It changes nothing, so it needs what reading the
-        KEK needs (authentication only) and writes no audit row."""
+        KEK needs (READ on it) and writes no audit row."""
         kek = self.get_kek(name, context, deleted=False, principal=principal)
         self._test_sharing(kek)
         return kek
@@ -207,9 +234,10 @@ class DekRegistryService:
     # ------------------------------------------------------------------ DEKs
     def dek_subjects(self, kek_name: str, context: str, deleted: bool, *,
                      principal: Principal = ANONYMOUS) -> list[str]:
-        """The subjects with DEKs under the KEK that the caller may read."""
+        """The subjects with DEKs under the KEK that the caller may read (READ on the KEK)."""
         check_kek_name(kek_name)
         _check_context(context)
+        self._guard(principal).check_kek(Action.READ, context, kek_name)
         with self.storage.read() as store:
             _kek(store, context, kek_name, deleted)
             subjects = store.dek_subjects(context, kek_name, deleted)
@@ -219,7 +247,7 @@ class DekRegistryService:
     def dek_versions(self, kek_name: str, subject: str, algorithm: str | None, deleted: bool, *,
                      principal: Principal = ANONYMOUS) -> list[int]:
         key = self._key(kek_name, subject, algorithm)
-        self._guard(principal).check(Action.READ, _scope(key).qualified())
+        self._check_dek(principal, Action.READ, key)
         with self.storage.read() as store:
             _kek(store, key.context, kek_name, deleted)
             return [dek.version for dek in store.deks(key, deleted)]
@@ -230,7 +258,7 @@ class DekRegistryService:
         `latest` and -1 the newest."""
         key = self._key(kek_name, subject, algorithm)
         number = MIN_VERSION if version is None else parse_version(version)
-        self._guard(principal).check(Action.READ, _scope(key).qualified())
+        self._check_dek(principal, Action.READ, key)
         with self.storage.read() as store:
             kek = _kek(store, key.context, kek_name, deleted)
             dek = _dek(store, key, number, deleted)
@@ -238,43 +266,67 @@ class DekRegistryService:
 
     def create_dek(self, kek_name: str, request: DekRequest, *, principal: Principal = ANONYMOUS,
                    origin: Origin = NO_ORIGIN) -> DekReply:
+        """Key material sent is checked before anything is stored (see the module's docstring);
+        the KEK is read before the KMS is asked and again in the write, which starts over if
+        what the KMS reads of it changed meanwhile."""
         key = self._key(kek_name, request.subject, request.algorithm)
         version = MIN_VERSION if request.version is None else request.version
         if not MIN_VERSION <= version <= _INT32_MAX:
             raise InvalidKey("version")
-        check_text(request.encrypted_key_material, "encryptedKeyMaterial")
-        self._guard(principal).check(Action.WRITE, _scope(key).qualified())
-        material, raw = request.encrypted_key_material, None
-        if material is None:
+        sent = check_encrypted_key_material(request.encrypted_key_material)
+        self._check_dek(principal, Action.WRITE, key)
+        for _ in range(_WRITE_ATTEMPTS):
             with self.storage.read() as store:
-                kek = _kek(store, key.context, kek_name, request.deleted)
+                checked = _kek(store, key.context, kek_name, request.deleted)
+                if checked.shared and sent is not None and store.material_elsewhere(
+                        request.encrypted_key_material, key, version):
+                    # Another DEK's wrapped key, replayed to have the server unwrap it here: under
+                    # the local KMS every KEK shares one key, so the unwrap would succeed.
+                    raise InvalidKey("encryptedKeyMaterial: it is another key's material")
+            material, raw = self._material(checked, key, request.encrypted_key_material, sent)
+            new = Dek(key, version, material, deleted=request.deleted)
+            try:
+                stored = self._write(partial(self._put_dek, checked=checked, new=new, principal=principal,
+                                             origin=origin))
+            except _TestOutdated:
+                continue
+            return DekReply(stored, None if raw is None else base64.b64encode(raw).decode("ascii"))
+        raise StoreError("Could not write the key: its KEK changed each time the key was checked")
+
+    def _material(self, kek: Kek, key: DekKey, text: str | None, sent: bytes | None) -> tuple[str, bytes | None]:
+        """The DEK's wrapped key material and, under a shared KEK, the raw key: a new one when
+        none was sent; else the one sent, which must unwrap."""
+        if text is None or sent is None:
             if not kek.shared:
                 raise InvalidKey("encryptedKeyMaterial")
             raw = new_key_material(key.algorithm)
-            material = base64.b64encode(self._wrap(kek, raw, key.subject)).decode("ascii")
-        new = Dek(key, version, material, deleted=request.deleted)
+            return base64.b64encode(self._wrap(kek, raw, key.subject)).decode("ascii"), raw
+        if not kek.shared:
+            return text, None
+        try:
+            return text, self.drivers.aead(kek).decrypt(sent, _EMPTY_AAD)
+        except KmsError:
+            raise InvalidKey(f"encryptedKeyMaterial: it does not unwrap with the shared key '{kek.name}'") from None
 
-        def write(store: Store) -> tuple[Kek, Dek]:
-            kek = _kek(store, key.context, kek_name, request.deleted)
-            old = _version(store.deks(key, deleted=True), version)
-            # Creating a deleted DEK again, with the same key material, undeletes it.
-            if old is not None and (old.deleted == new.deleted or old.encrypted_key_material != material):
-                raise KeyAlreadyExists.named(key.subject)
-            stored = store.put_dek(new)
-            self._record_dek(store, principal, origin, actions.CREATE_DEK, stored)
-            return kek, stored
-
-        kek, stored = self._write(write)
-        if raw is not None:
-            return DekReply(stored, base64.b64encode(raw).decode("ascii"))
-        return self._reply(kek, stored)
+    def _put_dek(self, store: Store, checked: Kek, new: Dek, principal: Principal, origin: Origin) -> Dek:
+        kek = _kek(store, new.key.context, new.key.kek_name, new.deleted)
+        if kek.shared != checked.shared or not _same_kms_key(kek, checked):
+            raise _TestOutdated
+        old = _version(store.deks(new.key, deleted=True), new.version)
+        # Creating a deleted DEK again, with the same key material, undeletes it.
+        if old is not None and (old.deleted == new.deleted
+                                or old.encrypted_key_material != new.encrypted_key_material):
+            raise KeyAlreadyExists.named(new.key.subject)
+        stored = store.put_dek(new)
+        self._record_dek(store, principal, origin, actions.CREATE_DEK, stored)
+        return stored
 
     def delete_dek(self, kek_name: str, subject: str, version: str | None, algorithm: str | None,
                    permanent: bool, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> None:
         """Every version of the DEK (`version` None) or one; a permanent delete only after a soft one."""
         key = self._key(kek_name, subject, algorithm)
         number = None if version is None else parse_version(version)
-        self._guard(principal).check(Action.ADMIN if permanent else Action.DELETE, _scope(key).qualified())
+        self._check_dek(principal, Action.ADMIN if permanent else Action.DELETE, key)
 
         def write(store: Store) -> None:
             _kek(store, key.context, kek_name, deleted=True)
@@ -296,7 +348,7 @@ class DekRegistryService:
                      principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> None:
         key = self._key(kek_name, subject, algorithm)
         number = None if version is None else parse_version(version)
-        self._guard(principal).check(Action.DELETE, _scope(key).qualified())
+        self._check_dek(principal, Action.DELETE, key)
 
         def write(store: Store) -> None:
             kek = _kek(store, key.context, kek_name, deleted=True)
@@ -312,11 +364,17 @@ class DekRegistryService:
 
     # ------------------------------------------------------------------ helpers
     def _admin_kek(self, name: str, context: str, principal: Principal) -> None:
-        """What deleting or undeleting a KEK asks first: a well-formed name and context, then an
-        administrator of the server (a KEK is the server's, whatever its context)."""
+        """What deleting or undeleting a KEK asks first: a well-formed name and context, then
+        ADMIN on the KEK."""
         check_kek_name(name)
         _check_context(context)
-        self._guard(principal).check(Action.ADMIN, "")
+        self._guard(principal).check_kek(Action.ADMIN, context, name)
+
+    def _check_dek(self, principal: Principal, action: Action, key: DekKey) -> None:
+        """`action` on the DEK's subject, then on its KEK."""
+        guard = self._guard(principal)
+        guard.check(action, _scope(key).qualified())
+        guard.check_kek(action, key.context, key.kek_name)
 
     def _write(self, step: Callable[[Store], _T]) -> _T:
         """`step` in one write transaction, again when a concurrent writer won a race (two
@@ -397,10 +455,17 @@ class DekRegistryService:
 
 
 def _check_doc_and_props(doc: str | None, props: Mapping[str, str] | None) -> None:
-    check_text(doc, "doc")
+    check_text(doc, "doc", DOC_MAX_LENGTH)
+    if props is not None and len(props) > KMS_PROPS_MAX_COUNT:
+        raise InvalidKey(f"kmsProps: more than {KMS_PROPS_MAX_COUNT} properties")
     for key, value in (props or {}).items():
-        check_text(key, "kmsProps")
-        check_text(value, "kmsProps")
+        check_text(key, "kmsProps", KMS_PROP_KEY_MAX_LENGTH)
+        check_text(value, "kmsProps", KMS_PROP_VALUE_MAX_LENGTH)
+
+
+def _visible(store: Store, guard: Guard, context: str) -> bool:
+    """Whether `GET /contexts` shows `context` to the caller (the default context: always)."""
+    return context == DEFAULT_CONTEXT or guard.unrestricted or context in named_contexts(store, guard)
 
 
 def _changed(old: Kek, changes: KekChanges) -> Kek:

@@ -26,7 +26,13 @@ URL_KEY = "schema.registry.url"
 # What GET shows instead of a secret; a PUT that sends it back keeps the stored secret, so a
 # config read, edited and written back does not lose its credentials.
 MASK = "********"
-_SECRET_WORDS = ("password", "user.info", "token", "secret")
+_SECRET_WORDS = ("password", "user.info", "token", "secret", "jaas")
+# `scheme://user:password@`: the user info ends at the last `@` before the path, and a comma
+# separates URLs, so each URL of a list is masked on its own.
+_URL_USER_INFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,30}://)[^/?#,\s]*@")
+# How many renames in a row `feeds_itself` follows before calling an exporter endless.
+_SELF_FEEDING_STEPS = 4
+_THIS_HOST = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "::"})
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,255}")
 _TRACE_CHARS = 4000
 
@@ -85,6 +91,7 @@ class StoredExporter:
     status: ExporterStatus
     lease_owner: str | None = None
     lease_expires: int = 0
+    lease_generation: int = 0
 
 
 class ExporterStore(Protocol):
@@ -131,6 +138,44 @@ def _glob_match(pattern: str, text: str) -> bool:
     return True
 
 
+def feeds_itself(definition: ExporterDefinition, auto_context_name: str) -> bool:
+    """Whether, copying into the registry it reads, the exporter would choose its own copies
+    again and again (`orders-x` -> `orders-x-copy` -> `orders-x-copy-copy` ...): a subject its
+    patterns choose, renamed, is chosen again, and so on. Tried on one subject per pattern
+    (its stars made a letter), renamed `_SELF_FEEDING_STEPS` times: a rename that grows the
+    name and lands where the patterns look keeps matching, one that leaves the patterns'
+    reach stops within a step or two."""
+    rename = definition.subject_rename_format
+    if not rename or SUBJECT_PLACEHOLDER not in rename or rename == SUBJECT_PLACEHOLDER:
+        return False  # a fixed name or no rename: a copy lands on itself, it does not grow
+    for pattern in definition.subjects:
+        subject = _qualified(pattern).replace("*", "x")
+        for _ in range(_SELF_FEEDING_STEPS):
+            renamed = definition.target_subject(subject, auto_context_name)
+            if renamed == subject or not definition.includes(renamed):
+                break
+            subject = renamed
+        else:
+            return True
+    return False
+
+
+def same_address(urls: str, here: str | None) -> bool:
+    """Whether one of `schema.registry.url`'s URLs names `here` (the URL this server was
+    reached at, as the request that makes the change says): the same host and port, or a
+    loopback or unspecified address at the same port, on both sides."""
+    mine = {(host, _port(scheme, port)) for scheme, host, port in target_hosts(here or "")}
+    for scheme, host, port in target_hosts(urls):
+        for my_host, my_port in mine:
+            if _port(scheme, port) == my_port and (host == my_host or host in _THIS_HOST and my_host in _THIS_HOST):
+                return True
+    return False
+
+
+def _port(scheme: str, port: int | None) -> int:
+    return port or (443 if scheme == "https" else 80)
+
+
 def auto_context(cluster_id: str) -> str:
     """AUTO's target context: named after this registry, as Confluent names it after its cluster."""
     return "." + re.sub(r"[^A-Za-z0-9_-]", "_", cluster_id or "source")
@@ -172,24 +217,42 @@ def parse_definition(body: Any, base: ExporterDefinition | None = None) -> Expor
     return ExporterDefinition(name, tuple(subjects), context_type, context, rename)
 
 
-def parse_config(config: Any, stored: dict[str, str] | None = None) -> dict[str, str]:
-    """The target's config: string values, `schema.registry.url` an http(s) URL, a masked
-    secret replaced by the one `stored`."""
-    if not isinstance(config, dict) or not all(isinstance(k, str) for k in config):
+def parse_config(given: Any, stored: dict[str, str] | None = None) -> dict[str, str]:
+    """The target's config: string values, `schema.registry.url` http(s) URLs. With `stored`
+    (an update) `given` is merged into it, as Confluent's registry does (a null drops a key),
+    and a masked secret sent back (as GET showed it) keeps the stored one, but only while the
+    target stays where it was: a stored secret never goes to a host it was not given for, so
+    moving the URL to another host needs every secret sent again (or dropped with null)."""
+    if not isinstance(given, dict) or not all(isinstance(k, str) for k in given):
         raise InvalidExporterConfig("Missing or invalid exporter config: a JSON object of strings")
+    stored = stored or {}
+    merged: dict[str, Any] = {**stored, **given}
     parsed: dict[str, str] = {}
-    for key, value in config.items():
+    carried: list[str] = []  # keys whose secret comes from `stored`, not from this request
+    for key, value in merged.items():
         if value is None:
             continue
         if not isinstance(value, (str, int, bool)):
             raise InvalidExporterConfig(f"Invalid exporter config {key!r}: a string")
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        kept = (stored or {}).get(key)
-        parsed[key] = kept if kept is not None and MASK in text and masked({key: kept})[key] == text else text
-    url = parsed.get(URL_KEY, "")
-    parts = urlsplit(url.split(",")[0].strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidExporterConfig(f"Missing or invalid exporter config: {URL_KEY} must be an http(s) URL")
+        kept = stored.get(key)
+        if key not in given or (kept is not None and MASK in text and masked({key: kept})[key] == text):
+            if kept is not None and masked({key: kept})[key] != kept:
+                carried.append(key)
+            parsed[key] = kept if kept is not None else text
+        elif MASK in text:
+            raise InvalidExporterConfig(f"Exporter config {key!r} holds the placeholder {MASK} where no stored "
+                                        "secret matches it: send the secret itself")
+        else:
+            parsed[key] = text
+    hosts = target_hosts(parsed.get(URL_KEY, ""))
+    if not hosts:
+        raise InvalidExporterConfig(f"Missing or invalid exporter config: {URL_KEY} must be one or more "
+                                    "comma-separated http(s) URLs")
+    if carried and stored.get(URL_KEY) is not None and not hosts <= target_hosts(stored[URL_KEY]):
+        raise InvalidExporterConfig(
+            f"{URL_KEY} now names another host: send the secrets for it again ({', '.join(sorted(carried))}), "
+            "or null to drop them; a stored secret is never sent to a host it was not given for")
     source = parsed.get("basic.auth.credentials.source")
     if source not in (None, "USER_INFO", "URL"):
         raise InvalidExporterConfig("basic.auth.credentials.source must be USER_INFO or URL")
@@ -198,24 +261,46 @@ def parse_config(config: Any, stored: dict[str, str] | None = None) -> dict[str,
     return parsed
 
 
+def target_hosts(urls: str) -> frozenset[tuple[str, str, int | None]]:
+    """(scheme, host, port) of each of `schema.registry.url`'s comma-separated URLs; empty
+    when any of them is not an http(s) URL with a host."""
+    found = set()
+    for url in urls.split(","):
+        try:
+            parts = urlsplit(url.strip())
+            port = parts.port
+        except ValueError:
+            return frozenset()
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return frozenset()
+        found.add((parts.scheme, parts.hostname.lower(), port))
+    return frozenset(found)
+
+
+def secret_key(key: str) -> bool:
+    """Whether a config key's whole value is a secret: passwords, user info, tokens, secrets,
+    JAAS configs, and PEM keys given inline (`ssl.keystore.key`)."""
+    low = key.lower()
+    return any(word in low for word in _SECRET_WORDS) or low.endswith(".key")
+
+
 def masked(config: dict[str, str]) -> dict[str, str]:
-    """The config as GET shows it: every secret (passwords, user info, tokens) masked, and a
-    URL's own password too."""
-    shown = {}
-    for key, value in config.items():
-        if any(word in key.lower() for word in _SECRET_WORDS):
-            shown[key] = MASK
-        elif key == URL_KEY and "@" in value:
-            parts = urlsplit(value)
-            shown[key] = value.replace(parts.netloc, MASK + "@" + parts.netloc.rpartition("@")[2], 1)
-        else:
-            shown[key] = value
-    return shown
+    """The config as GET and the audit show it: every secret-bearing key masked whole (a
+    `sasl.jaas.config` too: its syntax has too many ways to hold a password to cut one out),
+    and the user info of every URL in any value (each of a comma-separated
+    `schema.registry.url`'s, not only the first's)."""
+    return {key: MASK if secret_key(key) else mask_text(value) for key, value in config.items()}
+
+
+def mask_text(text: str) -> str:
+    """`text` with the user info of every URL in it masked."""
+    return _URL_USER_INFO.sub(lambda m: m.group(1) + MASK + "@", text)
 
 
 def trace_text(text: str) -> str:
     """A failure as the status shows it: one readable text, bounded, and storable (the target's
     reply is quoted in it, and a NUL or lone surrogate there would make PostgreSQL refuse the
-    report, leaving the runner to fail the same way every second)."""
-    text = shown(text)
+    report, leaving the runner to fail the same way every second), with any URL's user info
+    masked."""
+    text = shown(mask_text(text))
     return text if len(text) <= _TRACE_CHARS else text[:_TRACE_CHARS] + " ..."

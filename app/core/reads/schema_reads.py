@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from app.core.access import Guard
+from app.core.associations.records import Association, SchemaAssociationFilter
 from app.core.errors import InvalidFingerprint, SchemaNotFound
 from app.core.registration.identity import hash_from_guid
 from app.core.metadata import RULE_KINDS
@@ -23,10 +24,12 @@ SCHEMAS_MAX_LIMIT = 1000
 
 class ListedSchema(NamedTuple):
     """An item of `GET /schemas`: the subject-version, and with `aliases=true` the subjects
-    aliasing its subject (empty otherwise, and then left out of the reply as Confluent does)."""
+    aliasing its subject (empty otherwise, and then left out of the reply as Confluent does);
+    with association filters, the subject's associations they chose."""
 
     version: SubjectVersion
     aliases: tuple[str, ...]
+    associations: tuple[Association, ...] = ()
 
 
 class SubjectVersionRef(NamedTuple):
@@ -113,7 +116,7 @@ class SchemaReads:
 
     def list_schemas(
         self, subject_prefix: str, deleted: bool, latest_only: bool, offset: int, limit: int,
-        rule_type: str | None, aliases: bool, guard: Guard,
+        rule_type: str | None, aliases: bool, guard: Guard, associated: SchemaAssociationFilter | None = None,
     ) -> list[ListedSchema]:
         """GET /schemas; `rule_type` keeps the versions whose rule set has a rule of that type
         (applied after `latest_only`, as Confluent's post-filter is).
@@ -140,12 +143,16 @@ class SchemaReads:
             if rule_type:
                 contents = self.resolver.contents(store, [h.schema_pk for h in rows])
                 rows = [h for h, c in zip(rows, contents) if _has_rule_type(c.rule_set, rule_type)]
+            attached: dict[tuple[str, str], tuple[Association, ...]] = {}
+            if associated is not None and associated.active:
+                rows, attached = _associated(store, rows, associated)
             chosen = page(rows, offset, limit, SCHEMAS_MAX_LIMIT)
             self.resolver.contents(store, [h.schema_pk for h in chosen])  # warm the cache in one query
             return [
                 ListedSchema(
                     self._holder_version(store, h, None),
                     tuple(_visible(aliased.get((h.context, h.subject), []), guard)),
+                    attached.get((h.context, h.subject), ()),
                 )
                 for h in chosen
             ]
@@ -241,3 +248,22 @@ def prefix_scope(prefix: str) -> tuple[str | None, str]:
         qs = QualifiedSubject.parse(prefix)
         return (None if qs.context == WILDCARD_CONTEXT else qs.context), qs.name
     return DEFAULT_CONTEXT, prefix
+
+
+def _associated(
+    store: Store, rows: list[HolderRow], associated: SchemaAssociationFilter,
+) -> tuple[list[HolderRow], dict[tuple[str, str], tuple[Association, ...]]]:
+    """The rows whose subject the association filters keep, with the associations chosen;
+    every association read in one query, whatever the number of subjects."""
+    by_subject: dict[tuple[str, str], list[Association]] = {}
+    for a in store.associations_named(None, None):
+        by_subject.setdefault((a.subject.context, a.subject.name), []).append(a)
+    chosen: dict[tuple[str, str], tuple[Association, ...] | None] = {}
+    kept = []
+    for h in rows:
+        key = (h.context, h.subject)
+        if key not in chosen:
+            chosen[key] = associated.select(by_subject.get(key, []))
+        if chosen[key] is not None:
+            kept.append(h)
+    return kept, {k: v for k, v in chosen.items() if v}

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.core.access import OPEN, Guard
+from app.core.associations.guards import check_reference_targets
 from app.core.audit import NO_AUDIT, REGISTER, Audit
 from app.core.compatibility.checks import CompatibilityChecks
 from app.core.config import effective_config, effective_mode, rows_needed
@@ -66,7 +67,7 @@ from app.core.store.rows import (
     VersionRow,
 )
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
-from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject, SchemaRequest
+from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject, SchemaRequest, empty_schema
 from app.formats.base import Fingerprints, ParsedSchema, supports
 from app.settings import Settings
 
@@ -146,6 +147,25 @@ class Registrar:
                 if attempt == _WRITE_ATTEMPTS - 1:
                     raise StoreError("Could not register the schema: too much concurrent contention") from None
         raise AssertionError("unreachable")
+
+    def register_within(
+        self, store: Store, subject: str, request: SchemaRequest, normalize: bool, guard: Guard, audit: Audit,
+    ) -> Registered:
+        """A registration inside the caller's write transaction (a STRONG association's inline
+        schema commits with the association or not at all). The caller hands the result to
+        `registered_reply` after its commit."""
+        call = RegistrationCall(normalize=normalize, guard=guard, audit=audit)
+        qs = QualifiedSubject.parse(subject)
+        validate_subject(qs, subject, registering=True)
+        early = self.resolver.parse_early(request.schema_type, request.schema, request.references)
+        target, locked = self._locked(store, qs, call, None)
+        return self._register(store, target, locked, request, call, early, None)
+
+    def registered_reply(self, done: Registered) -> SubjectVersion:
+        """The reply for a `register_within` whose transaction committed."""
+        if done.fresh is not None:
+            self.resolver.remember(*done.fresh)
+        return self._reply(done, None)
 
     def _registered_already(
         self, qs: QualifiedSubject, request: SchemaRequest, call: RegistrationCall, early: ParsedSchema | None,
@@ -242,6 +262,7 @@ class Registrar:
         found = self._existing(store, reg)
         if found is not None:
             return Registered(qs, found, None)
+        check_reference_targets(store, qs, reg.candidate.plain_references)
         self._check_mode(reg)
         if reg.explicit_id:
             check_explicit_id(call.guard, qs, int(reg.request.id), self.settings.max_imported_id)  # type: ignore[arg-type]
@@ -280,8 +301,10 @@ class Registrar:
         text, schema_type = request.schema, request.schema_type
         if not text:
             if importing or latest is None:
-                raise InvalidSchema("Empty schema")
+                raise empty_schema(request.sent_keys)
             text, schema_type, refs = latest.schema, latest.schema_type, list(latest.references)
+        elif not text.strip():
+            raise empty_schema(request.sent_keys)
         candidate = self.resolver.candidate(
             store, qs.context, schema_type, text, refs,
             normalize=(call.normalize or bool(config.get("normalize"))) and not importing,

@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any, Protocol
 
+from app.core.associations.records import AssociationStore
 from app.core.dek.records import DekStore
 from app.core.exporters.records import ExporterStore
 from app.core.records import StoredSchema
@@ -141,7 +142,7 @@ class TrailWriter(Protocol):
 
 
 class Store(SubjectStore, SchemaStore, VersionWriter, ListingStore, BrowseStore, PolicyStore, TrailWriter,
-            DekStore, ExporterStore, Protocol):
+            DekStore, ExporterStore, AssociationStore, Protocol):
     """Queries and writes on one connection (inside one transaction for writes): every role."""
 
 

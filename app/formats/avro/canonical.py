@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.formats import work_budget
 from app.formats.avro.json_text import dumps, quote
 from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Name, Named, Record, Schema, Union
 from app.formats.avro.nesting import deeper
@@ -57,6 +58,7 @@ def _write(schema: Schema, known: set[str], space: str | None, out: list[str], d
         _named_start(schema, "error" if schema.is_error else "record", space, out)
         out.append(',"fields":[')
         for i, field in enumerate(schema.fields):
+            work_budget.check()
             out.append(("," if i else "") + f'{{"name":{quote(field.name)},"type":')
             _write(field.type, known, schema.name.space, out, depth)  # here, not in a helper: a frame a level
             _field_end(field, out)

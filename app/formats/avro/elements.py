@@ -11,6 +11,7 @@ The walk uses its own stack, not recursion: schemas may nest as deep as `nesting
 """
 from __future__ import annotations
 
+from app.formats import work_budget
 from app.formats.avro.model import Array, Enum, Fixed, Map, Named, Record, Schema, Union
 from app.formats.base import SchemaElement
 
@@ -76,6 +77,7 @@ def _named(schema: Named, location: str, depth: int, out: list[SchemaElement],
                                  size=len(schema.fields), **common))
         children = []
         for index, field in enumerate(schema.fields):
+            work_budget.check()
             field_location = f"{location}/fields/{index}"
             field_path = f"{full}.{field.name}"
             out.append(SchemaElement(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from app.formats import work_budget
 from app.formats.avro.errors import InvalidAvro
 from app.formats.avro.json_text import dumps, quote
 from app.formats.avro.model import Array, Enum, Field, Fixed, Map, Named, Record, Schema, Union
@@ -94,6 +95,7 @@ def _named(schema: Named, env: dict[str, str], out: list[str]) -> None:
     elif isinstance(schema, Record):
         out.append(',"fields":[')
         for i, field in enumerate(schema.fields):
+            work_budget.check()
             out.append(("," if i else "") + f'{{"name":{quote(field.name)},"type":')
             _build(field.type, env, out)
             _field_props(field, out)

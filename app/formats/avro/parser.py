@@ -379,6 +379,7 @@ class Parser:
     def _union(self, node: list[Any], space: str | None) -> Union:
         branches = []
         for item in node:  # a loop rather than a comprehension: one frame per level, not two
+            work_budget.check()
             branches.append(self.parse(item, space))
         union = Union(branches)
         seen: set[str] = set()

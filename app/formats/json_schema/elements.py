@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.formats import work_budget
 from app.formats.base import SchemaElement
 
 _DEFINITIONS = ("$defs", "definitions")
@@ -43,6 +44,7 @@ def elements(document: Any) -> list[SchemaElement]:
     # (schema, location, holder path, own name when it is a record, records enclosing it)
     pending: list[tuple[Any, str, str, str, int]] = [(document, "", "", "", 0)]
     while pending:
+        work_budget.check()
         schema, location, holder, name, depth = pending.pop()
         if not isinstance(schema, dict) or "$ref" in schema:
             continue

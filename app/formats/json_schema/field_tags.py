@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from app.formats import work_budget
+
 TAGS_PROPERTY = "confluent:tags"
 _CHILD_MAPS = ("properties", "definitions", "$defs")
 _CHILD_LISTS = ("allOf", "anyOf", "oneOf")
@@ -17,6 +19,7 @@ def field_tags(document: Any) -> dict[str, tuple[str, ...]]:
     pending: deque[tuple[str, Any]] = deque([("", document)])
     while pending:  # iterative: documents may nest deeply
         path, node = pending.popleft()  # breadth first, in order; a list's pop(0) is quadratic
+        work_budget.check()
         if not isinstance(node, dict):
             continue
         tags = node.get(TAGS_PROPERTY)

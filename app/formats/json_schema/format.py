@@ -19,6 +19,7 @@ from typing import Any
 from referencing import Resource
 from referencing.exceptions import Unresolvable
 
+from app.formats import work_budget
 from app.formats.base import (
     LENIENT_POLICY,
     STRICT_POLICY,
@@ -72,6 +73,7 @@ def _check_refs(native: JsonNative, refs: list[Ref]) -> None:
     """`InvalidJsonSchema` for the first `$ref` that resolves to nothing: a reference missing
     from the request's `references`, or a local pointer or anchor the schema does not have."""
     for ref in refs:
+        work_budget.check()
         try:
             native.registry.resolver(base_uri=ref.base).lookup(ref.ref)
         except (Unresolvable, ValueError):
@@ -95,7 +97,10 @@ class JsonSchemaFormat:
             if strict:
                 check_against_metaschema(document, draft)
                 check_regexes(found.regexes)
-            decoded = {name: loads(dependency) for name, dependency in dependencies.items()}
+            decoded = {}
+            for name, dependency in dependencies.items():  # a request may bring 1,000 references
+                work_budget.check()
+                decoded[name] = loads(dependency)
             native = _built(document, decoded, crawl=found.embedded_names or bool(decoded))
             if strict:
                 _check_refs(native, found.refs)

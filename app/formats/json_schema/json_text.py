@@ -19,7 +19,7 @@ import math
 from decimal import Decimal
 from typing import Any
 
-from app.formats import jackson
+from app.formats import jackson, work_budget
 from app.formats.json_schema.errors import InvalidJsonSchema
 
 MAX_DOCUMENT_DEPTH = jackson.MAX_DOCUMENT_DEPTH
@@ -90,6 +90,7 @@ def sorted_keys(value: Any) -> Any:
             items.append(sorted_keys(item))
         return items
     if isinstance(value, dict):
+        work_budget.check()
         members = {}
         for key in sorted(value, key=_utf16):
             members[key] = sorted_keys(value[key])

@@ -19,7 +19,16 @@ Python as written. So:
   nested more than `MAX_GROUP_DEPTH` deep (Python's compiler recurses per group).
 
 The translation only decides validity: nothing is matched with it, so a construct Python lacks
-(`\\p{L}`) may stand in for by anything of the same shape (`\\w`).
+(`\\p{L}`) may stand in for by anything of the same shape (`\\w`). For the same reason the
+translation is only parsed by Python (`re._parser`), never compiled: every syntax error is
+found by the parse, while the compiler's character-set tables cost up to 5 ms per class (a
+megabyte of `(?i)[a-\\u{10ffff}]` would take minutes), and nothing compiled lands in `re`'s cache.
+
+Bounded time: the request's work budget is checked between regular expressions and every few
+thousand characters of the translation. Python's parse itself cannot be interrupted and is
+quadratic in a few shapes (two long alternatives sharing a prefix), so a translation longer
+than `IN_PROCESS_CHARS` is parsed in a child process the budget can stop
+(app/formats/json_schema/pattern_process.py).
 """
 from __future__ import annotations
 
@@ -27,10 +36,17 @@ import json
 import re
 from collections.abc import Iterable
 
+from app.formats import work_budget
 from app.formats.json_schema.errors import InvalidJsonSchema
+from app.formats.json_schema.pattern_process import parse_error, parse_error_in_child
 from app.formats.json_schema.subschemas import Regex
 
 MAX_GROUP_DEPTH = 100
+# Translations up to this many characters are parsed in the serving thread: at most a few
+# hundredths of a second even in Python's quadratic shapes. Longer ones go to a child process.
+IN_PROCESS_CHARS = 16_384
+# The translation checks the work budget once per this many characters of the pattern.
+_CHECK_EVERY = 4096
 # Python refuses repetition counts past about 2^32; ECMA-262 has no bound. Counts are clamped
 # to this (keeping min <= max) before compiling.
 _LARGEST_COUNT = 65535
@@ -52,6 +68,7 @@ def check_regexes(regexes: Iterable[Regex]) -> None:
     """`InvalidJsonSchema` naming the JSON pointer of the first regular expression that does
     not compile."""
     for regex in regexes:
+        work_budget.check()  # a schema may hold 20,000 `patternProperties`
         error = regex_error(regex.source)
         if error is not None:
             quoted = json.dumps(regex.source[:_QUOTED] + ("..." if len(regex.source) > _QUOTED else ""))
@@ -64,17 +81,10 @@ def regex_error(pattern: str) -> str | None:
         translated = _Translation(pattern).text()
     except _Refused as refused:
         return str(refused)
-    return _compile_error(translated)
-
-
-def _compile_error(text: str) -> str | None:
-    try:
-        re.compile(text)
-    except re.error as exc:
-        return exc.msg
-    except (OverflowError, RecursionError, ValueError) as exc:
-        return str(exc)
-    return None
+    work_budget.check()
+    if len(translated) <= IN_PROCESS_CHARS:
+        return parse_error(translated)
+    return parse_error_in_child(translated)
 
 
 def _count(digits: str) -> int:
@@ -104,8 +114,11 @@ class _Translation:
         self.last_angle = pattern.rfind(">")
 
     def text(self) -> str:
-        pattern, depth, i = self.pattern, 0, 0
+        pattern, depth, i, next_check = self.pattern, 0, 0, _CHECK_EVERY
         while i < len(pattern):
+            if i >= next_check:
+                work_budget.check()
+                next_check = i + _CHECK_EVERY
             char = pattern[i]
             if char == "\\":
                 i = self._escape(i, self.out, in_class=False)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urldefrag
 
+from app.formats import work_budget
 from app.formats.json_schema.drafts import (
     ALL_DRAFTS,
     SCHEMA,
@@ -114,6 +115,7 @@ def scan(document: Any, draft: Draft) -> Scan:
     embedded_names = False
     stack: list[tuple[Any, tuple[str | int, ...], str, int]] = [(document, (), ROOT_URI, 0)]
     while stack:
+        work_budget.check()
         node, path, node_base, depth = stack.pop()
         if not isinstance(node, dict):
             continue

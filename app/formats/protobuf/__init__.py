@@ -1,7 +1,8 @@
 """Protobuf (`schemaType: "PROTOBUF"`) behind the format protocol of `app.formats.base`.
 
-`format` holds the `SchemaFormat` the registry uses; beside it: `compiler` (protoc, in
-process), `printer` with `names` and `options` (descriptors back to canonical `.proto` text),
+`format` holds the `SchemaFormat` the registry uses; beside it: `compiler` (protoc, run
+in a child process: `protoc_process`, `protoc_child`; `option_utf8` refuses what it would
+abort on), `printer` with `names` and `options` (descriptors back to canonical `.proto` text),
 `model` (what a parsed schema carries) and `well_known/` (the imports that need no reference).
 The compatibility checker lives in `diff`.
 """

@@ -1,12 +1,12 @@
-"""`.proto` text to descriptors with the real protoc, in process.
+"""`.proto` text to descriptors with the real protoc, run in a child process (`protoc_process`).
 
 grpcio-tools links protoc into `grpc_tools._protoc_compiler`. Its command-line entry point
 (`run_main`) compiles a file from disk into a descriptor set: the schema's own
 `FileDescriptorProto` with protoc's source info (the span of every declaration and the
 comments around it, which policy rules read) and every file it imports. So protoc decides
 what a valid schema is (duplicate names, undefined types, missing imports, editions), and
-we never write a parser of our own. protoc runs in C++ and cannot be interrupted by the
-request's work budget; it is linear in the text (20,000 messages in about 0.4 s).
+we never write a parser of our own. protoc runs in C++ and is linear in the text (20,000
+messages in about 0.4 s); past the request's work budget its process is killed.
 
 The binding's other entry point, `get_protos`, also returns the descriptors, and its errors
 as data; but it generates Python code for them, and protoc's Python generator looks each
@@ -14,34 +14,33 @@ message's bytes up in the whole file's bytes, which is quadratic (20,000 message
 40,000: 10 s). So it only runs once a compile has failed, to read protoc's errors with their
 file, line and column; they come back as protoc's command line prints them.
 
-Each call gets a private directory (on tmpfs when there is one) holding the schema and the
-texts of its references, each under its reference name; the well-known imports come from
+protoc aborts its process on some inputs, so it runs in a child that may die in its place
+(`protoc_child`); a crash refuses that one schema with `CRASHED`. Each call gets a private
+directory there (on tmpfs when there is one) holding the schema and the texts of its
+references, each under its reference name; the well-known imports come from
 grpc_tools' bundled `google/protobuf/*.proto` and our `well_known/` folder, searched after the
 references so that a reference of the same name wins, as in Confluent's provider.
 """
 from __future__ import annotations
 
 import os
-import shutil
-import sys
-import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import grpc_tools
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
-from grpc_tools import _protoc_compiler
 
 from app.formats.base import SchemaParseError
-from app.formats.protobuf import range_options, unlinked, wire
+from app.formats.protobuf import option_utf8, range_options, unlinked, wire
 from app.formats.protobuf.names import SymbolTable
+from app.formats.protobuf.protoc_process import CompilerCrashed, ProtocProcess
 from app.formats.protobuf.unlinked import Unlinked
 
 REFUSAL = "Invalid schema of type PROTOBUF, details: {}"
+CRASHED = "the Protobuf compiler could not process this schema"
 
 # The file name protoc sees for the schema itself (it shows in error messages). A reference
 # of the same name moves the schema to the next free `schema_<n>.proto`.
@@ -51,10 +50,9 @@ _INCLUDES = (
     str(Path(__file__).with_name("well_known")),
     os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"),
 )
-_SCRATCH_ROOT = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
-# protoc's Importer is not documented as safe to run concurrently.
-_PROTOC_LOCK = threading.Lock()
+# This process's protoc, in a child process of its own (see protoc_process).
+PROTOC = ProtocProcess()
 
 # `FileDescriptorSet.file`'s number: the set is split into its files' bytes without decoding
 # it, so that each imported file is looked up by its bytes.
@@ -141,46 +139,6 @@ def schema_file_name(dependencies: Mapping[str, str]) -> str:
     return name
 
 
-def _scratch_dir() -> str:
-    """A private folder for one call: on tmpfs when the service may write there (a sandbox
-    can forbid it), else in the ordinary temporary folder."""
-    if _SCRATCH_ROOT is not None:
-        try:
-            return tempfile.mkdtemp(prefix="sqlregistry-proto-", dir=_SCRATCH_ROOT)
-        except OSError:
-            pass
-    return tempfile.mkdtemp(prefix="sqlregistry-proto-")
-
-
-def _writable(name: str) -> bool:
-    """A reference name protoc could import: a relative path without `.`/`..` parts.
-    Others cannot be imported by any schema, so they are simply not written."""
-    if not name or name.startswith("/") or "\\" in name or "\0" in name:
-        return False
-    parts = PurePosixPath(name).parts
-    return all(part not in (".", "..") for part in parts) and "//" not in name
-
-
-@contextmanager
-def _written(text: str, dependencies: Mapping[str, str]) -> Iterator[tuple[str, list[bytes]]]:
-    """A private folder holding `text` and its references: (the schema's file name, the
-    include path protoc searches); removed on exit."""
-    main = schema_file_name(dependencies)
-    scratch = _scratch_dir()
-    try:
-        root = Path(scratch)
-        try:
-            (root / main).write_bytes(text.encode("utf-8"))
-        except UnicodeEncodeError:  # JSON can carry lone surrogates; protoc reads UTF-8
-            raise SchemaParseError(REFUSAL.format("the schema is not valid UTF-8 text")) from None
-        for name, dep_text in dependencies.items():
-            if _writable(name):
-                _write_dependency(root / name, dep_text)
-        yield main, [scratch.encode(), *(p.encode() for p in _INCLUDES)]
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
 def compile_text(text: str, dependencies: Mapping[str, str]) -> Compiled:
     """Compile `text` with its references (reference name -> `.proto` text).
 
@@ -192,6 +150,9 @@ def compile_text(text: str, dependencies: Mapping[str, str]) -> Compiled:
     """
     if range_options.too_many_copies(text):
         raise SchemaParseError(REFUSAL.format(range_options.REFUSED))
+    not_utf8 = option_utf8.refusal(text, lambda marked: compile_text(marked, dependencies))
+    if not_utf8 is not None:
+        raise SchemaParseError(REFUSAL.format(not_utf8))
     found = _compiled(text, dependencies)
     if isinstance(found, Compiled):
         return found
@@ -243,22 +204,19 @@ def _refusal(errors: list[ProtocError]) -> SchemaParseError:
 
 
 def _compiled(text: str, dependencies: Mapping[str, str]) -> Compiled | list[ProtocError]:
-    """One protoc run: the compilation, or protoc's errors."""
-    with _written(text, dependencies) as (main, include):
-        # Inside the folder (removed with it); protoc has read every input before it writes.
-        out = os.path.join(include[0].decode(), f".{main}.descriptor-set")
-        args = [b"protoc", *(b"-I" + path for path in include), b"--include_imports", b"--include_source_info",
-                b"--descriptor_set_out=" + out.encode(), main.encode()]
-        # protoc prints warnings (an unused import) and errors on the process's stderr; they are
-        # caught so that a registration never writes to the server's log or the CLI's error stream.
-        names = (main.encode(), include[0], *(name.encode("utf-8", "replace") for name in dependencies))
-        with _PROTOC_LOCK, _stderr_caught(names):
-            status = _protoc_compiler.run_main(args)
-            if status != 0:
-                return _errors(main, include)
-        with open(out, "rb") as handle:
-            data = handle.read()
-    *imported, own = _set_files(data)  # topological order, the schema's own file last
+    """One protoc run, in the compile process: the compilation, or protoc's errors."""
+    main = schema_file_name(dependencies)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # JSON can carry lone surrogates; protoc reads UTF-8
+        raise SchemaParseError(REFUSAL.format("the schema is not valid UTF-8 text")) from None
+    try:
+        reply = PROTOC.compile(main, {main: text, **dependencies}, list(_INCLUDES))
+    except CompilerCrashed:  # the compile process has logged how it ended
+        raise SchemaParseError(REFUSAL.format(CRASHED)) from None
+    if not reply.compiled:
+        return [ProtocError(*error) for error in reply.errors]
+    *imported, own = _set_files(reply.descriptor_set)  # topological order, the schema's own file last
     file = FileDescriptorProto.FromString(own)
     source_info = file.source_code_info.SerializeToString()
     file.ClearField("source_code_info")
@@ -272,71 +230,3 @@ def source_info_of(file: FileDescriptorProto, source_info: bytes) -> FileDescrip
     found.CopyFrom(file)
     found.source_code_info.MergeFromString(source_info)
     return found
-
-
-def _errors(main: str, include: list[bytes]) -> list[ProtocError]:
-    """protoc's errors for a file it just refused, read as data from the binding's other
-    entry point, which stops at the same error before generating any code."""
-    try:
-        _protoc_compiler.get_protos(main.encode(), include)
-    except _protoc_compiler.ProtocErrors as exc:
-        return [
-            ProtocError(e.filename.decode("utf-8", "replace"), e.line, e.column, e.message.decode("utf-8", "replace"))
-            for e in exc.errors()
-        ]
-    return []
-
-
-@contextmanager
-def _stderr_caught(prefixes: tuple[bytes, ...]) -> Iterator[None]:
-    """File descriptor 2 sent to a scratch file for the duration; on exit, the lines that
-    do not start with one of `prefixes` (protoc's, which name the file) go to the real stderr.
-    Callers hold `_PROTOC_LOCK`, so one in-memory file serves every call (creating a file per
-    call cost a third of a small schema's compile)."""
-    sys.stderr.flush()
-    caught = _stderr_file()
-    os.ftruncate(caught, 0)
-    os.lseek(caught, 0, os.SEEK_SET)
-    saved = os.dup(2)
-    os.dup2(caught, 2)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.lseek(caught, 0, os.SEEK_SET)
-        with os.fdopen(os.dup(caught), "rb") as reader:
-            lines = reader.read().splitlines(keepends=True)
-        rest = b"".join(line for line in lines if not _from_protoc(line, prefixes))
-        if rest:
-            os.write(2, rest)
-
-
-_STDERR_FILE: dict[int, int] = {}  # process id -> its file (a forked worker makes its own)
-
-
-def _stderr_file() -> int:
-    """The scratch file `_stderr_caught` reuses: in memory where Linux offers it."""
-    pid = os.getpid()
-    if pid not in _STDERR_FILE:
-        memfd = getattr(os, "memfd_create", None)
-        _STDERR_FILE.clear()
-        _STDERR_FILE[pid] = memfd("protoc-stderr") if memfd is not None else os.dup(tempfile.TemporaryFile().fileno())
-    return _STDERR_FILE[pid]
-
-
-def _from_protoc(line: bytes, prefixes: tuple[bytes, ...]) -> bool:
-    """Whether a line caught on stderr is protoc's: protoc names the file first (the schema,
-    a reference, a well-known import, or an import it could not find)."""
-    return line.startswith(prefixes) or line.startswith(b"google/protobuf/") or line.rstrip().endswith(b": File not found.")
-
-
-def _write_dependency(path: Path, text: str) -> None:
-    """A reference's text under its name. One protoc cannot read there (a name that is also
-    another reference's folder, too long, not UTF-8) is left out: the import then fails
-    with protoc's own "File not found"."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-    except (OSError, UnicodeEncodeError):
-        return

@@ -113,7 +113,7 @@ class ProtobufFormat:
             printed = render(_imports_for(sent, deps), qualify=True)
         except RecursionError:  # a sent descriptor nested deeper than protoc would ever accept
             raise SchemaParseError(REFUSAL.format("Reached maximum recursion limit for nested messages.")) from None
-        except (TypeError, ValueError, IndexError, KeyError):  # not UTF-8, no such type, oneof or enum value
+        except (TypeError, ValueError, IndexError, KeyError, DecodeError):  # not UTF-8, no such type, oneof or enum value
             raise SchemaParseError(REFUSAL.format("the FileDescriptorProto sent cannot be read as a schema")) from None
         return _kept(compile_text(printed, deps), deps, None)
 

@@ -44,7 +44,9 @@ class OptionReader:
         self._imports = imports
         self._pool: DescriptorPool | None = None
 
-    def _extended(self, options: Message) -> Message:
+    def extended(self, options: Message) -> Message:
+        """`options` parsed again with its extensions known (a custom option is an unknown
+        field of the generated class)."""
         if self._pool is None:
             self._pool = _pool_of(self._file, self._imports)
         cls = message_factory.GetMessageClass(self._pool.FindMessageTypeByName(options.DESCRIPTOR.full_name))
@@ -54,7 +56,7 @@ class OptionReader:
         """Known options in field-number order, then custom ones; a repeated option gives
         one assignment per element, as protoc accepts it."""
         if len(UnknownFieldSet(options)):
-            options = self._extended(options)
+            options = self.extended(options)
         out = []
         for field, value in options.ListFields():
             if field.is_extension and ignore_extensions:

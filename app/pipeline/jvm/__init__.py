@@ -26,6 +26,12 @@ class JvmUnavailable(RuntimeError):
     """The JVM decoder cannot be built or loaded; the message says why (the Python path runs)."""
 
 
+class JvmBuildFailed(JvmUnavailable):
+    """javac refused the decoder's own source: a defect of this package, not a machine without
+    Java, so the tests fail on it wherever they run and `python -m app.pipeline.jvm build`
+    exits 2 (scripts/test stops on it) instead of reading as "no JVM"."""
+
+
 def _pyspark_jars() -> Path:
     try:
         import pyspark
@@ -87,7 +93,7 @@ def _compile(jars: Path, target: Path) -> None:
             [javac, "-nowarn", "--release", "17", "-encoding", "UTF-8", "-cp", str(jars / "*"), "-d", classes,
              *map(str, _sources())], capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            raise JvmUnavailable(f"javac failed: {done.stderr.strip()[-2000:]}")
+            raise JvmBuildFailed(f"javac failed: {done.stderr.strip()[-2000:]}")
         # Written beside the target and renamed: a concurrent reader sees a whole jar or none.
         partial = target.with_suffix(f".{os.getpid()}.part")
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:

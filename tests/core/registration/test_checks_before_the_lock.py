@@ -12,10 +12,10 @@ import itertools
 import json
 import threading
 from collections.abc import Callable, Iterator
-from types import SimpleNamespace
 from typing import Any, TypeVar
 
 import pytest
+from sqlalchemy import event
 
 from app.core.errors import IncompatibleSchema, InvalidSchema, WorkBudgetSpent
 from app.core.registry import RegistryService
@@ -59,9 +59,12 @@ class BlockingCheck(Wrapped):
     """The wrapped format, its `can_read` held by the latch."""
 
     steps = 0  # work_budget checks each call makes, as a long comparison would
+    order: list[str] | None = None  # with `statement_order`: "compare" per call, in order with the lock
 
     def can_read(self, reader: Any, writer: Any, **kwargs: Any) -> Any:
         self.hold()
+        if self.order is not None:
+            self.order.append("compare")
         for _ in range(self.steps):
             work_budget.check()
         return self.inner.can_read(reader, writer, **kwargs)
@@ -89,6 +92,28 @@ def gate(service: RegistryService) -> Iterator[BlockingCheck]:
     service.formats["AVRO"] = blocking
     yield blocking
     blocking.release.set()
+
+
+# The statements that take a subject's lock: SQLite's writer lock at BEGIN, PostgreSQL's row
+# lock (or the advisory lock that stands for a subject row not made yet).
+LOCK_STATEMENTS = ("BEGIN IMMEDIATE", "FOR UPDATE", "pg_advisory_xact_lock")
+
+
+@pytest.fixture
+def statement_order(service: RegistryService, gate: BlockingCheck) -> Iterator[list[str]]:
+    """One list in the order things happened: "compare" for each comparison, "lock" for each
+    statement that takes a subject's lock."""
+    order: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+        if any(lock in statement for lock in LOCK_STATEMENTS):
+            order.append("lock")
+
+    gate.order = order
+    engine = service.storage.engine
+    event.listen(engine, "before_cursor_execute", record)
+    yield order
+    event.remove(engine, "before_cursor_execute", record)
 
 
 class Outcome:
@@ -225,19 +250,26 @@ def test_a_refusal_reached_before_the_lock_changes_nothing(service: RegistryServ
 
 
 def test_a_budget_spent_comparing_ends_the_registration_before_its_lock(
-    service: RegistryService, gate: BlockingCheck, monkeypatch: pytest.MonkeyPatch
+    service: RegistryService, gate: BlockingCheck, statement_order: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The budget's clock advances a second per reading, so 10 steps outrun 5 s. A forced
-    registration too: the budget bounds the work, whatever the check's outcome would be."""
+    registration too: the budget bounds the work, whatever the check's outcome would be. The
+    statements sent show it: each comparison, and no lock taken after it."""
     service.register("s", record(a="string"))
     ticks = itertools.count()
-    monkeypatch.setattr(work_budget, "time", SimpleNamespace(monotonic=lambda: float(next(ticks))))
-    gate.steps, before = 10, gate.calls
-    for force in (False, True):
-        with work_budget.limited(5), pytest.raises(WorkBudgetSpent, match="longer than the registry allows"):
-            service.register("s", record(a="string", b="int"), force=force)
-    assert gate.calls == before + 2  # once each, and never under the lock
+    with monkeypatch.context() as patched:
+        patched.setattr(work_budget, "cpu_clock", lambda: float(next(ticks)))
+        gate.steps = 10
+        statement_order.clear()
+        for force in (False, True):
+            with work_budget.limited(5), pytest.raises(WorkBudgetSpent, match="longer than the registry allows"):
+                service.register("s", record(a="string", b="int"), force=force)
+        assert statement_order == ["compare", "compare"]  # once each, and no lock taken
     assert service.list_versions("s") == [1]
+    gate.steps = 0
+    statement_order.clear()
+    assert service.register("s", record(a="string", b="int")).version == 2
+    assert statement_order[:2] == ["compare", "lock"]  # a registration that goes on compares, then locks
 
 
 def test_a_transitive_check_overtaken_by_a_delete_is_made_again_without_the_deleted_version(

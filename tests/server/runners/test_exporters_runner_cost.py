@@ -2,7 +2,7 @@
 loop ticks on the change token alone and sends nothing; exporters passing together share one
 read of the subjects' marks. Driven in the test's thread for a counted
 number of ticks (every tick a heartbeat tick), statements counted on the real engine, once
-the change token is known."""
+the change token is known; the passes they hand out run on the exporters' threads, waited for."""
 from __future__ import annotations
 
 import threading
@@ -52,6 +52,7 @@ def _run_ticks(service: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     wait_for_change_token(service)  # an unknown token (PostgreSQL's listener not yet up) reads every beat
     seen = _statements(service)
     runner._run()
+    runner.stop(timeout=60)  # the passes handed out run on the exporters' own threads: let them end
     return seen
 
 
