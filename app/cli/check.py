@@ -15,7 +15,7 @@ credentials come from userinfo in the URL or `REGISTRY_TO_AUTH` (`basic:USER:PAS
 `bearer:TOKEN`), as for the migration commands.
 
 An incompatible file is followed by one line per problem, `TYPE at LOCATION (field NAME): message`,
-the same for the three formats (app/client/check_report.py).
+the same for the three formats (app/cli/check_report.py).
 
 The functions take argv and return the exit code, so `app/cli/main.py` wires them in with one line
 each and tests call them directly.
@@ -30,7 +30,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 from typing import Callable, Sequence, TextIO
 
-from app.client.check_report import CheckReport, name_fields, parse_messages
+from app.cli.check_report import CheckReport, name_fields, parse_messages
 from app.client.errors import IncompatibleSchema, InvalidSchema, RegistryClientError, RegistryUnavailable
 from app.client.records import Schema, SchemaReference
 from app.client.registry_client import RegistryClient

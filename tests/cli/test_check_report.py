@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from app.client.check_report import CheckReport, Incompatibility, name_fields, parse_messages
+from app.cli.check_report import CheckReport, Incompatibility, name_fields, parse_messages
 
 PROTO_OLD = 'syntax = "proto3";\npackage ex;\n\nmessage Customer {\n  string name = 1;\n  int32 age = 2;\n}\n'
 PROTO_NEW = 'syntax = "proto3";\npackage ex;\n\nmessage Customer {\n  string name = 1;\n  string age = 2;\n}\n'
