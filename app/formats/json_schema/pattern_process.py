@@ -40,6 +40,23 @@ except (OverflowError, RecursionError, ValueError, MemoryError) as exc:
     error = str(exc) or type(exc).__name__
 json.dump({"error": error, "cpu": time.process_time()}, sys.stdout)
 """
+# What the child runs for a compatibility check's `patternProperties` match of a long pattern:
+# `regex` compiles a pattern before matching it, and that compile cannot be stopped either.
+# It reads {"pattern", "name", "timeout"} and answers {"found": bool or null, "error": "timeout"
+# or null, "cpu": its CPU seconds}; a pattern that does not compile matches nothing.
+_SEARCH_CHILD = """
+import json, sys, time
+import regex
+request = json.load(sys.stdin)
+found, error = False, None
+try:
+    found = regex.search(request["pattern"], request["name"], timeout=request["timeout"]) is not None
+except regex.error:
+    found = False
+except TimeoutError:
+    found, error = None, "timeout"
+json.dump({"found": found, "error": error, "cpu": time.process_time()}, sys.stdout)
+"""
 # How often the parent reads the child's CPU clock, in seconds on the wall.
 _POLL_SECONDS = 0.02
 # The child's answer is a short message; anything longer is not its answer.
@@ -65,16 +82,40 @@ def parse_error(text: str) -> str | None:
 def parse_error_in_child(text: str) -> str | None:
     """`parse_error` of `text`, computed by a child interpreter within the request's budget
     (`WorkBudgetExceeded` when it runs out first)."""
+    answer = _in_child(["-I", "-S", "-c", _CHILD], text)
+    error = answer.get("error")
+    if error is not None and not isinstance(error, str):
+        raise ChildFailed("the regular expression parser's answer is not of the expected shape")
+    return error
+
+
+def search_in_child(pattern: str, name: str, timeout: float) -> bool:
+    """Whether `regex` finds `pattern` in `name`, compiled and matched by a child interpreter
+    within the request's budget (`WorkBudgetExceeded` when it runs out first); `TimeoutError`
+    when the match itself outruns `timeout`, as `regex.search` raises it in process."""
+    answer = _in_child(["-I", "-c", _SEARCH_CHILD], {"pattern": pattern, "name": name, "timeout": timeout})
+    if answer.get("error") == "timeout":
+        raise TimeoutError
+    found = answer.get("found")
+    if not isinstance(found, bool):
+        raise ChildFailed("the regular expression matcher's answer is not of the expected shape")
+    return found
+
+
+def _in_child(arguments: list[str], request: object) -> dict[str, object]:
+    """Runs a child interpreter on `request` (sent as JSON on stdin) and returns its JSON answer.
+    Its CPU time is read while it runs and charged to the budget when it ends; it is killed once
+    it would outrun what the budget has left."""
     child = subprocess.Popen(
-        [sys.executable, "-I", "-S", "-c", _CHILD],
+        [sys.executable, *arguments],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )
     stdin, stdout = cast(IO[bytes], child.stdin), cast(IO[bytes], child.stdout)  # both piped
     cpu_seen = 0.0
     try:
         try:
-            # The child reads all of it before it starts parsing, and answers in one short line.
-            stdin.write(json.dumps(text).encode("utf-8"))
+            # The child reads all of it before it starts, and answers in one short line.
+            stdin.write(json.dumps(request).encode("utf-8"))
             stdin.close()
         except BrokenPipeError:
             pass  # it ended early: its reply (or its lack) says why
@@ -98,21 +139,20 @@ def parse_error_in_child(text: str) -> str | None:
             child.wait()
         stdin.close()
         stdout.close()
-    reply = _reply(out)
-    work_budget.charge(max(reply[1], cpu_seen))
+    answer, cpu = _reply(out)
+    work_budget.charge(max(cpu, cpu_seen))
     work_budget.check()
-    return reply[0]
+    return answer
 
 
-def _reply(out: bytes) -> tuple[str | None, float]:
-    """The child's answer, checked for its shape."""
+def _reply(out: bytes) -> tuple[dict[str, object], float]:
+    """The child's answer and CPU seconds, once it has the shape every child's answer has."""
     try:
         if len(out) > _MAX_REPLY_BYTES:
             raise ValueError("too long")
         answer = json.loads(out)
-        error, cpu = answer["error"], answer["cpu"]
-        if (error is not None and not isinstance(error, str)) or not isinstance(cpu, (int, float)):
+        if not isinstance(answer, dict) or not isinstance(answer.get("cpu"), (int, float)):
             raise ValueError("not the expected shape")
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ChildFailed(f"the regular expression parser ended without an answer ({exc})") from None
-    return error, float(cpu)
+    except (ValueError, TypeError) as exc:
+        raise ChildFailed(f"the regular expression child ended without an answer ({exc})") from None
+    return answer, float(answer["cpu"])

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from app.formats import work_budget
 from app.formats.base import STRICT_POLICY, SchemaParseError
+from app.formats.json_schema import pattern_process
 from app.formats.json_schema.diff import comparison, incompatible, objects
+from app.formats.json_schema.patterns import IN_PROCESS_CHARS
 from app.formats.json_schema.model import build_native
 from support.json_samples import shared_definitions
 
@@ -181,6 +183,40 @@ def test_an_ecma_262_pattern_python_lacks_matches_property_names() -> None:
     found = comparison(build_native(partial, {}), build_native(added, {}))
     assert [d.type for d in found.differences] == [
         "PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", "OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL"]
+
+
+def _long_pattern_pair() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A partially open model whose one pattern is longer than what is compiled in process, and
+    the same model gaining a property the pattern covers."""
+    pattern = "^N(?:a|e)" + "(?:q)?" * (IN_PROCESS_CHARS // 6 + 1)
+    partial = {"type": "object", "patternProperties": {pattern: {"type": "string"}}}
+    return partial, {**partial, "properties": {"Name": {"type": "string"}}}
+
+
+def test_a_pattern_too_long_to_compile_in_process_is_matched_in_a_child_with_the_same_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[list[str]] = []
+    popen = pattern_process.subprocess.Popen
+
+    def recording(arguments: list[str], **kwargs: Any) -> Any:
+        started.append(arguments)
+        return popen(arguments, **kwargs)
+
+    monkeypatch.setattr(pattern_process.subprocess, "Popen", recording)
+    partial, added = _long_pattern_pair()
+    found = comparison(build_native(partial, {}), build_native(added, {}))
+    assert [d.type for d in found.differences] == [
+        "PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", "OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL"]
+    assert len(started) == 1 and "regex" in started[0][-1]  # one child, running the matcher
+
+
+def test_a_long_patterns_child_outrunning_the_budget_refuses_the_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
+    partial, added = _long_pattern_pair()
+    writer, reader = build_native(partial, {}), build_native(added, {})
+    monkeypatch.setattr(work_budget, "process_cpu_seconds", lambda pid, seen: 6.0)  # past 5 s at the first reading
+    with work_budget.limited(5.0), pytest.raises(work_budget.WorkBudgetExceeded, match=r"\(5 s\)"):
+        comparison(writer, reader)
 
 
 def test_a_change_inside_recursive_unions_repeats_only_the_pairs_on_cycles() -> None:

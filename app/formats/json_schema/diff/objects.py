@@ -12,6 +12,8 @@ from __future__ import annotations
 import regex
 
 from app.formats import work_budget
+from app.formats.json_schema.pattern_process import search_in_child
+from app.formats.json_schema.patterns import IN_PROCESS_CHARS
 
 from .changes import PROPERTY_NAMES_ADDED, PROPERTY_NAMES_REMOVED
 from .context import Compare, Context, Steps
@@ -58,11 +60,14 @@ def _matches(pattern: str, name: str) -> bool:
     matches nothing). Python's `re` cannot be stopped, and some patterns backtrack
     exponentially (`^(a|aa)+$` on a long name), so `regex` matches, with a timeout: within the
     request's time budget and at most `MATCH_SECONDS`; a match that does not end in time is a
-    refusal, as an exhausted budget is."""
+    refusal, as an exhausted budget is. A pattern longer than `IN_PROCESS_CHARS` is compiled and
+    matched in a child process, since `regex`'s compile cannot be stopped (1 MB: about 3 s)."""
     work_budget.check()
     remaining = work_budget.remaining()
     timeout = MATCH_SECONDS if remaining is None else min(MATCH_SECONDS, remaining)
     try:
+        if len(pattern) > IN_PROCESS_CHARS:  # its compile alone could outrun the budget
+            return search_in_child(pattern, name, timeout)
         return regex.search(pattern, name, timeout=timeout) is not None
     except regex.error:
         return False
