@@ -18,7 +18,7 @@ from typing import Any
 EXTRA_NEEDED = "the pipeline needs PySpark and pyarrow: pip install 'sqlregistry[pipeline]'"
 # Without them the package still imports, so that `sqlregistry pipeline --help` and the job's
 # argument errors work; each name then says what to install when it is used.
-_MISSING = {"pyspark", "pyarrow", "pandas", "py4j"}
+_MISSING = {"pyspark", "pyarrow", "pandas", "py4j", "jsonschema_rs"}
 
 try:
     from app.pipeline.decode import BadRecord, decode, decode_by_writer, decode_with_schema, writer_ids
