@@ -13,6 +13,7 @@ turns over `--rounds` rounds (`bench/timing.py`; the best round of each counts):
   `decode(...)` to Spark's no-op sink, records validated and shaped into the reader's struct.
 
 The registry runs under gunicorn on SQLite (`support.live`). Prints figures only.
+`bench/pipeline_protobuf_decode.py` runs the same comparison for Protobuf (`compare`).
 
     python bench/pipeline_json_decode.py [--records 200000] [--rounds 2] [--batch 10000]
 """
@@ -22,7 +23,9 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -38,17 +41,63 @@ from bench.timing import best_of_rounds, timed  # noqa: E402
 SUBJECT = "bench-readings-value"
 
 
+def arguments(doc: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=10_000)
+    return parser.parse_args()
+
+
 def percentiles(seconds: list[float]) -> str:
     cuts = statistics.quantiles(seconds, n=100, method="inclusive")
     return f"p50 {cuts[49] * 1000:8.1f} ms  p90 {cuts[89] * 1000:8.1f} ms  p99 {cuts[98] * 1000:8.1f} ms"
 
 
+def compare(args: argparse.Namespace, workdir: Path, client: RegistryClient, values: list[bytes], loop_name: str,
+            deserialize: Callable[[bytes], Any], decode_options: dict[str, Any]) -> None:
+    """The loop of `deserialize` over `values` against the pipeline's decode of the same bytes."""
+    dump = workdir / "dump"
+    write_dump(values, dump)
+    print(f"records                        {args.records:>12,}  ({len(values[1])} bytes each)")
+    batches: list[float] = []
+
+    def loop() -> list[float]:
+        def run() -> None:
+            for start in range(0, len(values), args.batch):
+                began = time.perf_counter()
+                for value in values[start:start + args.batch]:
+                    deserialize(value)
+                batches.append(time.perf_counter() - began)
+        return [timed(run)[0]]
+
+    spark = bench_session({"spark.sql.shuffle.partitions": "2"})
+    from app.pipeline import decode
+
+    source = spark.read.parquet(str(dump))
+
+    def pipeline() -> list[float]:
+        return [timed(lambda: decode(source, "value", client, **decode_options).write.format("noop")
+                      .mode("overwrite").save())[0]]
+
+    pipeline()  # warm-up: the Python workers start and compile their writers, untimed
+
+    def progress(round_number: int, name: str, seconds) -> None:
+        print(f"  round {round_number + 1} {name:<34} {args.records / seconds[0]:12,.0f} records/s", flush=True)
+
+    pipeline_name = "pipeline decode, local[2] -> noop"
+    best = best_of_rounds(args.rounds, {loop_name: loop, pipeline_name: pipeline}, progress)
+    rates = {name: args.records / seconds[0] for name, seconds in best.items()}
+    print(f"best of {args.rounds} rounds (wall clock):")
+    for name, rate in rates.items():
+        print(f"  {name:<34} {rate:12,.0f} records/s")
+    print(f"pipeline / loop                {rates[pipeline_name] / rates[loop_name]:12.2f}x")
+    print(f"loop, per batch of {args.batch:,}:   {percentiles(batches)}")
+    spark.stop()
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--records", type=int, default=200_000)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--batch", type=int, default=10_000)
-    args = parser.parse_args()
+    args = arguments(__doc__)
     from confluent_kafka.schema_registry import SchemaRegistryClient
     from confluent_kafka.schema_registry.json_schema import JSONDeserializer
     from confluent_kafka.serialization import MessageField, SerializationContext
@@ -58,48 +107,12 @@ def main() -> None:
         client = RegistryClient(scratch.server.url)
         serialize = JsonSerializer(client, READING_V1, subject=SUBJECT)  # confluent's bytes (tests/client pin it)
         values = [serialize(reading(n)) for n in range(args.records)]
-        dump = scratch.workdir / "dump"
-        write_dump(values, dump)
-        print(f"records                        {args.records:>12,}  ({len(values[1])} bytes each)")
-
         confluent = SchemaRegistryClient({"url": scratch.server.url})
-        deserialize = JSONDeserializer(None, schema_registry_client=confluent)
+        deserializer = JSONDeserializer(None, schema_registry_client=confluent)
         context = SerializationContext("bench-readings", MessageField.VALUE)
-        batches: list[float] = []
-
-        def loop() -> list[float]:
-            def run() -> None:
-                for start in range(0, len(values), args.batch):
-                    began = time.perf_counter()
-                    for value in values[start:start + args.batch]:
-                        deserialize(value, context)
-                    batches.append(time.perf_counter() - began)
-            return [timed(run)[0]]
-
-        spark = bench_session({"spark.sql.shuffle.partitions": "2"})
-        from app.pipeline import decode
-
-        source = spark.read.parquet(str(dump))
-        decode(source, "value", client, subject=SUBJECT).write.format("noop").mode("overwrite").save()  # warm-up
-
-        def pipeline() -> list[float]:
-            return [timed(lambda: decode(source, "value", client, subject=SUBJECT).write.format("noop")
-                          .mode("overwrite").save())[0]]
-
-        def progress(round_number: int, name: str, seconds) -> None:
-            print(f"  round {round_number + 1} {name:<34} {args.records / seconds[0]:12,.0f} records/s", flush=True)
-
-        best = best_of_rounds(args.rounds, {"confluent JSONDeserializer loop": loop,
-                                            "pipeline decode, local[2] -> noop": pipeline}, progress)
-        rates = {name: args.records / seconds[0] for name, seconds in best.items()}
-        print(f"best of {args.rounds} rounds (wall clock):")
-        for name, rate in rates.items():
-            print(f"  {name:<34} {rate:12,.0f} records/s")
-        loop_rate, pipeline_rate = rates.values()
-        print(f"pipeline / loop                {pipeline_rate / loop_rate:12.2f}x")
-        print(f"loop, per batch of {args.batch:,}:   {percentiles(batches)}")
+        compare(args, scratch.workdir, client, values, "confluent JSONDeserializer loop",
+                lambda value: deserializer(value, context), {"subject": SUBJECT})
         confluent.close()
-        spark.stop()
 
 
 if __name__ == "__main__":

@@ -1,14 +1,17 @@
-"""`decode`: a binary column of registry-framed Avro records -> a struct column.
+"""`decode`: a binary column of registry-framed records (Avro, JSON Schema, Protobuf) -> a struct column.
 
-Two paths give the same values (`engine=`, chosen by `app.pipeline.engine`): the JVM path
-(`app.pipeline.jvm_decode`, a Java UDF over Apache Avro's Java library, about 3x faster per
-record) when its jar can be built and loaded, and this module's Python path, the fallback. The
+The reader's schema type picks the format (`app.pipeline.formats`: one module per format for
+its Spark types and its decoder); framing, the reader modes, planning, routing of bad records
+and the engine choice below are shared. Two paths give the same values for Avro (`engine=`,
+chosen by `app.pipeline.engine`): the JVM path (`app.pipeline.jvm_decode`, a Java UDF over
+Apache Avro's Java library, about 3x faster per record) when its jar can be built and loaded,
+and this module's Python path, the fallback and the only path of JSON Schema and Protobuf. The
 Python path runs in Spark's Python workers over Arrow
 batches (`mapInArrow`): each batch's binary column is read once into Python bytes, decoded by
-fastavro with writers found through `app.client` (one decoder per worker, see
+the format's decoder with writers found through `app.client` (one decoder per worker, see
 `app.pipeline.workers`) and built back into one Arrow struct array. `framing=` picks
 Confluent's wire format (the default) or Avro's single-object encoding (`SINGLE_OBJECT`,
-writers found by fingerprint). Every other column passes through untouched, so the Kafka
+writers found by fingerprint; Avro only). Every other column passes through untouched, so the Kafka
 source's shape (`key, value, topic, partition, offset, timestamp`) and Parquet topic dumps work
 alike, batch or streaming.
 
@@ -196,9 +199,10 @@ def decode(
 
 def decode_by_writer(
     df: DataFrame, column: str, registry: RegistryClient, *, output: str | None = None, on_error: str = "fail",
-    framing: Framing = CONFLUENT, engine: str = "auto",
+    framing: Framing = CONFLUENT, engine: str = "auto", message: str | None = None,
 ) -> dict[int, DataFrame]:
-    """One DataFrame per writer schema id present in `df`, each record in its own writer's shape.
+    """One DataFrame per writer schema id present in `df`, each record in its own writer's shape
+    (Protobuf: as `message`, by default the writer file's first message).
     Records whose header names no known writer (bad magic, too short, unknown fingerprint) are
     in none of them: decode the whole input with `on_error="route"` to see those."""
     frames: dict[int, DataFrame] = {}
@@ -207,7 +211,7 @@ def decode_by_writer(
         part = df.where(header.isin([h.hex().upper() for h in headers]))
         writer = schema_by_id(registry, schema_id)
         frames[schema_id] = decode_with_schema(part, column, registry, writer, output=output, on_error=on_error,
-                                               framing=framing, engine=engine, headers=headers)
+                                               framing=framing, engine=engine, headers=headers, message=message)
     return frames
 
 

@@ -42,7 +42,8 @@ def expected(record: dict, reader: dict) -> dict:
     return out
 
 
-def test_confluent_json_records_decode_value_by_value_in_the_mapped_types(spark, live_server, confluent, unique_subject):
+def test_confluent_json_records_decode_value_by_value_in_the_mapped_types(spark, live_server, confluent,
+                                                                         unique_subject):
     topic = unique_subject("t")
     records = [reading(n) for n in range(10)]
     df = frame(spark, written(confluent, topic, READING_V1, records) + [None])
@@ -81,7 +82,8 @@ def test_records_of_two_versions_are_projected_onto_the_reader(spark, live_serve
     assert "unit" not in seen.schema["value"].dataType.names
 
 
-def test_bad_json_records_are_routed_with_their_cause_or_stop_the_job(spark, live_server, confluent, unique_subject):
+def test_bad_json_records_are_routed_with_their_cause_or_stop_the_job(spark, live_server, confluent,
+                                                                      unique_subject):
     topic = unique_subject("t")
     good = written(confluent, topic, READING_V1, [reading(1)])[0]
     header = good[:5]
@@ -110,7 +112,8 @@ def test_bad_json_records_are_routed_with_their_cause_or_stop_the_job(spark, liv
         decode(df.where("offset in (0, 2)"), "value", registry, subject=f"{topic}-value").collect()
 
 
-def test_json_schema_decodes_on_the_python_path_and_refuses_the_jvm_one(spark, live_server, confluent, unique_subject, caplog):
+def test_json_schema_decodes_on_the_python_path_and_refuses_the_jvm_one(spark, live_server, confluent,
+                                                                        unique_subject, caplog):
     topic = unique_subject("t")
     df = frame(spark, written(confluent, topic, READING_V1, [reading(1)]))
     registry = RegistryClient(live_server)

@@ -148,20 +148,21 @@ class _Mapper:
             if default is not None and child.convert is not None:
                 default = child.convert(default)
             steps.append((name, child.convert, default))
-        shape = SparkShape(T.StructType(fields), True)
-        if all(convert is None and default is None for _, convert, default in steps):
-            return _Node(shape, None)  # Arrow reads the dict itself: absent keys null, others ignored
 
         def convert_object(value: Any) -> Any:
+            # A tuple in property order: Arrow builds a struct from tuples about 8x faster than from dicts.
             if value is None:
                 return None
-            out = {}
+            if not isinstance(value, dict):
+                raise SerializationError(f"{where} is a {type(value).__name__}, not the reader's object")
+            get = value.get
+            out = []
             for name, convert, default in steps:
-                found = value.get(name, default)
-                out[name] = found if convert is None or found is None else convert(found)
-            return out
+                found = get(name, default)
+                out.append(found if convert is None or found is None else convert(found))
+            return tuple(out)
 
-        return _Node(shape, convert_object)
+        return _Node(SparkShape(T.StructType(fields), True), convert_object)
 
 
 def _is_null(schema: Any) -> bool:
@@ -178,7 +179,7 @@ def reader_node(reader: Schema) -> _Node:
         # `value` is always a struct: a top-level scalar or array becomes its one field.
         convert = node.convert
         return _Node(SparkShape(T.StructType([T.StructField("value", node.shape.data_type, True)]), True),
-                     lambda v: {"value": v if convert is None or v is None else convert(v)})
+                     lambda v: (v if convert is None or v is None else convert(v),))
     return node
 
 
@@ -218,7 +219,9 @@ class JsonSchemaDecoder:
     """Framed JSON to the reader's shape, validated against each record's writer."""
 
     def __init__(self, client: RegistryClient, reader: Schema, framing: Framing) -> None:
-        self.convert = reader_node(reader).convert
+        convert = reader_node(reader).convert
+        assert convert is not None  # the reader's top level is always a struct, built as a tuple
+        self.convert = convert
         self.writers: WriterCache[WriterCheck] = WriterCache(client, framing, None, self._compile)
         self.client = client
 
@@ -240,7 +243,7 @@ class JsonSchemaDecoder:
                 except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both
                     raise SerializationError(f"cannot decode {len(data)} bytes as JSON: {exc}") from exc
                 check(record)
-                decoded[row] = record if convert is None else convert(record)
+                decoded[row] = convert(record)
             except (SerializationError, SchemaNotFound) as exc:
                 bad(row, exc)
         return decoded
