@@ -19,6 +19,7 @@ reach the driver, so Spark binds as it would.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import sys
@@ -83,6 +84,14 @@ def loopback_environment(master: str, environ: Mapping[str, str]) -> dict[str, s
     return {"SPARK_LOCAL_IP": LOOPBACK}
 
 
+def _require_extra() -> None:
+    """The extra's packages are looked for (found, not imported: importing Spark takes a second)
+    before the registry is asked, so that a machine without them hears what to install first."""
+    for name in ("pyspark", "pyarrow", "pandas", "jsonschema_rs"):
+        if importlib.util.find_spec(name) is None:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
 def check_subject(registry: RegistryClient, subject: str, reader: str | int) -> str:
     """The reader's schema type (AVRO, JSON, PROTOBUF: which format decodes); raises the
     registry's 40401 (or 40402 for a reader version it lacks) before Spark starts."""
@@ -94,6 +103,7 @@ def run_decode(args: argparse.Namespace) -> int:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from app.client import CONFLUENT, SINGLE_OBJECT, RegistryClient
 
+    _require_extra()
     registry = RegistryClient(args.registry)
     _stage(f"looking up {args.subject} in {args.registry}", started)
     schema_type = check_subject(registry, args.subject, args.reader)
