@@ -122,3 +122,21 @@ def test_json_schema_decodes_on_the_python_path_and_refuses_the_jvm_one(spark, l
     with caplog.at_level("INFO", logger="app.pipeline"):
         assert decode(df, "value", registry, subject=f"{topic}-value").count() == 1
     assert "decoding on the Python path: the JVM decoder reads Avro only" in caplog.text
+
+
+def test_a_stream_of_json_records_decodes_as_a_batch_does(spark, live_server, confluent, unique_subject, tmp_path):
+    topic = unique_subject("t")
+    records = [reading(n) for n in range(4)]
+    frame(spark, written(confluent, topic, READING_V1, records)).coalesce(1).write.parquet(str(tmp_path / "dumps"))
+    stream = spark.readStream.schema("key binary, value binary, topic string, partition int, offset long") \
+        .parquet(str(tmp_path / "dumps"))
+    decoded = decode(stream, "value", RegistryClient(live_server), subject=f"{topic}-value")
+    assert decoded.isStreaming
+    query = (decoded.writeStream.format("memory").queryName("decoded_json_readings").outputMode("append")
+             .option("checkpointLocation", str(tmp_path / "checkpoint")).start())
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    rows = spark.sql("select * from decoded_json_readings order by offset").collect()
+    assert [row["value"].asDict(recursive=True) for row in rows] == [expected(r, READING_V1) for r in records]
