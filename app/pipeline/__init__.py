@@ -1,12 +1,14 @@
-"""Registry-framed Avro on Spark, from PySpark alone: `decode` and `encode` DataFrame columns.
+"""Registry-framed records on Spark, from PySpark alone: `decode` (Avro, JSON Schema, Protobuf)
+and `encode` (Avro) DataFrame columns.
 
 The only package of the project that imports pyspark; it is built on `app.client` (schemas
-fetched and cached through `RegistryClient`, records read and written by its Avro serde), so
+fetched and cached through `RegistryClient`, records read and written as its serdes do), so
 the bytes are the same as every other producer's and consumer's.
 
     decoded = decode(kafka_df, "value", registry, subject="orders-value", reader="latest")
     decoded = decode(df, "value", registry, subject="s", framing=SINGLE_OBJECT)  # C3 01 + fingerprint
     framed = encode(df, registry, subject="orders-value", schema=ORDER_AVSC, keep=["key"])
+    readings = decode(df, "value", registry, subject="readings-value", message="shop.Reading")  # Protobuf
 
 `decode` and `encode` run in Spark's JVM (Java UDFs built from `app/pipeline/jvm/src`) when they
 can, else in Spark's Python workers; `engine="jvm"|"python"` forces one (`app.pipeline.engine`).
@@ -18,7 +20,7 @@ from typing import Any
 EXTRA_NEEDED = "the pipeline needs PySpark and pyarrow: pip install 'sqlregistry[pipeline]'"
 # Without them the package still imports, so that `sqlregistry pipeline --help` and the job's
 # argument errors work; each name then says what to install when it is used.
-_MISSING = {"pyspark", "pyarrow", "pandas", "py4j"}
+_MISSING = {"pyspark", "pyarrow", "pandas", "py4j", "jsonschema_rs"}
 
 try:
     from app.pipeline.decode import BadRecord, decode, decode_by_writer, decode_with_schema, writer_ids

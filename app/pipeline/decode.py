@@ -1,14 +1,17 @@
-"""`decode`: a binary column of registry-framed Avro records -> a struct column.
+"""`decode`: a binary column of registry-framed records (Avro, JSON Schema, Protobuf) -> a struct column.
 
-Two paths give the same values (`engine=`, chosen by `app.pipeline.engine`): the JVM path
-(`app.pipeline.jvm_decode`, a Java UDF over Apache Avro's Java library, about 3x faster per
-record) when its jar can be built and loaded, and this module's Python path, the fallback. The
+The reader's schema type picks the format (`app.pipeline.formats`: one module per format for
+its Spark types and its decoder); framing, the reader modes, planning, routing of bad records
+and the engine choice below are shared. Two paths give the same values for Avro (`engine=`,
+chosen by `app.pipeline.engine`): the JVM path (`app.pipeline.jvm_decode`, a Java UDF over
+Apache Avro's Java library, about 3x faster per record) when its jar can be built and loaded,
+and this module's Python path, the fallback and the only path of JSON Schema and Protobuf. The
 Python path runs in Spark's Python workers over Arrow
 batches (`mapInArrow`): each batch's binary column is read once into Python bytes, decoded by
-fastavro with writers found through `app.client` (one decoder per worker, see
+the format's decoder with writers found through `app.client` (one decoder per worker, see
 `app.pipeline.workers`) and built back into one Arrow struct array. `framing=` picks
 Confluent's wire format (the default) or Avro's single-object encoding (`SINGLE_OBJECT`,
-writers found by fingerprint). Every other column passes through untouched, so the Kafka
+writers found by fingerprint; Avro only). Every other column passes through untouched, so the Kafka
 source's shape (`key, value, topic, partition, offset, timestamp`) and Parquet topic dumps work
 alike, batch or streaming.
 
@@ -38,12 +41,12 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_type
 
-from app.client import CONFLUENT, ConfluentFraming, RegistryClient, SchemaNotFound, SingleObjectFraming
-from app.client.framing import Framing
+from app.client import CONFLUENT, ConfluentFraming, RegistryClient, Schema, SchemaNotFound, SingleObjectFraming
+from app.client.framing import Framing, id_framing_only
 from app.pipeline.engine import LOG, choose_engine
+from app.pipeline.formats import format_of, jvm_refusal
+from app.pipeline.formats.format import RecordDecoder
 from app.pipeline.jvm_decode import jvm_decode_with_schema
-from app.pipeline.types import avro_to_spark
-from app.pipeline.workers import WorkerDecoder, worker_decoder
 
 ON_ERROR = ("fail", "route")
 POSITION_COLUMNS = ("topic", "partition", "offset")
@@ -56,11 +59,24 @@ class BadRecord(RuntimeError):
     """A record that cannot be decoded, with where it came from; fails the Spark job."""
 
 
-def reader_schema_text(registry: RegistryClient, subject: str, reader: str | int) -> str:
-    """The reader schema's text for `"latest"` or a version number, read once on the driver."""
+def reader_schema(registry: RegistryClient, subject: str, reader: str | int) -> Schema:
+    """The reader schema for `"latest"` or a version number, read once on the driver, in the
+    rendering its format reads (Protobuf: serialized descriptors)."""
     if reader == "latest" or isinstance(reader, int):
-        return registry.get_version(subject, reader).schema.text
+        stored = registry.get_version(subject, reader)
+        rendering = format_of(stored.schema.schema_type).schema_format
+        if rendering is None:
+            return stored.schema
+        # `latest` again by its number: the rendering must be of the version just read.
+        return registry.get_version(subject, stored.version or reader, format=rendering).schema
     raise ValueError(f"reader must be 'latest', a version number, 'latest-seen' or 'writer', not {reader!r}")
+
+
+def schema_by_id(registry: RegistryClient, schema_id: int, subject: str | None = None) -> Schema:
+    """The schema behind an id, in the rendering its format reads."""
+    stored = registry.get_schema(schema_id, subject)
+    rendering = format_of(stored.schema_type).schema_format
+    return stored if rendering is None else registry.get_schema(schema_id, subject, format=rendering)
 
 
 def _marker(framing: Framing) -> bytes:
@@ -133,15 +149,15 @@ def writer_ids(df: DataFrame, column: str, framing: Framing = CONFLUENT,
     return sorted(writer_schema_ids(df, column, registry, framing))
 
 
-def latest_seen_text(headers: list[bytes], column: str, registry: RegistryClient, subject: str,
-                     framing: Framing = CONFLUENT) -> str:
+def latest_seen_schema(headers: list[bytes], column: str, registry: RegistryClient, subject: str,
+                       framing: Framing = CONFLUENT) -> Schema:
     """The schema of the newest version of `subject` that wrote any record with one of
     `headers` (the distinct headers of `column`)."""
-    best: tuple[int, str] | None = None
+    best: tuple[int, Schema] | None = None
     for schema_id in sorted(_ids_of_headers(headers, registry, framing)):
         for found in registry.get_versions_for_id(schema_id):
             if found.subject == subject and (best is None or found.version > best[0]):
-                best = (found.version, registry.get_schema(schema_id, subject).text)
+                best = (found.version, schema_by_id(registry, schema_id, subject))
     if best is None:
         raise ValueError(f"no record of column {column!r} was written with a version of subject {subject!r}")
     return best[1]
@@ -158,9 +174,12 @@ def decode(
     on_error: str = "fail",
     framing: Framing = CONFLUENT,
     engine: str = "auto",
+    message: str | None = None,
 ) -> DataFrame:
     """`df` with `output` (default: `column` itself, replaced) holding the decoded struct;
-    `engine` picks the JVM or the Python decoder (see `app.pipeline.engine`)."""
+    `engine` picks the JVM or the Python decoder (see `app.pipeline.engine`). The subject's
+    schema type picks the format (`app.pipeline.formats`); `message` names the Protobuf
+    message (full name) records are read as, by default the reader file's first."""
     if reader == "writer":
         raise ValueError("reader='writer' gives one DataFrame per writer schema: use decode_by_writer")
     if subject is None:
@@ -171,27 +190,28 @@ def decode(
             raise ValueError("reader='latest-seen' scans the data first, which a streaming DataFrame cannot do; "
                              "use 'latest' or a version number")
         headers = writer_headers(df, column, framing)
-        text = latest_seen_text(headers, column, registry, subject, framing)
+        schema = latest_seen_schema(headers, column, registry, subject, framing)
     else:
-        text = reader_schema_text(registry, subject, reader)
-    return decode_with_schema(df, column, registry, text, output=output, on_error=on_error, framing=framing,
-                              engine=engine, headers=headers)
+        schema = reader_schema(registry, subject, reader)
+    return decode_with_schema(df, column, registry, schema, output=output, on_error=on_error, framing=framing,
+                              engine=engine, headers=headers, message=message)
 
 
 def decode_by_writer(
     df: DataFrame, column: str, registry: RegistryClient, *, output: str | None = None, on_error: str = "fail",
-    framing: Framing = CONFLUENT, engine: str = "auto",
+    framing: Framing = CONFLUENT, engine: str = "auto", message: str | None = None,
 ) -> dict[int, DataFrame]:
-    """One DataFrame per writer schema id present in `df`, each record in its own writer's shape.
+    """One DataFrame per writer schema id present in `df`, each record in its own writer's shape
+    (Protobuf: as `message`, by default the writer file's first message).
     Records whose header names no known writer (bad magic, too short, unknown fingerprint) are
     in none of them: decode the whole input with `on_error="route"` to see those."""
     frames: dict[int, DataFrame] = {}
     header = F.hex(F.substring(F.col(column), 1, framing.header_size))
     for schema_id, headers in writer_schema_ids(df, column, registry, framing).items():
         part = df.where(header.isin([h.hex().upper() for h in headers]))
-        text = registry.get_schema(schema_id).text
-        frames[schema_id] = decode_with_schema(part, column, registry, text, output=output, on_error=on_error,
-                                               framing=framing, engine=engine, headers=headers)
+        writer = schema_by_id(registry, schema_id)
+        frames[schema_id] = decode_with_schema(part, column, registry, writer, output=output, on_error=on_error,
+                                               framing=framing, engine=engine, headers=headers, message=message)
     return frames
 
 
@@ -199,30 +219,36 @@ def decode_with_schema(
     df: DataFrame,
     column: str,
     registry: RegistryClient,
-    reader_text: str,
+    reader: str | Schema,
     *,
     output: str | None = None,
     on_error: str = "fail",
     framing: Framing = CONFLUENT,
     engine: str = "auto",
     headers: list[bytes] | None = None,
+    message: str | None = None,
 ) -> DataFrame:
-    """Decode `column` projected onto the Avro schema `reader_text`. `headers`: the distinct
-    headers of `column` when the caller has read them already (`writer_headers`), so that the
-    JVM path plans from them instead of reading the data once more."""
+    """Decode `column` projected onto `reader` (Avro schema text, or a `Schema` of any format,
+    Protobuf's in its serialized rendering). `headers`: the distinct headers of `column` when
+    the caller has read them already (`writer_headers`), so that the JVM path plans from them
+    instead of reading the data once more."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
-    if choose_engine(df.sparkSession, engine, streaming=df.isStreaming).jvm:
+    schema = reader if isinstance(reader, Schema) else Schema(reader)
+    python_only = jvm_refusal(schema.schema_type)
+    if python_only is not None:
+        id_framing_only(framing)  # fingerprints name Avro schemas only
+    if choose_engine(df.sparkSession, engine, streaming=df.isStreaming, python_only=python_only).jvm:
         if df.isStreaming or (headers is not None and len(headers) > MAX_PLANNED_HEADERS):
             headers = None  # read ahead they cannot be (a stream), or too many to plan: executors fetch writers
         elif headers is None:
             headers = planned_headers(df, column, framing)
         return jvm_decode_with_schema(
-            df, column, registry, reader_text, headers=headers, marker=_marker(framing),
+            df, column, registry, schema.text, headers=headers, marker=_marker(framing),
             output=output or column, on_error=on_error, framing=framing,
             position=[name for name in POSITION_COLUMNS if name in df.columns])
-    job, out_schema = batch_decoder(df.schema, column, registry, reader_text, output=output, on_error=on_error,
-                                    framing=framing)
+    job, out_schema = batch_decoder(df.schema, column, registry, schema, output=output, on_error=on_error,
+                                    framing=framing, message=message)
     return df.mapInArrow(job, out_schema)
 
 
@@ -230,11 +256,12 @@ def batch_decoder(
     schema: T.StructType,
     column: str,
     registry: RegistryClient,
-    reader_text: str,
+    reader: str | Schema,
     *,
     output: str | None = None,
     on_error: str = "fail",
     framing: Framing = CONFLUENT,
+    message: str | None = None,
 ) -> tuple[Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], T.StructType]:
     """The function `mapInArrow` runs on each partition's Arrow batches, and the schema it
     yields, for input rows of `schema`. Public so that a profiler can run exactly what one
@@ -243,7 +270,8 @@ def batch_decoder(
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
     output = output or column
     error_column = f"{output}_error"
-    shape = avro_to_spark(reader_text)
+    target = reader if isinstance(reader, Schema) else Schema(reader)
+    shape = format_of(target.schema_type).spark_shape(registry, target, message)
     fields = [field for field in schema.fields if field.name != output]
     fields.append(T.StructField(output, shape.data_type, True))
     if on_error == "route":
@@ -252,7 +280,7 @@ def batch_decoder(
     arrow_type = to_arrow_type(shape.data_type, timezone="UTC")
     names = [field.name for field in fields]
     position = [name for name in POSITION_COLUMNS if name in schema.names]
-    job = _BatchDecoder(registry, reader_text, framing, column, output, error_column, on_error,
+    job = _BatchDecoder(registry, target, message, framing, column, output, error_column, on_error,
                         arrow_type, names, position)
     return job, out_schema
 
@@ -260,19 +288,19 @@ def batch_decoder(
 class _BatchDecoder:
     """The function `mapInArrow` ships to the workers (picklable: settings only)."""
 
-    def __init__(self, registry: RegistryClient, reader_text: str, framing: Framing, column: str, output: str,
-                 error_column: str, on_error: str, arrow_type: pa.DataType, names: list[str],
-                 position: list[str]) -> None:
-        self.registry, self.reader_text, self.framing = registry, reader_text, framing
+    def __init__(self, registry: RegistryClient, reader: Schema, message: str | None, framing: Framing,
+                 column: str, output: str, error_column: str, on_error: str, arrow_type: pa.DataType,
+                 names: list[str], position: list[str]) -> None:
+        self.registry, self.reader, self.message, self.framing = registry, reader, message, framing
         self.column, self.output, self.error_column, self.on_error = column, output, error_column, on_error
         self.arrow_type, self.names, self.position = arrow_type, names, position
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        decoder = worker_decoder(self.registry, self.reader_text, self.framing)
+        decoder = format_of(self.reader.schema_type).decoder(self.registry, self.reader, self.framing, self.message)
         for batch in batches:
             yield self._decode_batch(batch, decoder)
 
-    def _decode_batch(self, batch: pa.RecordBatch, decoder: WorkerDecoder) -> pa.RecordBatch:
+    def _decode_batch(self, batch: pa.RecordBatch, decoder: RecordDecoder) -> pa.RecordBatch:
         values = batch.column(self.column).to_pylist()
         errors: list[str | None] = [None] * len(values)
 

@@ -70,12 +70,17 @@ def load_jvm_decoder(spark: SparkSession) -> str:
 
 
 def choose_engine(spark: SparkSession, engine: str = "auto", *, streaming: bool = False,
-                  work: str = "decoding") -> EngineChoice:
+                  work: str = "decoding", python_only: str | None = None) -> EngineChoice:
     """The path a decode (or an encode) takes, logged; `engine="jvm"` raises JvmUnavailable
-    rather than fall back."""
+    rather than fall back. `python_only`: why the JVM path cannot take this work at all (a
+    format its decoder does not read)."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
-    if engine == "python":
+    if python_only is not None:
+        if engine == "jvm":
+            raise JvmUnavailable(python_only)
+        choice = EngineChoice("python", python_only, work)
+    elif engine == "python":
         choice = EngineChoice("python", "asked for (engine='python')", work)
     else:
         try:

@@ -2,7 +2,7 @@
 
     python -m app.pipeline decode --registry URL --input DUMP --subject S --output DIR
         [--reader latest|N|latest-seen] [--column value] [--on-error fail|route] [--master local[*]]
-        [--framing confluent|single-object] [--engine auto|jvm|python] [--debug]
+        [--framing confluent|single-object] [--engine auto|jvm|python] [--message NAME] [--debug]
     python -m app.pipeline sample --registry URL --output FILE [--subject S] [--records N]
 
 `sample` writes a small topic dump to try `decode` on. Each decode run appends one Parquet part set under DIR; when the subject evolved between runs, the
@@ -51,6 +51,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="Confluent wire format (default) or Avro single-object encoding")
     decode.add_argument("--engine", choices=("auto", "jvm", "python"), default="auto",
                         help="decoder: the JVM one when it can be built and loaded (auto, the default), or force one")
+    decode.add_argument("--message", help="Protobuf: the message (full name) records are read as "
+                                          "(default: the reader file's first)")
     decode.add_argument("--master", default="local[*]")
     decode.add_argument("--debug", action="store_true", help="on failure, print Spark's whole trace")
     sample = commands.add_parser("sample", help="write a small Parquet topic dump of framed Avro records to try")
@@ -85,17 +87,15 @@ def loopback_environment(master: str, environ: Mapping[str, str]) -> dict[str, s
 def _require_extra() -> None:
     """The extra's packages are looked for (found, not imported: importing Spark takes a second)
     before the registry is asked, so that a machine without them hears what to install first."""
-    for name in ("pyspark", "pyarrow", "pandas"):
+    for name in ("pyspark", "pyarrow", "pandas", "jsonschema_rs"):
         if importlib.util.find_spec(name) is None:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
 
-def check_subject(registry: RegistryClient, subject: str, reader: str | int) -> None:
-    """Raises the registry's 40401 (or 40402 for a reader version it lacks) before Spark starts."""
-    if reader == "latest" or isinstance(reader, int):
-        registry.get_version(subject, reader)
-    else:
-        registry.get_versions(subject)
+def check_subject(registry: RegistryClient, subject: str, reader: str | int) -> str:
+    """The reader's schema type (AVRO, JSON, PROTOBUF: which format decodes); raises the
+    registry's 40401 (or 40402 for a reader version it lacks) before Spark starts."""
+    return registry.get_version(subject, reader if isinstance(reader, int) else "latest").schema.schema_type
 
 
 def run_decode(args: argparse.Namespace) -> int:
@@ -106,9 +106,11 @@ def run_decode(args: argparse.Namespace) -> int:
     _require_extra()
     registry = RegistryClient(args.registry)
     _stage(f"looking up {args.subject} in {args.registry}", started)
-    check_subject(registry, args.subject, args.reader)
+    schema_type = check_subject(registry, args.subject, args.reader)
 
     from pyspark.sql import SparkSession
+
+    from app.pipeline.formats import jvm_refusal
 
     from app.pipeline.decode import decode
     from app.pipeline.engine import choose_engine
@@ -122,20 +124,20 @@ def run_decode(args: argparse.Namespace) -> int:
         builder = SparkSession.builder.master(args.master).appName("sqlregistry-pipeline-decode") \
             .config("spark.sql.session.timeZone", "UTC")
         os.environ.update(loopback_environment(args.master, os.environ))  # read by the JVM it launches
-        jar = _decoder_jar(args.engine)
+        jar = None if jvm_refusal(schema_type) else _decoder_jar(args.engine)
         if jar is not None:
             # As spark-submit --jars: the driver and every executor, local or on a cluster, get it.
             builder = builder.config("spark.jars", jar)
         spark = builder.getOrCreate()
     try:
-        choice = choose_engine(spark, args.engine)
+        choice = choose_engine(spark, args.engine, python_only=jvm_refusal(schema_type))
         print(f"sqlregistry pipeline: {choice}", file=sys.stderr, flush=True)
         _stage(f"reading {args.input}", started)
         source = spark.read.parquet(args.input)
         _stage(f"resolving reader {args.reader!r} of {args.subject}", started)
         framing = SINGLE_OBJECT if args.framing == "single-object" else CONFLUENT
         decoded = decode(source, args.column, registry, subject=args.subject, reader=args.reader,
-                         on_error=args.on_error, framing=framing, engine=choice.engine)
+                         on_error=args.on_error, framing=framing, engine=choice.engine, message=args.message)
         _stage(f"decoding to {args.output}", started)
         decoded.write.mode("append").parquet(args.output)
         _stage("done", started)

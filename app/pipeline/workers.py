@@ -35,14 +35,14 @@ _CLIENTS: dict[tuple[Any, ...], RegistryClient] = {}
 _DECODERS: dict[tuple[Any, ...], WorkerDecoder] = {}
 
 
-def _client_key(client: RegistryClient) -> tuple[Any, ...]:
+def client_key(client: RegistryClient) -> tuple[Any, ...]:
     # The pickled form's arguments are the client's whole configuration (URLs, auth, timeouts).
     return tuple(repr(part) for part in client.__reduce__()[1])
 
 
 def worker_client(client: RegistryClient) -> RegistryClient:
     """This worker's long-lived client configured like `client`."""
-    key = _client_key(client)
+    key = client_key(client)
     with _LOCK:
         return _CLIENTS.setdefault(key, client)
 
@@ -107,7 +107,7 @@ class WorkerDecoder:
 
 def worker_decoder(client: RegistryClient, reader_text: str | None, framing: Framing) -> WorkerDecoder:
     """This worker's decoder for records read as `reader_text` (None: as written)."""
-    key = (_client_key(client), reader_text, type(framing).__name__)
+    key = (client_key(client), reader_text, type(framing).__name__)
     with _LOCK:
         found = _DECODERS.get(key)
     if found is not None:
