@@ -49,8 +49,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def cmd_serve(settings: Settings) -> int:
     from app.security.errors import AuthFileError
-    from app.server.serving import (PortInUse, RegistryServer, TlsFilesError, check_port_free, check_tls_files,
-                             prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
+    from app.server.serving import (DatabaseDirectoryMissing, PortInUse, RegistryServer, TlsFilesError,
+                                    check_database_directory, check_port_free, check_tls_files,
+                                    prepare_authentication, prepare_database, prepare_metrics_dir, route_app_logs)
 
     try:
         check_port_free(settings.host, settings.port)
@@ -60,6 +61,10 @@ def cmd_serve(settings: Settings) -> int:
     try:
         check_tls_files(settings.certfile, settings.keyfile, settings.ca_certs)
     except TlsFilesError as exc:
+        return fail(str(exc))
+    try:
+        check_database_directory(settings.database_url, Settings.database_url)
+    except DatabaseDirectoryMissing as exc:
         return fail(str(exc))
     try:
         prepare_authentication(settings)
@@ -255,8 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--database-url", help="SQLAlchemy URL (REGISTRY_DATABASE_URL)")
 
     # Listed for --help; `main` hands their arguments to app.client.ci before parsing.
-    commands.add_parser("check", help="test schema files against a subject on a running registry (compatibility, "
-                        "policies), or against a policy file offline (--policy-file)")
+    commands.add_parser("check", help="test schema files against a subject on a running registry, "
+                                      "or offline against a policy file")
     commands.add_parser("register", help="register schema files under a subject on a running registry")
     commands.add_parser("pipeline", help="decode registry-framed topic dumps with Spark (needs sqlregistry[pipeline])")
     commands.add_parser("auth", help="auth file tools: hash-password, check-file")

@@ -36,6 +36,9 @@ from support.postgres import (  # noqa: E402
 
 from app.storage.migrate import upgrade_url  # noqa: E402
 
+# Fails the run at collection when xdist's grouping does not hold (support/xdist_groups.py).
+pytest_plugins = ("support.xdist_groups",)
+
 DATABASE_KINDS = [
     pytest.param("sqlite", id="sqlite"),
     pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
@@ -121,24 +124,6 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if outcome is not None:
         with open(tally, "a", encoding="utf-8") as out:
             out.write(f"{outcome} {report.nodeid}\n")
-
-
-# ------------------------------------------------------------------ shared reference material
-SHARED_DIR = Path(__file__).resolve().parents[2] / "shared"
-
-
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """The workplace's `shared/` beside the clone (conformance corpora, the Avro oracle).
-
-    A clone used elsewhere has none, so those tests skip there; CI always has it, and a CI
-    run that lost it fails rather than passing on fewer tests.
-    """
-    if not (SHARED_DIR / "conformance").is_dir():
-        if in_ci():
-            pytest.fail(f"CI must run the conformance tests, but {SHARED_DIR} is missing", pytrace=False)
-        pytest.skip(f"{SHARED_DIR} is not beside the clone")
-    return SHARED_DIR
 
 
 # ------------------------------------------------------------------ PostgreSQL

@@ -358,6 +358,7 @@ def schema_request(body: dict[str, Any]) -> SchemaRequest:
         rule_set=_rule_set(body.get("ruleSet"), "ruleSet"),
         id=_int32(body.get("id"), "id"),
         version=_int32(body.get("version"), "version"),
+        sent_keys=tuple(body),
     )
 
 

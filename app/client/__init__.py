@@ -27,6 +27,8 @@ from app.client.errors import (
     RegistryRequestError,
     RegistryServerError,
     RegistryUnavailable,
+    RuleFailed,
+    RulesUnavailable,
     SchemaNotFound,
     SerializationError,
     SubjectNotFound,
@@ -35,7 +37,9 @@ from app.client.errors import (
 from app.fingerprinting.fingerprint import Fingerprint, schema_fingerprint
 from app.client.framing import CONFLUENT, SINGLE_OBJECT, ConfluentFraming, SingleObjectFraming
 from app.client.naming import import_path, record_name, topic_name, topic_record_name
-from app.client.records import CompatibilityResult, Config, RegisteredSchema, Schema, SchemaReference
+from app.client.records import (
+    CompatibilityResult, Config, Metadata, RegisteredSchema, Rule, RuleSet, Schema, SchemaReference,
+)
 from app.client.registry_client import RegistryClient
 from app.client.resolver import InMemoryResolver, SchemaSource
 from app.client.serde import AutoRegister, LookupOnly, PinnedVersion, ReaderVersion, UseLatest
@@ -63,9 +67,9 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AutoRegister", "AvroDeserializer", "AvroSerializer", "CONFLUENT", "CompatibilityResult", "Config",
     "ConfluentFraming", "Fingerprint", "InMemoryResolver", "IncompatibleSchema", "InvalidSchema",
-    "JsonDeserializer", "JsonSerializer", "LookupOnly", "PinnedVersion", "ProtobufDeserializer", "ProtobufSerializer",
-    "ReaderVersion", "RecordInvalid",
-    "RegisteredSchema", "RegistryClient", "RegistryClientError",
+    "JsonDeserializer", "JsonSerializer", "LookupOnly", "Metadata", "PinnedVersion", "ProtobufDeserializer",
+    "ProtobufSerializer", "ReaderVersion", "RecordInvalid",
+    "RegisteredSchema", "RegistryClient", "RegistryClientError", "Rule", "RuleFailed", "RuleSet", "RulesUnavailable",
     "RegistryRequestError", "RegistryServerError", "RegistryUnavailable", "SINGLE_OBJECT", "Schema",
     "SchemaNotFound", "SchemaReference", "SchemaSource", "SerializationError", "SingleObjectFraming",
     "SubjectNotFound", "UseLatest", "VersionNotFound", "parsing_canonical_form", "record_name",

@@ -27,6 +27,7 @@ from app.client.framing import WriterKey
 from app.client.records import AVRO, RegisteredSchema, Schema
 from app.client.registry_client import RegistryClient
 from app.client.resolver import SchemaSource, canonical_form_of, referenced_schemas
+from app.client.rules.avro_walker import AvroWalker
 from app.client.serde import ReaderVersion, RegistryDeserializer, RegistrySerializer
 
 ParsedAvro = Any  # fastavro's parsed schema: a dict (or str/list for non-record schemas)
@@ -52,6 +53,11 @@ def parse_avro(source: SchemaSource, schema: Schema) -> ParsedAvro:
         return parse_schema(json.loads(schema.text), named_schemas=named)
     except (ValueError, TypeError, KeyError) as exc:
         raise SerializationError(f"cannot parse the Avro schema: {exc}") from exc
+
+
+def avro_walker(source: SchemaSource, schema: Schema) -> AvroWalker:
+    """The field-rule walker over records of `schema`, its references' named types known."""
+    return AvroWalker(json.loads(schema.text), [json.loads(found.text) for found in referenced_schemas(source, schema)])
 
 
 def avro_full_name(schema: Schema) -> str | None:
@@ -94,10 +100,16 @@ class AvroSerializer(RegistrySerializer[ParsedAvro]):
     def header_for(self, registered: RegisteredSchema, compiled: ParsedAvro) -> bytes:
         return self.framing.header(_WriterIdentity(registered.schema_id, registered.schema, self.client))
 
+    def rule_walker(self, schema: Schema) -> AvroWalker:
+        return avro_walker(self.client, schema)
+
     def __call__(self, record: Any) -> bytes:
         state = self._state
         if state is None or (state.expires_at is not None and monotonic() >= state.expires_at):
             state = self._refresh()
+        rules = state.rules
+        if rules is not None:
+            record = rules.record(record)
         out = BytesIO()
         out.write(state.header)
         try:
@@ -106,6 +118,8 @@ class AvroSerializer(RegistrySerializer[ParsedAvro]):
             raise SerializationError(
                 f"record does not match schema id {state.registered.schema_id} of {self.subject}: {exc}"
             ) from exc
+        if rules is not None:
+            return state.header + rules.payload(out.getvalue()[len(state.header):])
         return out.getvalue()
 
 
@@ -137,16 +151,25 @@ class AvroDeserializer(RegistryDeserializer[AvroDecoder]):
         self._header_size = self.framing.header_size
         self._parsed_reader = parse_avro(source, self.reader) if self.reader is not None else None
 
-    def compile(self, writer: Schema, key: WriterKey) -> AvroDecoder:
+    def compile(self, writer: Schema, key: WriterKey, project: bool = True) -> AvroDecoder:
         parsed_writer = parse_avro(self.source, writer)
-        if self._parsed_reader is None or self._parsed_reader == parsed_writer:
+        if not project or self._parsed_reader is None or self._parsed_reader == parsed_writer:
             return AvroDecoder(parsed_writer, None)
         return AvroDecoder(parsed_writer, self._parsed_reader)
+
+    def rule_walker(self, schema: Schema) -> AvroWalker:
+        return avro_walker(self.source, schema)
 
     def __call__(self, data: bytes) -> Any:
         decoder = self._decoders.get(data[: self._header_size])
         if decoder is None:
             decoder = self._decoder_for(data)
+        plan = self._plans.get(data[: self._header_size]) if self._plans else None
+        if plan is not None:
+            return plan.record(self._read(decoder, data[: self._header_size] + plan.payload(data[self._header_size:])))
+        return self._read(decoder, data)
+
+    def _read(self, decoder: AvroDecoder, data: bytes) -> Any:
         stream = BytesIO(data)
         stream.seek(self._header_size)
         try:

@@ -1,6 +1,6 @@
 """`sqlregistry check` and `sqlregistry register`, for CI pipelines.
 
-    sqlregistry check schemas/user.avsc --subject users-value
+    sqlregistry check schemas/user.avsc --subject users-value [--new-subject] [--format json]
     sqlregistry check schemas/user.avsc --policy-file policies.toml [--set NAME] [--previous old.avsc]
     sqlregistry register schemas/user.avsc --subject users-value
 
@@ -8,9 +8,14 @@ Exit codes are the contract a pipeline branches on: 0 compatible (or every file 
 and no policy error, 1 incompatible or a policy error (`register`: some file refused, as
 incompatible, invalid or by a policy; every file is still tried), 2 anything that is not a
 verdict: bad usage, no registry reachable, unreadable file, invalid policy file (`check`: an
-invalid schema too). A failure prints one clear line on stderr. `--url` (or `REGISTRY_URL`,
-comma-separated for several) names the registry; credentials come from userinfo in the URL or
-`REGISTRY_TO_AUTH` (`basic:USER:PASSWORD` or `bearer:TOKEN`), as for the migration commands.
+invalid schema too, and a subject with no versions unless `--new-subject` says a first version
+is meant: a mistyped subject must not pass every check). A failure prints one clear line on
+stderr. `--url` (or `REGISTRY_URL`, comma-separated for several) names the registry;
+credentials come from userinfo in the URL or `REGISTRY_TO_AUTH` (`basic:USER:PASSWORD` or
+`bearer:TOKEN`), as for the migration commands.
+
+An incompatible file is followed by one line per problem, `TYPE at LOCATION (field NAME): message`,
+the same for the three formats (app/client/check_report.py).
 
 The functions take argv and return the exit code, so `app/cli.py` wires them in with one line
 each and tests call them directly.
@@ -20,13 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 from typing import Callable, Sequence, TextIO
 
+from app.client.check_report import CheckReport, name_fields, parse_messages
 from app.client.errors import IncompatibleSchema, InvalidSchema, RegistryClientError, RegistryUnavailable
 from app.client.records import Schema, SchemaReference
 from app.client.registry_client import RegistryClient
@@ -38,55 +42,6 @@ _TYPE_BY_SUFFIX = {".avsc": "AVRO", ".avro": "AVRO", ".json": "JSON", ".proto": 
 
 class UsageError(Exception):
     """Bad arguments or environment: exit 2 with the message."""
-
-
-@dataclass(frozen=True)
-class Incompatibility:
-    """One problem the registry reported, in the (type, location, message) shape people read."""
-
-    type: str
-    location: str
-    message: str
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    """A verbose compatibility answer taken apart: the problems, and the trailer naming the
-    version that failed and the level that was applied."""
-
-    problems: tuple[Incompatibility, ...]
-    old_version: int | None
-    level: str | None
-
-
-_AVRO_ENTRY = re.compile(r"^\{errorType:'(?P<type>[^']*)', description:'(?P<message>.*)', additionalInfo:'.*'\}$", re.S)
-_PATH = re.compile(r"path '(?P<path>[^']*)'")
-_OLD_VERSION = re.compile(r"^\{oldSchemaVersion: (?P<version>\d+)\}$")
-_LEVEL = re.compile(r"compatibility: '(?P<level>[A-Z_]+)'\}$")
-
-
-def parse_messages(messages: Sequence[str]) -> CheckReport:
-    """Confluent's verbose message list: entries `{errorType:..., description:...}`, then
-    `{oldSchemaVersion: N}`, `{oldSchema: '...'}` and `{validateFields: ..., compatibility: ...}`.
-    Entries in any other form (other formats' checkers, reserved fields) are kept whole."""
-    problems: list[Incompatibility] = []
-    old_version: int | None = None
-    level: str | None = None
-    for message in messages:
-        entry = _AVRO_ENTRY.match(message)
-        if entry:
-            path = _PATH.search(entry["message"])
-            problems.append(Incompatibility(entry["type"], path["path"] if path else "", entry["message"]))
-        elif (version := _OLD_VERSION.match(message)) is not None:
-            old_version = int(version["version"])
-        elif message.startswith("{oldSchema: "):
-            continue
-        elif message.startswith("{validateFields: "):
-            found = _LEVEL.search(message)
-            level = found["level"] if found else None
-        else:
-            problems.append(Incompatibility("INCOMPATIBLE", "", message))
-    return CheckReport(tuple(problems), old_version, level)
 
 
 def _parser(name: str, doc: str) -> argparse.ArgumentParser:
@@ -191,6 +146,8 @@ def _policy_options(parser: argparse.ArgumentParser) -> None:
                         help="policy set to apply offline; repeat for several (default: the file's default)")
     parser.add_argument("--previous", type=Path, help="offline: the version the files change (for forbidden-changes)")
     parser.add_argument("--format", choices=("text", "json"), default="text", dest="output")
+    parser.add_argument("--new-subject", action="store_true",
+                        help="the subject may have no versions yet (a first version); without it that is an error")
 
 
 def check_main(argv: Sequence[str] | None = None) -> int:
@@ -238,9 +195,15 @@ def _offline(args: argparse.Namespace) -> int:
 def _check(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple[Path, Schema]], out: TextIO) -> int:
     """Policies (where the registry has them) and compatibility, per file. With
     `--format json` each file is one JSON line: the check endpoint's structure plus
-    `compatible`, `level` and, when incompatible, `incompatibilities`; nothing else is printed."""
+    `compatible`, `level` and, when incompatible, `incompatibilities` (type, location, field,
+    message); nothing else is printed.
+
+    A subject with no versions passes every compatibility check, so a mistyped `--subject`
+    would pass them all: it is refused (exit 2, naming close subjects) unless `--new-subject`
+    says a first version is meant."""
     from app.client.policy_check import print_outcome
 
+    first = _first_version(client, args.subject, args.new_subject)
     verdict = OK
     for path, schema in schemas:
         try:
@@ -254,32 +217,62 @@ def _check(client: RegistryClient, args: argparse.Namespace, schemas: list[tuple
             # A registry without schema policies (Confluent's): compatibility alone decides.
             outcome = {"violations": [], "checked": [], "skipped": []}
             result = client.test_compatibility(args.subject, schema)
-        report = None if result.is_compatible else parse_messages(
-            client.test_compatibility(args.subject, schema, verbose=True).messages
-        )
+        report = None if result.is_compatible else _report(client, args.subject, schema)
         failed = any(v["severity"] == "error" for v in outcome["violations"]) or report is not None
         if failed:
             verdict = INCOMPATIBLE
         if args.output == "json":
             level = client.get_compatibility_level(args.subject) if report is None else report.level
             line: dict[str, object] = {"file": str(path), **outcome, "compatible": report is None, "level": level}
+            if first:
+                line["new_subject"] = True
             if report is not None:
-                line["incompatibilities"] = [
-                    {"type": p.type, "location": p.location, "message": p.message} for p in report.problems
-                ]
+                line["incompatibilities"] = [p.as_json() for p in report.problems]
             print(json.dumps(line), file=out)
             continue
         print_outcome(path, outcome, None, out)
         if report is None:
-            level = client.get_compatibility_level(args.subject)
-            print(f"{path}: compatible with {args.subject} ({level})", file=out)
+            if first:
+                print(f"{path}: compatible: {args.subject} has no versions yet, this would be its first", file=out)
+            else:
+                print(f"{path}: compatible with {args.subject} ({client.get_compatibility_level(args.subject)})",
+                      file=out)
             continue
         against = f", version {report.old_version}" if report.old_version is not None else ""
         print(f"{path}: INCOMPATIBLE with {args.subject} ({report.level or 'level unknown'}{against})", file=out)
-        for problem in report.problems:
-            where = f" at {problem.location}" if problem.location else ""
-            print(f"  - {problem.type}{where}: {problem.message}", file=out)
+        _print_problems(report, out)
     return verdict
+
+
+def _first_version(client: RegistryClient, subject: str, allowed: bool) -> bool:
+    """Whether `subject` has no live versions (a first version); `UsageError` for that unless
+    `allowed`, naming the subjects spelled closest to it."""
+    try:
+        client.get_versions(subject)
+        return False
+    except RegistryClientError as exc:
+        if exc.http_status != 404 or exc.error_code != 40401:
+            raise
+    if allowed:
+        return True
+    import difflib
+
+    close = difflib.get_close_matches(subject, client.get_subjects(), n=3, cutoff=0.75)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise UsageError(f"subject {subject!r} has no versions{hint}: every schema would pass against it; "
+                     "check the name, or give --new-subject to check a first version")
+
+
+def _report(client: RegistryClient, subject: str, schema: Schema) -> CheckReport:
+    """The verbose answer taken apart, its locations resolved to field names where the
+    format can do it here."""
+    report = parse_messages(client.test_compatibility(subject, schema, verbose=True).messages)
+    return name_fields(report, schema.schema_type, schema.text)
+
+
+def _print_problems(report: CheckReport, out: TextIO) -> None:
+    for problem in report.problems:
+        print(f"  - {problem.line()}", file=out)
 
 
 def register_main(argv: Sequence[str] | None = None) -> int:
@@ -302,7 +295,21 @@ def _register(client: RegistryClient, args: argparse.Namespace, schemas: list[tu
             refused = True
             continue
         except IncompatibleSchema as exc:
-            print(f"{path}: rejected, incompatible with {args.subject}: {exc.message}", file=out)
+            # The 409's message quotes the old version whole (a `.proto` on one line): the
+            # verbose check gives the same problems one per line.
+            try:
+                report = _report(client, args.subject, schema)
+            except RegistryClientError:
+                report = CheckReport((), None, None)
+            if not report.problems:
+                print(f"{path}: rejected, incompatible with {args.subject}: {exc.message.split(', details:')[0]}",
+                      file=out)
+                refused = True
+                continue
+            against = f", version {report.old_version}" if report.old_version is not None else ""
+            print(f"{path}: rejected, incompatible with {args.subject} ({report.level or 'level unknown'}{against})",
+                  file=out)
+            _print_problems(report, out)
             refused = True
             continue
         if registered.version is None:  # a 7.x registry answers with the id alone

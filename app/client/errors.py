@@ -95,6 +95,28 @@ class RecordInvalid(SerializationError):
         self.schema_path = schema_path
 
 
+class RuleFailed(SerializationError):
+    """A data-contract rule refused a record or could not run (`app.client.rules`).
+
+    `rule`, `subject`, `version` and `mode` (WRITE, READ, UPGRADE, DOWNGRADE) say which rule
+    of which schema failed where; the executor's own exception, if any, is `__cause__`.
+    A `SerializationError`, so that handlers written before data contracts still catch it.
+    """
+
+    def __init__(self, message: str, *, rule: str, subject: str | None, version: int | None, mode: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.subject = subject
+        self.version = version
+        self.mode = mode
+
+
+class RulesUnavailable(SerializationError):
+    """A schema's rules need a library that is not installed (`pip install 'sqlregistry[rules]'`),
+    or a KMS type no driver is registered for: the record is refused rather than written or
+    read without its rules."""
+
+
 _BY_CODE: dict[int, type[RegistryRequestError]] = {
     cls.error_code: cls  # type: ignore[misc]
     for cls in (SubjectNotFound, VersionNotFound, SchemaNotFound, IncompatibleSchema, InvalidSchema,

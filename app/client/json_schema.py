@@ -40,6 +40,7 @@ from app.client.framing import IdOnlyWriter, WriterKey, id_framing_only
 from app.client.records import JSON, RegisteredSchema, Schema
 from app.client.registry_client import RegistryClient
 from app.client.resolver import SchemaSource, resolve_references
+from app.client.rules.json_walker import JsonWalker
 from app.client.serde import ReaderVersion, RegistryDeserializer, RegistrySerializer
 
 JsonSchemaInput = Union[Schema, str, dict, bool]
@@ -67,6 +68,22 @@ def _decode_schema(schema: Schema) -> Any:
         raise SerializationError(f"the JSON schema is not JSON: {exc}") from exc
 
 
+def _reference_registry(source: SchemaSource, schema: Schema) -> Registry[Any]:
+    """Every schema `schema` references, transitively, under its reference name (and, by
+    `crawl`, its own `$id`s), for `$ref`s to resolve against."""
+    try:
+        resources = [(reference.name, Resource.from_contents(_decode_schema(found), default_specification=DRAFT7))
+                     for reference, found in resolve_references(source, schema)]
+    except ValueError as exc:  # a reference cycle
+        raise SerializationError(str(exc)) from exc
+    return Registry().with_resources(resources).crawl()
+
+
+def json_walker(source: SchemaSource, schema: Schema) -> JsonWalker:
+    """The field-rule walker over records of `schema`."""
+    return JsonWalker(_decode_schema(schema), _reference_registry(source, schema))
+
+
 def compile_validator(source: SchemaSource, schema: Schema) -> Validator:
     """The `jsonschema` validator for `schema`, its references resolvable by name.
 
@@ -76,13 +93,7 @@ def compile_validator(source: SchemaSource, schema: Schema) -> Validator:
     if schema.schema_type != JSON:
         raise SerializationError(f"expected a JSON schema, got a {schema.schema_type} one")
     contents = _decode_schema(schema)
-    try:
-        resources = [(reference.name, Resource.from_contents(_decode_schema(found), default_specification=DRAFT7))
-                     for reference, found in resolve_references(source, schema)]
-    except ValueError as exc:  # a reference cycle
-        raise SerializationError(str(exc)) from exc
-    # crawl(): a referenced schema's own `$id`s become resolvable too, not only its reference name.
-    registry: Registry[Any] = Registry().with_resources(resources).crawl()
+    registry = _reference_registry(source, schema)
     cls = validator_for(contents, default=Draft7Validator)
     try:
         cls.check_schema(contents)
@@ -157,15 +168,23 @@ class JsonSerializer(RegistrySerializer[RecordCheck]):
     def header_for(self, registered: RegisteredSchema, compiled: RecordCheck) -> bytes:
         return self.framing.header(IdOnlyWriter(registered.schema_id))
 
+    def rule_walker(self, schema: Schema) -> JsonWalker:
+        return json_walker(self.client, schema)
+
     def __call__(self, record: Any) -> bytes:
         state = self._state
         if state is None or (state.expires_at is not None and monotonic() >= state.expires_at):
             state = self._refresh()
+        rules = state.rules
+        if rules is not None:
+            record = rules.record(record)
         state.compiled(record)
         try:
             payload = _encode(record)
         except (TypeError, ValueError) as exc:
             raise SerializationError(f"record cannot be written as JSON: {exc}") from exc
+        if rules is not None:
+            return state.header + rules.payload(payload.encode())
         return state.header + payload.encode()
 
 
@@ -200,7 +219,7 @@ class JsonDeserializer(RegistryDeserializer[RecordCheck]):
             self._reader_check = RecordCheck(compile_validator(source, self.reader) if validate else None,
                                              "the reader's JSON schema")
 
-    def compile(self, writer: Schema, key: WriterKey) -> RecordCheck:
+    def compile(self, writer: Schema, key: WriterKey, project: bool = True) -> RecordCheck:
         if writer.schema_type != JSON:
             raise SerializationError(f"schema id {key} is {writer.schema_type}, not JSON")
         if self._reader_check is not None:
@@ -208,13 +227,20 @@ class JsonDeserializer(RegistryDeserializer[RecordCheck]):
         return RecordCheck(compile_validator(self.source, writer) if self.validate else None,
                            f"writer JSON schema id {key}")
 
+    def rule_walker(self, schema: Schema) -> JsonWalker:
+        return json_walker(self.source, schema)
+
     def __call__(self, data: bytes) -> Any:
         check = self._decoders.get(data[: self._header_size])
         if check is None:
             check = self._decoder_for(data)
+        plan = self._plans.get(data[: self._header_size]) if self._plans else None
+        payload = data[self._header_size:] if plan is None else plan.payload(data[self._header_size:])
         try:
-            record = json.loads(data[self._header_size:])
+            record = json.loads(payload)
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both are ValueErrors
             raise SerializationError(f"cannot decode {len(data)} bytes as JSON: {exc}") from exc
+        if plan is not None:
+            record = plan.record(record)
         check(record)
         return record

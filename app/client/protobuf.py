@@ -37,6 +37,7 @@ from app.client.protobuf_files import SERIALIZED, build_pool, file_proto, is_wel
 from app.client.records import PROTOBUF, RegisteredSchema, Schema, SchemaReference
 from app.client.registry_client import RegistryClient
 from app.client.resolver import SchemaSource
+from app.client.rules.protobuf_walker import ProtobufWalker
 from app.client.serde import AutoRegister, LookupOnly, RegistryDeserializer, RegistrySerializer, WriterState
 
 MessageType = type[Message]
@@ -126,6 +127,9 @@ class ProtobufSerializer(RegistrySerializer[MessageType]):
     def header_for(self, registered: RegisteredSchema, compiled: MessageType) -> bytes:
         return self.framing.header(IdOnlyWriter(registered.schema_id)) + self._index_block
 
+    def rule_walker(self, schema: Schema) -> ProtobufWalker:
+        return ProtobufWalker()
+
     def __call__(self, message: Message) -> bytes:
         state = self._state
         if state is None or (state.expires_at is not None and monotonic() >= state.expires_at):
@@ -133,10 +137,16 @@ class ProtobufSerializer(RegistrySerializer[MessageType]):
         if not isinstance(message, state.compiled):
             raise SerializationError(f"this serializer writes {state.compiled.DESCRIPTOR.full_name} messages, "
                                      f"not {type(message).__name__}")
+        rules = state.rules
+        if rules is not None:
+            message = rules.record(message)
         try:
-            return state.header + message.SerializeToString()
+            payload = message.SerializeToString()
         except EncodeError as exc:  # proto2 required fields left unset
             raise SerializationError(f"cannot write the {type(message).__name__}: {exc}") from exc
+        if rules is not None:
+            return state.header + rules.payload(payload)
+        return state.header + payload
 
 
 @dataclass
@@ -183,17 +193,22 @@ class ProtobufDeserializer(RegistryDeserializer[WriterFile]):
         *,
         framing: Framing = CONFLUENT,
         subject: str | None = None,
+        **rule_options: Any,
     ) -> None:
-        super().__init__(source, framing=id_framing_only(framing), subject=subject)
+        """`rule_options`: `rule_config`, `dlq` and `rule_executors`, as for every deserializer."""
+        super().__init__(source, framing=id_framing_only(framing), subject=subject, **rule_options)
         self.message_type = message_type_of(message_type) if message_type is not None else None
         self._header_size = self.framing.header_size
 
-    def compile(self, writer: Schema, key: WriterKey) -> WriterFile:
+    def compile(self, writer: Schema, key: WriterKey, project: bool = True) -> WriterFile:
         described = f"Protobuf schema id {key}"
         proto = file_proto(writer, described)
         if self.message_type is not None:
             return WriterFile(proto, described, self.message_type, None)
         return WriterFile(proto, described, None, build_pool(self.source, writer, described))
+
+    def rule_walker(self, schema: Schema) -> ProtobufWalker:
+        return ProtobufWalker()
 
     def __call__(self, data: bytes) -> Message:
         writer = self._decoders.get(data[: self._header_size])
@@ -201,9 +216,11 @@ class ProtobufDeserializer(RegistryDeserializer[WriterFile]):
             writer = self._decoder_for(data)
         path, offset = decode_indexes(data, self._header_size)
         message = (writer.classes.get(path) or writer.message_class(path))()
+        plan = self._plans.get(data[: self._header_size]) if self._plans else None
+        payload = data[offset:] if plan is None else plan.payload(data[offset:])
         try:
-            message.ParseFromString(data[offset:])
+            message.ParseFromString(payload)
         except DecodeError as exc:
             raise SerializationError(f"cannot decode {len(data)} bytes as {message.DESCRIPTOR.full_name}: {exc}") \
                 from exc
-        return message
+        return message if plan is None else plan.record(message)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 from urllib.parse import quote, urlsplit
 
 from app.client.cache import OnceCache, TtlCache
@@ -219,6 +219,19 @@ class RegistryClient:
             return self._fetch_version(subject, number, True, format)
         return self._versions.get((subject, number, format),
                                   lambda: self._fetch_version(subject, number, False, format))
+
+    def get_latest_with_metadata(
+        self, subject: str, metadata: Mapping[str, str], *, deleted: bool = False, format: str | None = None
+    ) -> RegisteredSchema:
+        """The latest version of `subject` whose metadata properties hold every pair of
+        `metadata` (`GET /subjects/{s}/metadata?key=k&value=v...`); not cached, since a newer
+        matching version may be registered at any time."""
+        keys = list(metadata)
+        body = self._call("GET", f"/subjects/{_segment(subject)}/metadata", {
+            "key": keys, "value": [metadata[key] for key in keys], "deleted": deleted or None, "format": format})
+        found = RegisteredSchema.from_json(body)
+        self._remember(found, subject, format)
+        return found
 
     def get_latest_version(self, subject: str) -> RegisteredSchema:
         return self._latest.get(subject, lambda: self._fetch_version(subject, LATEST, False))

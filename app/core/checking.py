@@ -121,7 +121,7 @@ class CompatibilityChecks:
             if number is not None and target is None:
                 raise VersionNotFound.for_version(number)
             candidate = self.resolver.candidate(
-                store, qs.context, request.schema_type, request.schema, refs,
+                store, qs.context, request.schema_type, request.required_text(), refs,
                 normalize=normalize or bool(config.get("normalize")), strict=True, live_refs=True, guard=guard,
             )
             latest = self.resolver.content(store, live[-1].schema_pk) if live else None

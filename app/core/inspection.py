@@ -60,6 +60,9 @@ class LevelVerdict:
     compared: tuple[int, ...]
     registration_compares: tuple[int, ...]
     messages: tuple[str, ...]
+    # The fields the reasons of the checked directions point at (from the structural diff
+    # against the version compared), so that a verdict's first line can name them.
+    fields: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,7 @@ class Inspection:
                 level.value, settings.compatibility.source, level is not CompatibilityLevel.NONE, not messages,
                 (old.version,) if level is not CompatibilityLevel.NONE else (),
                 self._registration_compares(store, level, settings.config, live), tuple(messages),
+                named_fields(found, level) if messages else (),
             )
             old_text, new_text = (self._text(p, normalize) for p in (old_parsed, new_parsed))
         return VersionDiff(
@@ -207,11 +211,22 @@ class Inspection:
         verdict = LevelVerdict(
             level.value, settings.compatibility.source, level is not CompatibilityLevel.NONE,
             not evaluation.messages, tuple(p.version for p in evaluation.history), compares,
-            tuple(evaluation.messages),
+            tuple(evaluation.messages), named_fields(diff, level) if evaluation.messages else (),
         )
         return CandidateCheck(
             qs.qualified(), settings, verdict, tuple(per_version), diff, live[-1].version if live else None
         )
+
+
+def named_fields(diff: StructuralDiff | None, level: CompatibilityLevel) -> tuple[str, ...]:
+    """The fields (outline paths) the diff's reasons point at, in the directions `level`
+    checks (BACKWARD: the new schema reads; FORWARD: the old one; FULL: both), each once."""
+    if diff is None:
+        return ()
+    name = level.value
+    directions = [d for d, checked in ((diff.backward, name.startswith(("BACKWARD", "FULL"))),
+                                       (diff.forward, name.startswith(("FORWARD", "FULL")))) if checked]
+    return tuple(dict.fromkeys(reason.path for d in directions for reason in d.reasons if reason.path))
 
 
 def _pick(versions: list[VersionRow], live: list[VersionRow], wanted: str | None, default: VersionRow) -> VersionRow:

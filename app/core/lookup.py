@@ -63,7 +63,7 @@ class Lookup:
             qs, row, config = self.checks.subject_config(store, subject, guard)
             normalize = normalize or bool(config.get("normalize"))
             candidate = self.resolver.candidate(
-                store, qs.context, request.schema_type, request.schema, refs,
+                store, qs.context, request.schema_type, request.required_text(), refs,
                 normalize=normalize, strict=False, live_refs=False, guard=guard,
             )
             self.resolver.check_request(candidate)

@@ -257,7 +257,7 @@ class PolicyService:
             rows = store.settings_rows(rows_needed(qs.context, qs.name))
             config = effective_config(qs.context, qs.name, rows, self.default_level)
             candidate = self.resolver.candidate(
-                store, qs.context, request.schema_type, request.schema, request_references(request.references),
+                store, qs.context, request.schema_type, request.required_text(), request_references(request.references),
                 normalize=bool(config.get("normalize")), strict=config.get("validateNewSchemas") is not False,
                 live_refs=True, guard=guard,
             )

@@ -5,10 +5,11 @@ They are plain data: nothing here talks to a database or to HTTP.
 from __future__ import annotations
 
 import enum
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.errors import InvalidCompatibilityLevel, InvalidMode
+from app.core.errors import InvalidCompatibilityLevel, InvalidMode, InvalidSchema
 # Defined with the records storage shares; most of the core imports them from here.
 from app.core.records import DEFAULT_CONTEXT, SchemaReference  # noqa: F401
 from app.formats.base import DEFAULT_SCHEMA_TYPE
@@ -129,3 +130,39 @@ class SchemaRequest:
     rule_set: dict[str, Any] | None = None
     id: int | None = None
     version: int | None = None
+    # The body's keys as sent, for the "Empty schema" refusal (which shows SENT_KEYS of them):
+    # the most common first mistake is a body without `schema`. None: not from a request body
+    # (a web form), which gets Confluent's words alone.
+    sent_keys: tuple[str, ...] | None = None
+
+    def required_text(self) -> str:
+        """The schema text; 42201 "Empty schema" when there is none, saying what the body must
+        look like and which keys it had."""
+        if self.schema is not None and self.schema.strip():
+            return self.schema
+        raise empty_schema(self.sent_keys)
+
+
+SENT_KEYS, SENT_KEY_CHARS = 10, 40
+ENVELOPE = '{"schema": "<the schema as a string>"}'
+# Keys a schema document itself has at its top (Avro, JSON Schema): a body holding them and no
+# `schema` is the schema posted raw.
+_SCHEMA_DOCUMENT_KEYS = frozenset({"type", "fields", "name", "namespace", "properties", "$schema", "$id", "items"})
+
+
+def empty_schema(sent_keys: tuple[str, ...] | None) -> InvalidSchema:
+    """Confluent's "Empty schema" (42201), followed by the envelope the body must have and
+    the keys it had: `{"shema": ...}` and a raw `.avsc` posted as the body both land here."""
+    if sent_keys is None:
+        return InvalidSchema("Empty schema")
+    if not sent_keys:
+        return InvalidSchema(f"Empty schema: the request body must be {ENVELOPE}")
+    keys = ", ".join(json.dumps(key[:SENT_KEY_CHARS]) for key in sent_keys[:SENT_KEYS])
+    more = f" and {len(sent_keys) - SENT_KEYS} more" if len(sent_keys) > SENT_KEYS else ""
+    if "schema" in sent_keys:
+        return InvalidSchema(f"Empty schema: \"schema\" is empty; the request body must be {ENVELOPE}")
+    if _SCHEMA_DOCUMENT_KEYS & set(sent_keys):
+        return InvalidSchema(f"Empty schema: the request body looks like a schema itself (keys {keys}{more}); "
+                             f"send it as a string: {ENVELOPE}, with \"schemaType\" for JSON or PROTOBUF")
+    return InvalidSchema(f"Empty schema: the request body has no \"schema\" (keys {keys}{more}); "
+                         f"it must be {ENVELOPE}")

@@ -32,6 +32,7 @@ reach the driver, so Spark binds as it would.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -142,6 +143,14 @@ def loopback_environment(master: str, environ: Mapping[str, str]) -> dict[str, s
     return {"SPARK_LOCAL_IP": LOOPBACK}
 
 
+def _require_extra() -> None:
+    """The extra's packages are looked for (found, not imported: importing Spark takes a second)
+    before the registry is asked, so that a machine without them hears what to install first."""
+    for name in ("pyspark", "pyarrow", "pandas"):
+        if importlib.util.find_spec(name) is None:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
 def check_subject(registry: RegistryClient, subject: str, reader: str | int) -> None:
     """Raises the registry's 40401 (or 40402 for a reader version it lacks) before Spark starts."""
     if reader == "latest" or isinstance(reader, int):
@@ -215,6 +224,7 @@ def run_decode(args: argparse.Namespace) -> int:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from app.client import CONFLUENT, SINGLE_OBJECT, RegistryClient
 
+    _require_extra()
     registry = RegistryClient(args.registry)
     _stage(f"looking up {args.subject} in {args.registry}", started)
     check_subject(registry, args.subject, args.reader)
@@ -274,6 +284,7 @@ def run_encode(args: argparse.Namespace) -> int:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from app.client import RegistryClient, Schema
 
+    _require_extra()
     registry = RegistryClient(args.registry)
     schema = Schema(Path(args.schema).read_text(encoding="utf-8")) if args.schema else None
     if args.writer == "latest" or isinstance(args.writer, int):

@@ -122,6 +122,28 @@ def check_tls_files(certfile: str | None, keyfile: str | None, ca_certs: str | N
             raise TlsFilesError(f"cannot use the client CA file {ca_certs}: {exc}") from None
 
 
+class DatabaseDirectoryMissing(Exception):
+    """A SQLite database whose directory does not exist: the engine would make the directories
+    and `serve` would start an empty registry on a mistyped path."""
+
+
+def check_database_directory(url: str, default_url: str) -> None:
+    """Refuse a SQLite file in a directory that does not exist, except the default's own
+    (`./data`, which the README's first command expects to be made). Read from the URL's text,
+    as app/storage/head_check.py does, so that the master imports no SQLAlchemy for it."""
+    scheme, _, rest = url.partition("://")
+    if scheme.partition("+")[0] != "sqlite" or url == default_url:
+        return
+    path = rest[1:].partition("?")[0]
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    directory = Path(path).parent
+    if not directory.is_dir():
+        raise DatabaseDirectoryMissing(
+            f"the directory of the SQLite database {path} does not exist: {directory} "
+            "(create it first; only the default database's ./data is made)")
+
+
 class PortInUse(Exception):
     """The address `serve` would bind is taken: found before anything else runs, so that a
     second `serve` neither migrates a database nor leaves gunicorn retrying for seconds."""

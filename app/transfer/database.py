@@ -138,13 +138,17 @@ def _query(query: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [(k, ("true" if v else "false") if isinstance(v, bool) else str(v)) for k, v in query.items() if v is not None]
 
 
-def _repository(url: str) -> Any:
+def _repository(url: str, *, writing: bool = False) -> Any:
     """The database, refused unless it exists and is at the migration head: a transfer
-    neither creates nor migrates a database (`sqlregistry db upgrade` does)."""
+    neither creates nor migrates a database (`sqlregistry db upgrade` does, which an import
+    into a new SQLite file is told)."""
     from app.storage.migrate import current_revision, head_revision, missing_sqlite_file
     from app.storage.repository import Repository
 
     missing = missing_sqlite_file(url)
+    if missing is not None and writing:
+        raise TransferError(f"{missing} does not exist: run `sqlregistry db upgrade --database-url {url}` first "
+                            "to create it (an import writes into a registry database, it does not make one)")
     if missing is not None:
         raise TransferError(f"{missing} does not exist")
     repository = Repository.from_url(url)
@@ -212,7 +216,7 @@ def _qualified(context: str, name: str) -> str:
 def import_database(url: str, dump: Dump, options: ImportOptions, progress: Progress) -> int:
     """Preflight, then every write, in one transaction through the registry service; run
     again from the start when a concurrent writer made it fail (see the module's docstring)."""
-    repository = _repository(url)
+    repository = _repository(url, writing=True)
     try:
         for attempt in range(1, IMPORT_ATTEMPTS + 1):
             transaction = OneTransaction(repository)

@@ -70,9 +70,8 @@ def import_dump(target: RestRegistry, dump: Dump, options: ImportOptions, progre
         print(f"dry run: {len(plan.to_write)} to write, {len(plan.present)} already present")
         return 0
     writes = write_plan(target, dump, plan, state, options, progress, reservations)
-    progress.note(f"import: {len(plan.to_write)} written, {len(plan.present)} already present"
-                  f" ({writes} write requests)")
-    print(f"{len(plan.to_write)} written, {len(plan.present)} already present")
+    outcome = f"{len(plan.to_write)} written, {len(plan.present)} already present"
+    progress.result(f"import: {outcome} ({writes} write requests)", outcome)
     return 0
 
 
@@ -91,19 +90,27 @@ def write_plan(target: RestRegistry, dump: Dump, plan: Plan, state: ImportState,
         if touched or state.modes:
             state.save()
 
-        def to_import_mode(subject: str) -> int:
-            if target.mode(subject) == "IMPORT":
-                return 0
-            target.put_mode(subject, "IMPORT", force=True)
-            return 1
+        if touched:
+            with progress.phase("IMPORT mode", len(touched), unit="subject") as phase:
+                def to_import_mode(subject: str) -> int:
+                    switched = target.mode(subject) != "IMPORT"
+                    if switched:
+                        target.put_mode(subject, "IMPORT", force=True)
+                    phase.advance()
+                    return int(switched)
 
-        writes += sum(pool.map(to_import_mode, touched))
+                writes += sum(pool.map(to_import_mode, touched))
         writes += _write_versions(target, dump, plan, pool, progress)
-        for wave in reversed(levels_for_writing(dump, plan.to_soft_delete)):  # referrers first
-            list(pool.map(lambda v: target.delete_version(v.subject, v.version), wave))
-            writes += len(wave)
-        writes += _apply_configs(target, dump, options, pool)
-        writes += _apply_modes(target, dump, state, options, pool)
+        # What follows the versions can take as long as writing them (a request or two per
+        # subject): each step is a phase of its own, so that a terminal never sits still.
+        if plan.to_soft_delete:
+            with progress.phase("soft-delete", len(plan.to_soft_delete), unit="version") as phase:
+                for wave in reversed(levels_for_writing(dump, plan.to_soft_delete)):  # referrers first
+                    list(pool.map(lambda v: target.delete_version(v.subject, v.version), wave))
+                    phase.advance(len(wave))
+                    writes += len(wave)
+        writes += _apply_configs(target, dump, options, pool, progress)
+        writes += _apply_modes(target, dump, state, options, pool, progress)
     state.remove()
     return writes
 
@@ -196,20 +203,24 @@ def _write_versions(target: RestRegistry, dump: Dump, plan: Plan, pool: ThreadPo
     return len(plan.to_write)
 
 
-def _apply_configs(target: RestRegistry, dump: Dump, options: ImportOptions, pool: ThreadPoolExecutor) -> int:
-    def apply(setting: SettingRecord) -> int:
-        scope = _scope(setting)
-        current = target.config(scope)
-        current_shape = put_shape(current) if current is not None else {}
-        if current_shape == setting.value:
-            return 0
-        body = {**{k: None for k in current_shape if k not in setting.value}, **setting.value}
-        target.put_config(scope, body)
-        return 1
-
+def _apply_configs(target: RestRegistry, dump: Dump, options: ImportOptions, pool: ThreadPoolExecutor,
+                   progress: Progress) -> int:
     wanted = [s for s in sorted(dump.configs, key=lambda s: s.key)
               if not (s.scope == "global" and options.skip_global_config)]
-    return sum(pool.map(apply, wanted))
+    if not wanted:
+        return 0
+    with progress.phase("configs", len(wanted), unit="config") as phase:
+        def apply(setting: SettingRecord) -> int:
+            scope = _scope(setting)
+            current = target.config(scope)
+            current_shape = put_shape(current) if current is not None else {}
+            if current_shape != setting.value:
+                body = {**{k: None for k in current_shape if k not in setting.value}, **setting.value}
+                target.put_config(scope, body)
+            phase.advance()
+            return int(current_shape != setting.value)
+
+        return sum(pool.map(apply, wanted))
 
 
 def _scope(setting: SettingRecord) -> str | None:
@@ -221,7 +232,7 @@ def _scope(setting: SettingRecord) -> str | None:
 
 
 def _apply_modes(target: RestRegistry, dump: Dump, state: ImportState, options: ImportOptions,
-                 pool: ThreadPoolExecutor) -> int:
+                 pool: ThreadPoolExecutor, progress: Progress) -> int:
     """Dumped modes where they differ; touched subjects without one back to their saved mode.
     The global and context modes go first, so no subject is left under a scope mode that
     differs from the dump's while its own is being set."""
@@ -231,9 +242,14 @@ def _apply_modes(target: RestRegistry, dump: Dump, state: ImportState, options: 
             continue
         wanted[_scope(setting)] = setting.value
 
-    def apply(item: tuple[str | None, str | None]) -> int:
-        return _set_mode(target, *item)
-
+    if not wanted:
+        return 0
     scopes = [item for item in wanted.items() if item[0] is None or not split_subject(item[0])[1]]
     subjects = [item for item in wanted.items() if item not in scopes]
-    return sum(map(apply, sorted(scopes, key=lambda i: i[0] or ""))) + sum(pool.map(apply, sorted(subjects)))
+    with progress.phase("modes", len(wanted), unit="mode") as phase:
+        def apply(item: tuple[str | None, str | None]) -> int:
+            written = _set_mode(target, *item)
+            phase.advance()
+            return written
+
+        return sum(map(apply, sorted(scopes, key=lambda i: i[0] or ""))) + sum(pool.map(apply, sorted(subjects)))

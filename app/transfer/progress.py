@@ -61,6 +61,15 @@ class Progress:
         """A line for the operator, kept clear of a bar that may be drawing."""
         print(line, file=self.stream, flush=True)
 
+    def result(self, note: str, outcome: str, out: IO[str] | None = None) -> None:
+        """A command's result: `outcome` on standard output (what a script reads), `note` (the
+        same with detail) on the progress stream for the operator, unless standard output is
+        a terminal too, where the two would read as one summary printed twice."""
+        out = out or sys.stdout
+        if not _is_terminal(out):
+            self.note(note)
+        print(outcome, file=out, flush=True)
+
 
 def counted(n: int, noun: str) -> str:
     """"1 mode", "2 modes": an operator reads these lines, and "1 modes" reads as a slip."""

@@ -125,3 +125,35 @@ def test_bodies_are_read_whatever_the_charset_parameter(api: Api) -> None:
     reply = api.call("POST", "/subjects/s/versions", {"schema": RECORD_V1},
                      headers={"Content-Type": "application/json; charset=ISO-8859-1"})
     assert reply.status == 200
+
+
+SCHEMA_ENDPOINTS = [
+    ("POST", "/subjects/s/versions"),
+    ("POST", "/compatibility/subjects/s/versions"),
+    ("POST", "/policies/s/check"),
+]
+ENVELOPE = '{"schema": "<the schema as a string>"}'
+
+
+@pytest.mark.parametrize("method, path", SCHEMA_ENDPOINTS)
+@pytest.mark.parametrize("body, message", [
+    (json.loads(RECORD_V1),
+     f'Empty schema: the request body looks like a schema itself (keys "type", "name", "fields"); send it as a '
+     f'string: {ENVELOPE}, with "schemaType" for JSON or PROTOBUF'),
+    ({"shema": RECORD_V1},
+     f'Empty schema: the request body has no "schema" (keys "shema"); it must be {ENVELOPE}'),
+    ({"schema": "  "}, f'Empty schema: "schema" is empty; the request body must be {ENVELOPE}'),
+    ({}, f"Empty schema: the request body must be {ENVELOPE}"),
+], ids=["raw-avsc", "misspelt-key", "blank-schema", "empty-object"])
+def test_a_body_without_a_schema_shows_the_envelope_and_the_keys_sent(
+    api: Api, method: str, path: str, body: dict, message: str
+) -> None:
+    reply = api.call(method, path, raw=json.dumps(body))
+    assert (reply.status, reply.error_code, reply.json["message"]) == (422, 42201, message)
+
+
+def test_the_keys_shown_are_bounded(api: Api) -> None:
+    body = {f"key{i}-{'x' * 60}": i for i in range(30)}
+    message = api.call("POST", "/subjects/s/versions", raw=json.dumps(body)).json["message"]
+    assert message.count('"key') == 10 and "and 20 more" in message
+    assert f'"key0-{"x" * 35}"' in message and "x" * 36 not in message

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from support.commands import run_command
 from sqlalchemy import create_engine, text
 
 from app.cli import main
@@ -89,9 +89,9 @@ def test_a_bad_time_or_duration_is_a_usage_error(changed: str, capsys) -> None:
 
 
 def test_python_dash_m_app_cli_runs_the_same_command(changed: str) -> None:
-    done = subprocess.run(
+    done = run_command(
         [sys.executable, "-m", "app.cli", "audit", "list", "--database-url", changed, "--subject", "users-value"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+        cwd=REPO_ROOT, capture_output=True, text=True,
     )
     assert done.returncode == 0, done.stderr
     (entry,) = [json.loads(line) for line in done.stdout.splitlines()]

@@ -3,11 +3,11 @@ running registry, with their exit codes: 0 done/compatible, 1 incompatible, 2 un
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from support.commands import run_command
 from support.postgres import free_port
 
 from app.cli import main
@@ -39,10 +39,10 @@ def test_register_then_check_through_the_sqlregistry_command(
 
 def test_an_unreachable_registry_is_exit_code_2_with_one_line(tmp_path: Path) -> None:
     schema = write(tmp_path, "v1", [{"name": "id", "type": "long"}])
-    done = subprocess.run(
+    done = run_command(
         [sys.executable, "-m", "app.cli", "check", schema, "--subject", "s",
          "--url", f"http://127.0.0.1:{free_port()}"],
-        cwd=REPO, capture_output=True, text=True, timeout=60,
+        cwd=REPO, capture_output=True, text=True,
     )
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "unreachable" in done.stderr

@@ -50,16 +50,38 @@ def test_check_an_incompatible_file_exits_1_and_lists_type_location_and_message(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("compatible with " + subject + " (BACKWARD)")
     assert lines[1] == f"{bad}: INCOMPATIBLE with {subject} (BACKWARD, version 1)"
-    assert lines[2].startswith("  - READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1: The field 'email'")
+    assert lines[2].startswith("  - READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1 (field email): The field 'email'")
 
 
-def test_check_against_a_new_subject_is_compatible(registry_env, files, unique_subject):
-    assert check_main([files("v1.avsc", USER_V1), "--subject", unique_subject()]) == 0
+def test_check_against_a_subject_without_versions_exits_2_naming_close_subjects(
+    registry_env, files, unique_subject, capsys
+):
+    subject = unique_subject("customers-value")
+    RegistryClient(registry_env).register(subject, USER_V1)
+    typo = subject.replace("customers-value", "customer-value")
+    assert check_main([files("v2.avsc", USER_V2), "--subject", typo]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"error: subject {typo!r} has no versions (did you mean {subject}?): every schema would pass against it; "
+        "check the name, or give --new-subject to check a first version"
+    ]
+
+
+def test_check_with_new_subject_allows_a_first_version(registry_env, files, unique_subject, capsys):
+    subject = unique_subject()
+    v1 = files("v1.avsc", USER_V1)
+    assert check_main([v1, "--subject", subject, "--new-subject"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{v1}: compatible: {subject} has no versions yet, this would be its first"]
+    assert check_main([v1, "--subject", subject, "--new-subject", "--format", "json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert (line["compatible"], line["new_subject"]) == (True, True)
 
 
 @pytest.mark.parametrize("case", ["invalid schema", "missing file", "no url", "bad reference", "no subject"])
 def test_check_exits_2_with_one_clear_line(registry_env, files, unique_subject, monkeypatch, capsys, case):
-    argv = [files("v1.avsc", USER_V1), "--subject", unique_subject()]
+    argv = [files("v1.avsc", USER_V1), "--subject", unique_subject(), "--new-subject"]
     expected = {
         "invalid schema": "invalid schema",
         "missing file": "cannot read",
@@ -94,7 +116,8 @@ def test_check_with_references_and_an_explicit_type(registry_env, files, unique_
     outer = files("outer.txt",
                   '{"type":"record","name":"Outer","namespace":"x","fields":[{"name":"b","type":"x.Base"}]}')
     subject = unique_subject("outer")
-    assert check_main([outer, "--subject", subject, "--type", "AVRO", "--reference", f"x.Base={base}:1"]) == 0
+    assert check_main([outer, "--subject", subject, "--new-subject", "--type", "AVRO",
+                       "--reference", f"x.Base={base}:1"]) == 0
     assert register_main([outer, "--subject", subject, "--reference", f"x.Base={base}:1"]) == 0
 
 
@@ -122,12 +145,13 @@ def test_register_with_malformed_credentials_exits_2(registry_env, files, monkey
     assert "user:password" in capsys.readouterr().err
 
 
-def test_messages_of_other_formats_are_kept_whole():
-    report = parse_messages(["Found incompatible change: Difference{...}", "{oldSchemaVersion: 3}",
-                             "{oldSchema: '{}'}", "{validateFields: 'false', compatibility: 'FULL'}"])
-    assert (report.old_version, report.level) == (3, "FULL")
+def test_messages_in_no_known_form_are_kept_on_one_line():
+    report = parse_messages(["Found incompatible change: Difference{...}", "Unexpected\nsecond line",
+                             "{oldSchemaVersion: 3}", "{oldSchema: '{}'}",
+                             "{validateFields: 'false', compatibility: 'FULL'}"])
+    assert (report.old_version, report.level, report.old_schema) == (3, "FULL", "{}")
     assert [(p.type, p.location, p.message) for p in report.problems] == [
-        ("INCOMPATIBLE", "", "Found incompatible change: Difference{...}")]
+        ("INCOMPATIBLE", "", "Found incompatible change: Difference{...}"), ("INCOMPATIBLE", "", "Unexpected …")]
 
 
 def test_register_reports_each_refused_file_goes_on_and_exits_1(registry_env, files, unique_subject, capsys):
@@ -138,10 +162,12 @@ def test_register_reports_each_refused_file_goes_on_and_exits_1(registry_env, fi
     good = files("v2.avsc", USER_V2)
     assert register_main([bad, invalid, good, "--subject", subject]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines] == [bad, invalid, good]
-    assert "rejected, incompatible" in lines[0]
-    assert "rejected by" in lines[1]
-    assert lines[2].endswith("version 2")
+    assert [line.split(":")[0] for line in lines] == [
+        bad, "  - READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1 (field email)", invalid, good]
+    assert lines[0] == f"{bad}: rejected, incompatible with {subject} (BACKWARD, version 1)"
+    assert lines[1].startswith("  - READER_FIELD_MISSING_DEFAULT_VALUE at /fields/1 (field email): The field 'email'")
+    assert "rejected by" in lines[2]
+    assert lines[3].endswith("version 2")
 
 
 def test_a_url_without_scheme_is_one_usage_line_and_exit_2(files, capsys):

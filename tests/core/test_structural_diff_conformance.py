@@ -1,6 +1,6 @@
 """Every incompatibility in the conformance corpora lands on a diff row that shows a change.
 
-The corpora (`shared/conformance`, loaded by its own runner) hold Avro reader/writer pairs and
+The corpora (the project's tests/conformance/data, read by support/conformance.py) hold Avro reader/writer pairs and
 level histories and Confluent's JSON Schema and Protobuf diff examples. Each pair (every
 version of a history against the new schema) is diffed both ways; each reason either
 direction reports must sit on a row, and that row must show what changed (added, removed,
@@ -9,13 +9,11 @@ does not model what the checker compared; the allow-list below names such cases,
 """
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
+from support.conformance import CORPORA
 
 from app.core.structural_diff import CHANGED, StructuralDiff, structural_diff
 from app.formats import FORMATS
@@ -30,33 +28,19 @@ class Swept(NamedTuple):
     diff: StructuralDiff
 
 
-def _runner(shared_dir: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "structural_diff_corpus_runner", shared_dir / "conformance" / "corpus_runner.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _dependencies(case: dict[str, Any], side: str) -> dict[str, str]:
-    return {d["name"]: d["schema"] for d in case["deps"] if d["side"] == side}
-
-
-def _sweep(shared_dir: Path) -> Iterator[Swept]:
-    for load in _runner(shared_dir).CORPORA.values():
+def _sweep() -> Iterator[Swept]:
+    for load in CORPORA.values():
         for case in load():
-            new_version = case["new"]
-            fmt = FORMATS[new_version["schemaType"]]
-            new = fmt.parse(new_version["schema"], _dependencies(case, new_version.get("side", "update")))
-            for old_version in case["history"]:
-                old = fmt.parse(old_version["schema"], _dependencies(case, old_version.get("side", "original")))
-                yield Swept(case["id"], structural_diff(FORMATS, old, new))
+            fmt = FORMATS[case.new.schema_type]
+            new = fmt.parse(case.new.schema, case.dependencies(case.new.side))
+            for old_version in case.history:
+                old = fmt.parse(old_version.schema, case.dependencies(old_version.side))
+                yield Swept(case.id, structural_diff(FORMATS, old, new))
 
 
 @pytest.fixture(scope="module")
-def swept(shared_dir: Path) -> list[Swept]:
-    return list(_sweep(shared_dir))
+def swept() -> list[Swept]:
+    return list(_sweep())
 
 
 def test_every_reason_of_the_corpora_is_on_a_row(swept: list[Swept]) -> None:

@@ -2,28 +2,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support.conformance import DATA, read_json
 
 from app.formats.avro import AvroFormat
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-CORPUS = SHARED / "conformance" / "avro" / "avro-reader-writer-cases.json"
+CORPUS = DATA / "avro" / "avro-reader-writer-cases.json"
 AVRO = AvroFormat()
+CASES: list[dict[str, Any]] = read_json(CORPUS)["cases"]
 
 
-def _cases() -> list[dict[str, Any]]:
-    if not CORPUS.exists():
-        return []
-    return json.loads(CORPUS.read_text(encoding="utf-8"))["cases"]
-
-
-CASES = _cases()
-
-
-def test_corpus_is_beside_the_clone(shared_dir: Path) -> None:
+def test_the_corpus_is_read_whole() -> None:
     assert len(CASES) == 135, f"expected the 135 pairs of {CORPUS}"
 
 

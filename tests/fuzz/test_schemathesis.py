@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.commands import run_command
 from support.live import REPO_ROOT, LiveServer, start_server
 from support.postgres import PostgresCluster
 
@@ -115,8 +116,8 @@ def run_schemathesis(
         command += ["--exclude-path", path]
     started = time.monotonic()
     # In reports/, so that the run's own cache (.schemathesis/) lands there too.
-    result = subprocess.run(command, cwd=REPORTS, capture_output=True, text=True, timeout=900,
-                            stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    result = run_command(command, cwd=REPORTS, capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
     seconds = time.monotonic() - started
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:] + "\nserver log:\n" + server.log_tail()

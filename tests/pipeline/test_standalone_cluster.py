@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.commands import run_command
 from support.live import REPO_ROOT
 from support.spark_standalone import StandaloneCluster, loopback_env, spark_bin, start_cluster
 
@@ -52,8 +53,8 @@ def cluster(decoder_jar, tmp_path_factory) -> Iterator[StandaloneCluster]:
 
 
 def run(command: list[str], root: Path) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(command, cwd=REPO_ROOT, env=loopback_env(root), capture_output=True, text=True,
-                          timeout=180, stdin=subprocess.DEVNULL, check=False)
+    done = run_command(command, cwd=REPO_ROOT, env=loopback_env(root), capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, check=False)
     assert done.returncode == 0, done.stderr[-4000:]
     return done
 

@@ -112,18 +112,18 @@ def test_online_check_reports_the_subjects_policy(live_server, write, unique_sub
         assert reply.status == 200
     try:
         bad = write("bad.avsc", NON_COMPLIANT)
-        assert ci.check_main([bad, "--subject", subject]) == 1
+        assert ci.check_main([bad, "--subject", subject, "--new-subject"]) == 1
         out = capsys.readouterr().out.splitlines()
         assert out[:3] == [
             f'{bad}:/fields/1: [doc-required] field "amount" has no doc',
             f'{bad}:/fields/3: [name-pattern] field "Amount" does not match snake_case',
             f'warning: {bad}:/fields/2/type: [forbidden-types] type "float" at "com.acme.R.price" is forbidden',
         ]
-        assert ci.check_main([write("good.avsc", COMPLIANT), "--subject", subject]) == 0
+        assert ci.check_main([write("good.avsc", COMPLIANT), "--subject", subject, "--new-subject"]) == 0
         capsys.readouterr()
 
         # --format json: one JSON line per file, the endpoint's structure plus the compatibility verdict.
-        assert ci.check_main([bad, "--subject", subject, "--format", "json"]) == 1
+        assert ci.check_main([bad, "--subject", subject, "--new-subject", "--format", "json"]) == 1
         (line,) = capsys.readouterr().out.splitlines()
         reported = json.loads(line)
         assert reported["file"] == bad and reported["compatible"] is True and reported["level"]

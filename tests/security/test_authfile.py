@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from auth_support import hashed, users_text, write_file
+from support.commands import run_command
 
 from app.security.authfile import load_auth_file, parse_auth_file
 from app.security.errors import AuthFileError
@@ -293,8 +294,7 @@ def test_a_file_that_is_not_utf8_or_missing_is_invalid(tmp_path: Path):
 
 
 def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.cli", *argv], capture_output=True, text=True, cwd=REPO_ROOT,
-                          timeout=60)
+    return run_command([sys.executable, "-m", "app.cli", *argv], capture_output=True, text=True, cwd=REPO_ROOT)
 
 
 def test_check_file_accepts_a_valid_file(tmp_path: Path):
@@ -315,9 +315,9 @@ def test_check_file_refuses_an_invalid_file_with_one_line(tmp_path: Path):
 
 def test_serve_refuses_to_start_on_an_invalid_file_with_one_line(tmp_path: Path):
     path = write_file(tmp_path / "auth.toml", users_text() + "[[users]]\nname = \"bob\"\n")
-    result = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--database-url", f"sqlite:///{tmp_path}/r.db"],
-                            capture_output=True, text=True, cwd=REPO_ROOT, timeout=60,
-                            env={**_env(), "REGISTRY_AUTH_FILE": str(path)})
+    result = run_command([sys.executable, "-m", "app.cli", "serve", "--database-url", f"sqlite:///{tmp_path}/r.db"],
+                         capture_output=True, text=True, cwd=REPO_ROOT,
+                         env={**_env(), "REGISTRY_AUTH_FILE": str(path)})
     assert result.returncode == 1
     assert result.stderr.splitlines() == [f"sqlregistry: error: auth file {path}: users[3].name: duplicate user 'bob'"]
     assert not (tmp_path / "r.db").exists()  # stopped before the database step
@@ -331,9 +331,9 @@ def test_gunicorn_wsgi_app_stops_on_an_invalid_file_naming_it(tmp_path: Path, co
 
     path = write_file(tmp_path / "auth.toml",
                       "[[grants]]\nprincipal = \"*\"\nrole = \"read\"\nsubjects = [\"regex:[\"]\n")
-    result = subprocess.run(
+    result = run_command(
         [sys.executable, "-m", "gunicorn", *config, "-b", f"127.0.0.1:{free_port()}", "-w", "1", "wsgi:app"],
-        capture_output=True, text=True, cwd=REPO_ROOT, timeout=60,
+        capture_output=True, text=True, cwd=REPO_ROOT,
         env={**_env(), "REGISTRY_AUTH_FILE": str(path), "REGISTRY_DATABASE_URL": f"sqlite:///{tmp_path}/r.db",
              "REGISTRY_METRICS": "false"},
     )

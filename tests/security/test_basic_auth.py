@@ -13,6 +13,7 @@ import pytest
 from auth_support import basic, hashed, users_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.commands import run_command
 
 from app.core.access import Principal
 from app.security.authenticate import challenges
@@ -335,14 +336,13 @@ def test_limiters_over_one_file_share_their_counts(tmp_path):
 
 def test_processes_share_the_failure_count(tmp_path):
     """Failures recorded by other processes block here: five workers let no more through than one."""
-    import subprocess
     import sys
 
     path = tmp_path / "failures.db"
     script = ("import sys; from pathlib import Path; from app.security.failures import FailureLimiter; "
               "FailureLimiter(Path(sys.argv[1])).record('203.0.113.9', 'alice')")
     for _ in range(3):
-        subprocess.run([sys.executable, "-c", script, str(path)], check=True, timeout=60)
+        run_command([sys.executable, "-c", script, str(path)], check=True)
     limiter = FailureLimiter(path)
     assert limiter.blocked("203.0.113.9", "alice", 3)
     assert not limiter.blocked("203.0.113.9", "alice", 4)

@@ -7,11 +7,11 @@ import base64
 import hashlib
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.commands import run_command
 
 from app.security.passwords import InvalidHash, parse_hash
 
@@ -20,8 +20,8 @@ PHC = re.compile(r"\$scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-
 
 
 def run_hash(stdin: str, *flags: str, command: tuple[str, ...] = (sys.executable, "-m", "app.cli")):
-    return subprocess.run([*command, "auth", "hash-password", *flags], input=stdin, capture_output=True,
-                          text=True, cwd=REPO_ROOT, timeout=60)
+    return run_command([*command, "auth", "hash-password", *flags], input=stdin, capture_output=True,
+                       text=True, cwd=REPO_ROOT)
 
 
 def unpadded(text: str) -> bytes:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.commands import run_command
 from support.live import REPO_ROOT, LiveServer, launch, start_tls_server
 from support.pki import TestPki
 from support.postgres import free_port
@@ -228,8 +229,8 @@ def test_tls_settings_that_would_serve_wrongly_are_refused(env: dict[str, str], 
 
 def run_serve(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "REGISTRY_DATABASE_URL": f"sqlite:///{tmp_path / 'registry.db'}"}
-    return subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port", str(free_port()), *args],
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+    return run_command([sys.executable, "-m", "app.cli", "serve", "--port", str(free_port()), *args],
+                       cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False)
 
 
 def test_serve_with_a_missing_certificate_exits_1_with_one_line(tmp_path: Path):
@@ -400,8 +401,8 @@ def test_serve_with_a_jwks_file_that_does_not_load_exits_1_with_one_line(tmp_pat
                          'algorithms = ["RS256"]\n')
     env = {**os.environ, "REGISTRY_DATABASE_URL": f"sqlite:///{tmp_path / 'registry.db'}",
            "REGISTRY_AUTH_FILE": str(auth_file)}
-    result = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port", str(free_port())], cwd=REPO_ROOT,
-                            env=env, capture_output=True, text=True, timeout=60, check=False)
+    result = run_command([sys.executable, "-m", "app.cli", "serve", "--port", str(free_port())], cwd=REPO_ROOT,
+                         env=env, capture_output=True, text=True, check=False)
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1

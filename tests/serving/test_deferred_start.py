@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.commands import run_command
+
 from app.storage.head_check import at_head
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,8 +59,7 @@ def test_a_worker_answers_before_loading_sqlalchemy_and_builds_storage_on_first_
     )
     env = {**os.environ, "PYTHONPATH": str(REPO), "REGISTRY_DATABASE_URL": database_url,
            "REGISTRY_AUTO_MIGRATE": "false"}
-    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True,
-                            timeout=120)
+    result = run_command([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     root, loaded_first, registered, loaded_after = json.loads(result.stdout.strip().splitlines()[-1])
     assert (root, loaded_first, loaded_after) == (200, False, True)
@@ -87,8 +88,8 @@ def test_a_master_finding_the_database_at_head_leaves_its_workers_nothing_to_imp
         "late = sorted(m for m in set(sys.modules) - before_first_use if m.startswith(heavy))\n"
         "print(json.dumps([registered, late, 'alembic' in loaded]))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
-                            capture_output=True, text=True, timeout=120)
+    result = run_command([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     registered, late, alembic_loaded = json.loads(result.stdout.strip().splitlines()[-1])
     assert (registered["id"], registered["version"]) == (1, 1)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import signal
 import socket
-import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.commands import run_command
 from support.forkserver import ForkServer, eligible
 from support.live import REPO_ROOT, answers
 from support.postgres import free_port
@@ -35,7 +35,7 @@ def test_a_forked_serve_exits_and_logs_as_a_new_interpreter_does(fork_server: Fo
         taken.listen()
         command = serve_command(f"sqlite:///{tmp_path / 'registry.db'}", taken.getsockname()[1])
         env = {"PATH": "/usr/bin:/bin", "REGISTRY_LOG_LEVEL": "warning"}
-        fresh = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60)
+        fresh = run_command(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
         forked = fork_server.spawn(command, REPO_ROOT, env, tmp_path / "forked.log")
         assert forked.wait(timeout=60) == fresh.returncode == 1
     assert (tmp_path / "forked.log").read_text() == fresh.stdout + fresh.stderr

@@ -2,16 +2,25 @@
 
 An editable install finds everything in the checkout; this is the test that catches files the
 package forgets to carry (Alembic's scripts and template above all).
+
+The wheel goes into a new venv with `--no-deps`: its dependencies are those of the environment
+running the tests, whose site-packages directories the venv lists in a `.pth` file (plain
+paths: the `.pth` files inside them, the checkout's editable install among them, are not run).
+A venv made `--system-site-packages` from a venv's interpreter sees the base interpreter's
+packages, not the venv's, and failed on every machine that had not installed them system-wide.
+The wheel's own requirements are then checked against what the venv sees.
 """
 from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.commands import run_command
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # What a build from a fresh clone would not see either.
@@ -22,8 +31,8 @@ _NOT_SOURCES = shutil.ignore_patterns(
 
 
 def run(command: list[str | Path], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
-                            timeout=300, check=False)
+    result = run_command([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
+                         check=False)
     assert result.returncode == 0, f"{command} exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
     return result
 
@@ -41,11 +50,31 @@ def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.rmtree(source)
 
     venv = work / "venv"
-    run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv], cwd=work)
+    run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=work)
+    (site_packages,) = (venv / "lib").glob("python*/site-packages")
+    (site_packages / "test_environment.pth").write_text("".join(f"{path}\n" for path in site.getsitepackages()))
     # The venv has no pip of its own: this environment's pip installs into it.
     python = venv / "bin" / "python"
     run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", wheels[0]], cwd=work)
     return venv
+
+
+UNMET_REQUIREMENTS = """
+from importlib.metadata import PackageNotFoundError, requires, version
+from packaging.requirements import Requirement
+unmet = []
+for line in requires("sqlregistry"):
+    requirement = Requirement(line)
+    if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+        continue  # an extra's
+    try:
+        found = version(requirement.name)
+    except PackageNotFoundError:
+        found = None
+    if found is None or found not in requirement.specifier:
+        unmet.append(f"{requirement} (found {found})")
+print("\\n".join(unmet))
+"""
 
 
 @pytest.mark.slow
@@ -60,6 +89,9 @@ def test_wheel_installed_in_a_fresh_venv_upgrades_and_reports_a_database_at_head
     # The editable install of the checkout (a .pth in site-packages) must not be what runs.
     origin = run([installed_venv / "bin" / "python", "-c", "import app; print(app.__file__)"], elsewhere, env)
     assert Path(origin.stdout.strip()).is_relative_to(installed_venv)
+
+    # The wheel's declared dependencies are all there, in versions it accepts.
+    assert run([installed_venv / "bin" / "python", "-c", UNMET_REQUIREMENTS], elsewhere, env).stdout.strip() == ""
 
     upgraded = run([command, "db", "upgrade", "--database-url", url], elsewhere, env)
     assert "at head" in upgraded.stdout

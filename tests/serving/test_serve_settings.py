@@ -3,7 +3,6 @@ and hand gunicorn the same configuration."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 import urllib.request
@@ -11,11 +10,14 @@ from pathlib import Path
 
 import pytest
 from gunicorn.app.wsgiapp import WSGIApplication
+from support.commands import run_command
 from support.live import start_server
 from support.postgres import free_port
 
 from app.cli import build_parser, settings_from_args
-from app.server.serving import RegistryServer, gunicorn_options
+from app.server.serving import (
+    DatabaseDirectoryMissing, RegistryServer, check_database_directory, gunicorn_options,
+)
 from app.settings import Settings
 from app.storage.head_check import HEAD_REVISION
 
@@ -101,8 +103,8 @@ def test_serve_with_registry_access_log_dash_logs_each_request_to_stdout(tmp_pat
 def test_the_deploy_config_with_an_unreachable_database_exits_1_with_one_line_and_no_traceback():
     env = {**os.environ, "REGISTRY_DATABASE_URL": f"postgresql+psycopg://registry:s3cret@127.0.0.1:{free_port()}/r",
            "REGISTRY_PORT": str(free_port())}
-    result = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "wsgi:app"],
-                            cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+    result = run_command([sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "wsgi:app"],
+                         cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.splitlines()[-1].startswith("sqlregistry: error: cannot use the database")
@@ -138,9 +140,31 @@ def test_serve_on_a_port_in_use_exits_1_with_one_line_before_touching_the_databa
         port = taken.getsockname()[1]
         env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
         env.pop("REGISTRY_DATABASE_URL", None)
-        done = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=tmp_path,
-                              env=env, capture_output=True, text=True, timeout=60)
+        done = run_command([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=tmp_path,
+                           env=env, capture_output=True, text=True)
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
         f"sqlregistry: error: 127.0.0.1:{port} is already in use (another server?); choose another with --port"]
     assert not (tmp_path / "data").exists()
+
+
+def test_serve_refuses_a_sqlite_path_whose_directory_is_missing_with_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent" / "dir"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = run_command([sys.executable, "-m", "app.cli", "serve", "--port", str(free_port()),
+                        "--database-url", f"sqlite:///{missing}/reg.db"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"sqlregistry: error: the directory of the SQLite database {missing}/reg.db does not exist: {missing} "
+        "(create it first; only the default database's ./data is made)"]
+    assert not (tmp_path / "nonexistent").exists()
+
+
+def test_the_default_database_directory_is_still_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    check_database_directory(Settings.database_url, Settings.database_url)  # ./data is absent: no refusal
+    check_database_directory(f"sqlite:///{tmp_path}/reg.db", Settings.database_url)  # an existing directory
+    check_database_directory("postgresql+psycopg://u@h/db", Settings.database_url)  # not a file
+    with pytest.raises(DatabaseDirectoryMissing, match="does not exist: data2"):
+        check_database_directory("sqlite:///data2/registry.db", Settings.database_url)

@@ -91,6 +91,19 @@ def test_a_database_that_is_missing_or_not_migrated_is_one_error_line(tmp_path: 
     assert not (tmp_path / "absent.db").exists() and not (tmp_path / "x.dump").exists()
 
 
+def test_an_import_into_a_missing_sqlite_file_says_to_run_db_upgrade_first(tmp_path: Path) -> None:
+    dump = tmp_path / "good.dump"
+    with open(dump, "wb") as out:
+        write_dump(Dump(header=header({"kind": "url", "url": "http://x", "serverVersion": None},
+                                      "2026-01-01T00:00:00Z", [], {})), out)
+    url = f"sqlite:///{tmp_path / 'absent.db'}"
+    done = run_cli("import", "--database-url", url, str(dump))
+    assert (done.returncode, done.stderr.splitlines()) == (1, [
+        f"error: {tmp_path / 'absent.db'} does not exist: run `sqlregistry db upgrade --database-url {url}` first "
+        "to create it (an import writes into a registry database, it does not make one)"])
+    assert not (tmp_path / "absent.db").exists()
+
+
 def test_a_database_export_run_in_process_leaves_the_callers_logging_as_it_was(database_url: str, tmp_path: Path,
                                                                              caplog: pytest.LogCaptureFixture) -> None:
     import logging

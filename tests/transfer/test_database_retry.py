@@ -29,6 +29,7 @@ from sqlalchemy.engine import make_url
 
 from transfer_helpers import Rest, record, run_cli
 
+from support.commands import communicate
 from support.live import REPO_ROOT
 
 from app.core.registry import RegistryService
@@ -125,7 +126,7 @@ def test_a_deadlock_with_a_concurrent_writer_is_retried_and_the_import_completes
         importer = _start_import(empty_pg, source_dump, {"PGOPTIONS": "-c deadlock_timeout=5s"})
         _wait_for_a_lock_waiter(empty_pg, importer)
         importer_waits.set()
-        out, err = importer.communicate(timeout=180)
+        out, err = communicate(importer)
     finally:
         importer_waits.set()
         writer.join(60)
@@ -183,7 +184,7 @@ def test_an_id_a_concurrent_registration_took_first_is_a_conflict_on_the_retry(
         importer = _start_import(empty_pg, source_dump)
         _wait_for_a_lock_waiter(empty_pg, importer)
         held.release.set()
-        out, err = importer.communicate(timeout=180)
+        out, err = communicate(importer)
     finally:
         held.release.set()
         writer.join(60)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from transfer_helpers import Rest, record, run_cli
 
+from support.commands import wait
 from support.live import REPO_ROOT
 
 from app.transfer.dump import read_dump
@@ -49,7 +50,7 @@ def test_a_terminal_gets_bars_on_stderr_and_stdout_only_the_dump(registry, tmp_p
         if not chunk:
             break
         seen += chunk
-    assert process.wait(timeout=60) == 0
+    assert wait(process) == 0
     os.close(master)
     text = seen.decode("utf-8", "replace")
     assert "\r" in text and "export" in text and "5/5" in text
@@ -63,7 +64,39 @@ def test_a_pipe_gets_one_line_per_phase_without_carriage_returns(registry, tmp_p
     assert done.returncode == 0, done.stderr
     assert "\r" not in done.stderr
     phases = [line.split(":")[0] for line in done.stderr.splitlines()]
-    assert phases == ["export", "preflight", "write", "import", "verify"]
+    assert phases == ["export", "preflight", "IMPORT mode", "write", "configs", "modes", "import", "verify"]
+
+
+def _read_terminal(master: int) -> str:
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    return seen.decode("utf-8", "replace")
+
+
+def test_an_import_on_a_terminal_shows_every_step_after_the_writes_and_its_summary_once(
+    registry, tmp_path: Path
+) -> None:
+    source = _source(registry)
+    dump = tmp_path / "source.dump"
+    assert run_cli("export", "--from", source, "--output", str(dump)).returncode == 0
+    master, slave = _terminal()
+    process = subprocess.Popen([sys.executable, "-m", "app.cli", "import", "--to", registry("sqlite"), str(dump)],
+                               cwd=REPO_ROOT, stdout=slave, stderr=slave)
+    os.close(slave)
+    text = _read_terminal(master)
+    assert wait(process) == 0
+    os.close(master)
+    # After the versions, restoring each subject's mode is a bar of its own, not a silent wait.
+    assert "write: 100%" in text and "modes: 100%" in text
+    assert text.index("write: 100%") < text.index("modes: 100%")
+    assert text.count("written, 0 already present") == 1, text
 
 
 def test_no_progress_keeps_a_terminal_free_of_bars(registry, tmp_path: Path) -> None:
@@ -81,7 +114,7 @@ def test_no_progress_keeps_a_terminal_free_of_bars(registry, tmp_path: Path) -> 
         if not chunk:
             break
         seen += chunk
-    assert process.wait(timeout=60) == 0
+    assert wait(process) == 0
     os.close(master)
     text = seen.decode()
     # Summary lines only (the terminal itself turns each \n into \r\n): no bar, no redraw.

@@ -11,14 +11,17 @@ from urllib.parse import quote
 
 import requests
 
+from support.commands import GENEROUS_SECONDS, run_command
 from support.live import REPO_ROOT
 
 JSON = {"Content-Type": "application/vnd.schemaregistry.v1+json"}
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, timeout: float = GENEROUS_SECONDS
+) -> subprocess.CompletedProcess[str]:
     """`sqlregistry ARGS` in a child process, as an operator runs it (stderr is a pipe)."""
-    return subprocess.run(
+    return run_command(
         [sys.executable, "-m", "app.cli", *args], cwd=REPO_ROOT, capture_output=True, text=True,
         env={**os.environ, **(env or {})}, timeout=timeout,
     )

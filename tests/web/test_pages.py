@@ -246,6 +246,23 @@ def test_check_form_evaluates_a_candidate_and_keeps_the_text(ui: Ui, service, sc
     assert service.list_versions("orders-value") == [1, 2, 3]
 
 
+def test_the_check_verdicts_first_line_names_the_field(ui: Ui) -> None:
+    import demo_data
+
+    page = ui.post("/ui/subjects/orders-value/check",
+                   {"schema": json.dumps(demo_data.ORDER_INCOMPATIBLE), "schemaType": "AVRO"})
+    heading = page.main.find(data_verdict=True).find("h2")
+    assert " ".join(heading.text.split()) == "Incompatible under BACKWARD: field priority (default)"
+    assert [code.text for code in heading.find_all("code")] == ["priority"]
+
+
+def test_a_diff_verdicts_first_line_names_the_fields_of_the_checked_direction(ui: Ui) -> None:
+    page = ui.get("/ui/subjects/orders-value/diff", **{"from": "3", "to": "1"})
+    heading = page.main.find(data_verdict=True).find("h2")
+    assert heading.text.split(":")[0].strip() == "Incompatible under BACKWARD"
+    assert "amount" in [code.text for code in heading.find_all("code")]
+
+
 def test_check_against_one_version(ui: Ui) -> None:
     import demo_data
 

@@ -49,7 +49,7 @@ from app.core.store import (
     SubjectRow, VersionRow,
 )
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
-from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject, SchemaRequest
+from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject, SchemaRequest, empty_schema
 from app.formats.base import Fingerprints, ParsedSchema, supports
 from app.settings import Settings
 
@@ -359,8 +359,10 @@ class Registrar:
         text, schema_type = request.schema, request.schema_type
         if not text:
             if importing or latest is None:
-                raise InvalidSchema("Empty schema")
+                raise empty_schema(request.sent_keys)
             text, schema_type, refs = latest.schema, latest.schema_type, list(latest.references)
+        elif not text.strip():
+            raise empty_schema(request.sent_keys)
         candidate = self.resolver.candidate(
             store, qs.context, schema_type, text, refs,
             normalize=(normalize or bool(config.get("normalize"))) and not importing,

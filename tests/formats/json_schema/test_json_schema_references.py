@@ -5,9 +5,9 @@ transitive ones included."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from support.conformance import DATA
 
 from app.formats.base import SchemaParseError
 from app.formats.json_schema import JsonSchemaFormat
@@ -123,8 +123,8 @@ def test_local_refs_and_recursive_schemas_resolve(schema: dict) -> None:
     assert json.loads(parse(schema).canonical) == schema
 
 
-def test_confluents_recursive_schema_example_parses(shared_dir: Path) -> None:
-    text = (shared_dir / "conformance" / "json-schema" / "recursive-schema.json").read_text(encoding="utf-8")
+def test_confluents_recursive_schema_example_parses() -> None:
+    text = (DATA / "json-schema" / "recursive-schema.json").read_text(encoding="utf-8")
     native = JSON_FORMAT.parse(text, {}).native
     assert native.resolver().lookup("#/definitions/Category").contents["type"] == "object"
 

@@ -7,12 +7,10 @@ compared too and counted, and every mismatch is printed so a regression names it
 """
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from support.conformance import DATA, ERROR_TYPE, JSON_ACCEPTED_LENIENT, JSON_ACCEPTED_STRICT, read_json
 
 from app.formats.base import LENIENT_POLICY, STRICT_POLICY
 from app.formats.json_schema.diff import compare, describe, incompatible
@@ -27,20 +25,10 @@ CORPORA = (
 REQUIRED_VERDICT_SHARE = 0.98
 
 
-def _runner(shared_dir: Path) -> ModuleType:
-    """The corpus runner, for its lenient JSON reader (one corpus has trailing commas)."""
-    spec = importlib.util.spec_from_file_location("corpus_runner", shared_dir / "conformance" / "corpus_runner.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _cases(shared_dir: Path) -> list[tuple[str, dict]]:
-    runner = _runner(shared_dir)
+def _cases() -> list[tuple[str, dict]]:
     cases = []
     for name in CORPORA:
-        for index, case in enumerate(runner.load_lenient_json(shared_dir / "conformance" / "json-schema" / name)):
+        for index, case in enumerate(read_json(DATA / "json-schema" / name)):
             cases.append((f"{name}#{index}", case))
     return cases
 
@@ -54,10 +42,9 @@ def _check(case: dict, policy: str) -> tuple[bool, list[str]]:
 
 
 @pytest.mark.parametrize("policy", [STRICT_POLICY, LENIENT_POLICY])
-def test_confluent_corpora_verdicts_match(shared_dir: Path, policy: str) -> None:
-    runner = _runner(shared_dir)
-    accepted = runner.JSON_LENIENT if policy == LENIENT_POLICY else runner.JSON_STRICT
-    cases = _cases(shared_dir)
+def test_confluent_corpora_verdicts_match(policy: str) -> None:
+    accepted = JSON_ACCEPTED_LENIENT if policy == LENIENT_POLICY else JSON_ACCEPTED_STRICT
+    cases = _cases()
     verdicts = types_compared = types_matched = 0
     mismatches = []
     for label, case in cases:
@@ -71,7 +58,7 @@ def test_confluent_corpora_verdicts_match(shared_dir: Path, policy: str) -> None
         if not got and not expected:
             types_compared += 1
             want = sorted({c.split(" ")[0] for c in case["changes"]} - accepted)
-            have = sorted(set(runner.ERROR_TYPE.findall(" ".join(messages))))
+            have = sorted(set(ERROR_TYPE.findall(" ".join(messages))))
             if want == have:
                 types_matched += 1
             else:
@@ -86,12 +73,12 @@ def test_confluent_corpora_verdicts_match(shared_dir: Path, policy: str) -> None
     assert not mismatches, "\n".join(mismatches)
 
 
-def test_every_reported_change_is_one_confluent_lists(shared_dir: Path) -> None:
+def test_every_reported_change_is_one_confluent_lists() -> None:
     """The pointers and types of all changes (compatible ones too) for the cases where
     Confluent lists them: the full difference list, not just the verdict."""
     total = matched = 0
     misses = []
-    for label, case in _cases(shared_dir):
+    for label, case in _cases():
         original = build_native(case["original_schema"], {})
         update = build_native(case["update_schema"], {})
         have = sorted(f"{d.type} {d.pointer}" for d in compare(original, update))
@@ -108,9 +95,9 @@ def test_every_reported_change_is_one_confluent_lists(shared_dir: Path) -> None:
     assert not misses, "\n".join(misses)
 
 
-def test_corpus_files_are_read_whole(shared_dir: Path) -> None:
+def test_corpus_files_are_read_whole() -> None:
     """Guards the count the verdict share is taken over (trailing commas must not drop cases)."""
-    counts = {name: sum(1 for label, _ in _cases(shared_dir) if label.startswith(name + "#")) for name in CORPORA}
+    counts = {name: sum(1 for label, _ in _cases() if label.startswith(name + "#")) for name in CORPORA}
     assert counts == {
         "diff-schema-examples.json": 104,
         "diff-schema-examples-2020-12.json": 113,

@@ -9,10 +9,10 @@ import json
 import sys
 import weakref
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from support.conformance import DATA
 
 from app.formats.base import SchemaParseError
 from app.formats.json_schema.diff import compare, comparison, incompatible, schema_diff
@@ -73,21 +73,19 @@ def test_reference_rule(rule: Rule) -> None:
     check_rule(rule)
 
 
-def _recursive(shared_dir: Path) -> dict[str, Any]:
-    return json.loads((shared_dir / "conformance" / "json-schema" / "recursive-schema.json").read_text())
+def _recursive() -> dict[str, Any]:
+    return json.loads((DATA / "json-schema" / "recursive-schema.json").read_text(encoding="utf-8"))
 
 
-def test_a_recursive_schema_reads_itself(shared_dir: Path) -> None:
-    schema = _recursive(shared_dir)
+def test_a_recursive_schema_reads_itself() -> None:
+    schema = _recursive()
     assert compare(build_native(schema, {}), build_native(copy.deepcopy(schema), {})) == []
 
 
-def test_a_change_inside_a_recursive_definition_is_reported_once_where_the_walk_first_meets_it(
-    shared_dir: Path,
-) -> None:
+def test_a_change_inside_a_recursive_definition_is_reported_once_where_the_walk_first_meets_it() -> None:
     """The definition is reached again inside itself; that pair of types is reported at the
     first pointer only (a copy per level reached would grow with every level)."""
-    writer = _recursive(shared_dir)
+    writer = _recursive()
     reader = copy.deepcopy(writer)
     reader["definitions"]["Category"]["properties"]["category_id"]["type"] = "string"
     found = [f"{d.type} {d.pointer}" for d in compare(build_native(writer, {}), build_native(reader, {}))]

@@ -3,8 +3,6 @@ must never change what a comparison finds. Every pair of the rule tables and of 
 examples is compared with and without it."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from app.formats.protobuf.diff import compare, fields
@@ -19,22 +17,20 @@ from .protobuf_diff_support import compile_native
 from .test_conformance_corpora import _cases
 
 
-def _pairs(shared_dir: Path) -> list[tuple[str, dict[str, str], str, dict[str, str]]]:
+def _pairs() -> list[tuple[str, dict[str, str], str, dict[str, str]]]:
     pairs = []
     for module in (test_rules_protobuf_fields, test_rules_protobuf_messages, test_rules_protobuf_oneofs):
         pairs += [(p.values[0], {}, p.values[1], {}) for p in module.CASES]
     pairs += [(p.values[0], p.values[1], p.values[2], p.values[3]) for p in test_rules_protobuf_imports.CASES]
-    for case in _cases(shared_dir):
-        deps = {
-            side: {d["name"]: d["schema"] for d in case["deps"] if d["side"] == side} for side in ("original", "update")
-        }
-        pairs.append((case["history"][0]["schema"], deps["original"], case["new"]["schema"], deps["update"]))
+    for case in _cases():
+        pairs.append((case.history[0].schema, case.dependencies("original"), case.new.schema,
+                      case.dependencies("update")))
     return pairs
 
 
-def test_shortcut_never_changes_the_differences(shared_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shortcut_never_changes_the_differences(monkeypatch: pytest.MonkeyPatch) -> None:
     pairs = [
-        (compile_native(w, wd), compile_native(r, rd)) for w, wd, r, rd in _pairs(shared_dir)
+        (compile_native(w, wd), compile_native(r, rd)) for w, wd, r, rd in _pairs()
     ]
     with_shortcut = [compare(writer, reader) for writer, reader in pairs]
     # The swapped direction too: what one side calls added the other calls removed.

@@ -4,8 +4,6 @@ compiling the texts directly gives, so the stored form loses nothing a rule look
 pair of the rule tables and of Confluent's examples is checked both ways."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from app.formats.protobuf import ProtobufFormat
 from app.formats.protobuf.diff import compare, incompatible
 
@@ -15,9 +13,9 @@ from .test_protobuf_diff_shortcut import _pairs
 FORMAT = ProtobufFormat()
 
 
-def test_parsed_schemas_compare_as_compiled_ones(shared_dir: Path) -> None:
+def test_parsed_schemas_compare_as_compiled_ones() -> None:
     mismatches = []
-    pairs = _pairs(shared_dir)
+    pairs = _pairs()
     for writer, writer_deps, reader, reader_deps in pairs:
         parsed_writer = FORMAT.parse(writer, writer_deps)
         parsed_reader = FORMAT.parse(reader, reader_deps)
