@@ -241,23 +241,23 @@ def run_decode(args: argparse.Namespace) -> int:
         source = spark.read.parquet(args.input)
         _stage(f"resolving reader {args.reader!r} of {args.subject}", started)
         framing = SINGLE_OBJECT if args.framing == "single-object" else CONFLUENT
-        if args.table:
-            # The table is made from the reader's docs too: pin the version so both agree.
-            reader = table_reader(source, args.column, registry, args.subject, args.reader, framing)
-            decoded = decode(source, args.column, registry, subject=args.subject, reader=reader.version,
-                             on_error=args.on_error, framing=framing, engine=choice.engine)
-            _stage(f"decoding into table {args.table}", started)
+        # The table is made from the reader's docs too: its version is pinned so that both agree.
+        reader = table_reader(source, args.column, registry, args.subject, args.reader, framing) \
+            if args.table else None
+        decoded = decode(source, args.column, registry, subject=args.subject,
+                         reader=args.reader if reader is None else reader.version,
+                         on_error=args.on_error, framing=framing, engine=choice.engine)
+        if reader is None:
+            _stage(f"decoding to {args.output}", started)
+            decoded.write.mode("append").parquet(args.output)
+        else:
             from app.pipeline.tables import write_table
 
+            _stage(f"decoding into table {args.table}", started)
             written = write_table(decoded, reader.schema, args.table, args.partition_by, column=args.column)
             change = "created" if written.created else \
                 f"added columns {', '.join(written.added)}" if written.added else "columns unchanged"
             print(f"appended to table {args.table} ({change}; reader version {reader.version})")
-        else:
-            decoded = decode(source, args.column, registry, subject=args.subject, reader=args.reader,
-                             on_error=args.on_error, framing=framing, engine=choice.engine)
-            _stage(f"decoding to {args.output}", started)
-            decoded.write.mode("append").parquet(args.output)
         _stage("done", started)
     finally:
         stop_session(session)

@@ -194,6 +194,9 @@ def write_table(decoded: DataFrame, reader: Schema | str, table: str, partition_
     """Appends `decoded` (what `decode` returned, with `reader` the schema it decoded to: a
     `Schema`, or Avro text) to `table`, creating or evolving the table first. Raises
     `TableRefused` naming the column when the table cannot take the rows, before any change."""
+    if decoded.isStreaming:
+        raise ValueError("write_table appends a batch: for a stream, call it on each micro-batch "
+                         "(writeStream.foreachBatch)")
     reader = Schema(reader) if isinstance(reader, str) else reader
     identifier = _table_identifier(table)
     spark = decoded.sparkSession

@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -73,14 +72,6 @@ def test_a_table_made_by_one_process_is_evolved_and_read_by_another_through_the_
     assert seen["rows"] == [{**event(1, n), "offset": n, "email": None, "score": 1.5} for n in range(3)] + \
         [{**event(2, n), "offset": n} for n in range(3, 5)]
     assert (tmp_path / "warehouse" / "metastore_db").is_dir() and (tmp_path / "warehouse" / "events").is_dir()
-
-
-@pytest.fixture
-def database(spark, tmp_path):
-    name = f"t_{uuid.uuid4().hex[:8]}"
-    spark.sql(f"CREATE DATABASE {name} LOCATION '{tmp_path / name}'")
-    yield name
-    spark.sql(f"DROP DATABASE {name} CASCADE")
 
 
 def test_a_version_the_table_cannot_take_exits_1_with_one_line_naming_the_column(

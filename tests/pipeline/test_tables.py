@@ -3,7 +3,6 @@ the test session's own catalog (one database per test, in the test's folder)."""
 from __future__ import annotations
 
 import json
-import uuid
 
 import pytest
 from samples import EVENT_V1, EVENT_V2, event
@@ -24,14 +23,6 @@ DOCUMENTED_V2 = json.dumps({**json.loads(DOCUMENTED_V1), "fields": [
 RETYPED = json.dumps({"type": "record", "name": "Event", "fields": [
     {"name": "id", "type": "string"}, {"name": "name", "type": "string"},
 ]})
-
-
-@pytest.fixture
-def database(spark, tmp_path):
-    name = f"t_{uuid.uuid4().hex[:8]}"
-    spark.sql(f"CREATE DATABASE {name} LOCATION '{tmp_path / name}'")
-    yield name
-    spark.sql(f"DROP DATABASE {name} CASCADE")
 
 
 def decoded(spark, reader_text, records, offsets):
