@@ -1,4 +1,4 @@
-"""`pipeline encode`: rows in, Parquet of `key` and framed `value` out, the writer registered or
+"""`pipeline encode`: rows in (Parquet or a table), Parquet of `key` and framed `value` out, the writer registered or
 looked up as the client's strategies do; what it writes, `pipeline decode` reads back."""
 from __future__ import annotations
 
@@ -29,15 +29,15 @@ def test_encoded_rows_decode_back_to_themselves(spark, live_server, unique_subje
                                                                       for n in range(4)]
 
 
-def test_a_registered_version_writes_and_a_key_column_becomes_key(spark, live_server, unique_subject, tmp_path,
-                                                                  capsys):
+def test_a_table_encodes_with_a_registered_version_and_its_key_column_becomes_key(
+        spark, live_server, unique_subject, tmp_path, database, capsys):
     subject = unique_subject()
     client = RegistryClient(live_server)
     client.register(subject, EVENT_V1)
     v2 = client.register(subject, EVENT_V2)
     spark.createDataFrame([("a", *event(2, 1).values())], "user string, id long, name string, email string, "
-                          "score double").write.parquet(str(tmp_path / "rows"))
-    common = ["encode", "--registry", live_server, "--subject", subject, "--input", str(tmp_path / "rows"),
+                          "score double").write.saveAsTable(f"{database}.users")
+    common = ["encode", "--registry", live_server, "--subject", subject, "--table", f"{database}.users",
               "--key", "user", "--output", str(tmp_path / "framed")]
     # The schema derived from the columns (nullable fields) is no version of the subject: LookupOnly's 40403.
     assert main([*common, "--writer", "lookup"]) == 1
