@@ -1,4 +1,4 @@
-"""The decode job for people who do not write Spark code: a topic dump in, Parquet out.
+"""The pipeline's commands for people who do not write Spark code: a topic dump in, Parquet or a table out.
 
     python -m app.pipeline decode --registry URL --input DUMP --subject S (--output DIR | --table NAME)
         [--warehouse DIR] [--partition-by COL]
@@ -198,8 +198,9 @@ def start_session(args: argparse.Namespace, started: float, *, hive: bool) -> Jo
 
 def warehouse_settings(warehouse: str) -> dict[str, str]:
     """Spark's settings for a warehouse folder holding its own embedded Derby metastore (and
-    Derby's log), so that every process started on the folder sees the same tables. Derby
-    admits one process at a time: a second one waits for the first to stop."""
+    Derby's log), so that every process started on the folder sees the same tables. Embedded
+    Derby admits one process at a time: a second one started while the first runs cannot open
+    the metastore and fails; jobs that run side by side need an external metastore."""
     folder = os.path.abspath(warehouse)
     os.makedirs(folder, exist_ok=True)
     return {
