@@ -232,7 +232,8 @@ def _evolve(spark: Any, table: str, identifier: str, wanted: Mapping[str, TableC
     current = {field.name: field for field in spark.table(table).schema.fields}
     for name, field in current.items():
         if name not in wanted:
-            raise TableRefused(f"column {name!r} of table {table} is not in the reader schema (a column removed)")
+            raise TableRefused(f"column {name!r} of table {table} is missing from these rows (removed from the "
+                               "reader schema or the input)")
         if _bare(field.dataType) != _bare(wanted[name].data_type):
             raise TableRefused(f"column {name!r} of table {table} is {field.dataType.simpleString()}, "
                                f"the reader schema makes it {wanted[name].data_type.simpleString()}")

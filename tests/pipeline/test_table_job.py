@@ -88,6 +88,6 @@ def test_a_version_the_table_cannot_take_exits_1_with_one_line_naming_the_column
     capsys.readouterr()
     assert main([*common, "--input", str(tmp_path / "day2")]) == 1
     failure = [line for line in capsys.readouterr().err.splitlines() if line.startswith("sqlregistry pipeline: error")]
-    assert failure == [f"sqlregistry pipeline: error: TableRefused: column 'email' of table {table} is not in the "
-                       "reader schema (a column removed) (--debug shows the whole trace)"]
+    assert failure == [f"sqlregistry pipeline: error: TableRefused: column 'email' of table {table} is missing from "
+                       "these rows (removed from the reader schema or the input) (--debug shows the whole trace)"]
     assert spark.table(table).count() == 3 and spark.table(table).schema == before
