@@ -91,3 +91,14 @@ def test_a_version_the_table_cannot_take_exits_1_with_one_line_naming_the_column
     assert failure == [f"sqlregistry pipeline: error: TableRefused: column 'email' of table {table} is missing from "
                        "these rows (removed from the reader schema or the input) (--debug shows the whole trace)"]
     assert spark.table(table).count() == 3 and spark.table(table).schema == before
+
+
+def test_a_warehouse_cannot_be_given_to_a_session_already_running(spark, live_server, unique_subject, tmp_path,
+                                                                  capsys):
+    subject = unique_subject()
+    RegistryClient(live_server).register(subject, EVENT_V1)
+    assert main(["decode", "--registry", live_server, "--subject", subject, "--input", str(tmp_path / "dump"),
+                 "--table", "events", "--warehouse", str(tmp_path / "warehouse")]) == 1
+    err = capsys.readouterr().err
+    assert "error: ValueError: a Spark session already runs in this process (warehouse " in err
+    assert not (tmp_path / "warehouse").exists()
