@@ -31,7 +31,7 @@ from app.core.records import (
     StoredSchema,
     SubjectVersion,
 )
-from app.core.store import AuditRow
+from app.core.store.audit import AuditRow
 from app.formats.base import DEFAULT_SCHEMA_TYPE
 from app.policies.engine import Outcome
 

@@ -44,7 +44,7 @@ from app.core.errors import (
     UnprocessableEntity,
 )
 from app.core.storable_text import first_flaw
-from app.core.tags import TagRequest
+from app.core.registration.tags import TagRequest
 from app.core.types import SchemaRequest
 from app.formats.base import (
     DEFAULT_SCHEMA_TYPE,

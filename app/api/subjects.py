@@ -13,7 +13,7 @@ from app.api.render import (
 from app.api.requests import flag, metadata_pairs, page, read_body, schema_request, subject_prefix, text
 from app.api.service import registry
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("subjects", __name__)
 

@@ -22,7 +22,7 @@ from app.web.forms import SchemaForm, read_form
 from app.web.permissions import may, principal, registry, require
 
 if TYPE_CHECKING:
-    from app.core.inspection import CandidateCheck
+    from app.core.browse.inspection import CandidateCheck
 
 
 def _refused(error: RegistryError, back: str) -> tuple[str, int]:
@@ -43,7 +43,7 @@ def check(subject: str) -> tuple[str, int] | str:
     if target is not None and not target.isdigit():
         raise params.BadParameter("target", "must be a version number or registration")
     try:
-        result = registry().check_candidate(subject, form.request(), target, principal=principal())
+        result = registry().browse.check_candidate(subject, form.request(), target, principal=principal())
     except WorkBudgetSpent:
         raise  # the error page's 503
     except InvalidSchema as exc:

@@ -1,5 +1,5 @@
 """An in-memory `Storage` for the core's tests: the core's storage protocol
-(`app.core.store`) implemented with dicts, so the registry's rules can be exercised with no
+(`app.core.store.protocol`) implemented with dicts, so the registry's rules can be exercised with no
 database at all, and so the protocol is shown to be all the core needs.
 
 Writes run under one lock on a copy of the state that replaces the state on commit (an
@@ -19,11 +19,10 @@ from typing import Any
 
 from app.core.associations.records import Association
 from app.core.records import DEFAULT_CONTEXT, StoredSchema
-from app.core.store import (
+from app.core.store.audit import AuditEntry, AuditQuery, AuditRow
+from app.core.store.protocol import add_version_stepwise
+from app.core.store.rows import (
     AddedVersion,
-    AuditEntry,
-    AuditQuery,
-    AuditRow,
     HintedHolders,
     HolderRow,
     LockedSubject,
@@ -38,7 +37,6 @@ from app.core.store import (
     SubjectSummary,
     SubjectVersionRow,
     VersionRow,
-    add_version_stepwise,
 )
 
 
