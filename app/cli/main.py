@@ -112,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("check", help="test schema files against a subject on a running registry, "
                                       "or offline against a policy file")
     commands.add_parser("register", help="register schema files under a subject on a running registry")
-    commands.add_parser("pipeline", help="decode registry-framed topic dumps with Spark (needs sqlregistry[pipeline])")
+    commands.add_parser("pipeline", help="decode and encode registry-framed records with Spark, to Parquet or "
+                                         "tables (needs sqlregistry[pipeline])")
     commands.add_parser("auth", help="auth file tools: hash-password, check-file")
     for name, text in (("export", "write a dump of a registry, keeping ids (REST or database)"),
                        ("import", "write a dump into a registry through IMPORT mode, keeping ids"),

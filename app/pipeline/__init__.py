@@ -9,6 +9,7 @@ the bytes are the same as every other producer's and consumer's.
     decoded = decode(df, "value", registry, subject="s", framing=SINGLE_OBJECT)  # C3 01 + fingerprint
     framed = encode(df, registry, subject="orders-value", schema=ORDER_AVSC, keep=["key"])
     readings = decode(df, "value", registry, subject="readings-value", message="shop.Reading")  # Protobuf
+    write_table(decoded, registry.get_version("orders-value", "latest").schema, "db.orders")
 
 `decode` and `encode` run in Spark's JVM (Java UDFs built from `app/pipeline/jvm/src`) when they
 can, else in Spark's Python workers; `engine="jvm"|"python"` forces one (`app.pipeline.engine`).
@@ -25,6 +26,7 @@ _MISSING = {"pyspark", "pyarrow", "pandas", "py4j", "jsonschema_rs"}
 try:
     from app.pipeline.decode import BadRecord, decode, decode_by_writer, decode_with_schema, writer_ids
     from app.pipeline.encode import encode
+    from app.pipeline.tables import TableRefused, write_table
     from app.pipeline.types import UnsupportedAvroType, avro_to_spark
 except ModuleNotFoundError as missing:
     if (missing.name or "").split(".")[0] not in _MISSING:
@@ -36,5 +38,5 @@ except ModuleNotFoundError as missing:
             raise ModuleNotFoundError(f"{EXTRA_NEEDED} (missing: {_absent})", name=_absent)
         raise AttributeError(f"module 'app.pipeline' has no attribute {name!r}")
 
-__all__ = ["BadRecord", "UnsupportedAvroType", "avro_to_spark", "decode", "decode_by_writer",
-           "decode_with_schema", "encode", "writer_ids"]
+__all__ = ["BadRecord", "TableRefused", "UnsupportedAvroType", "avro_to_spark", "decode", "decode_by_writer",
+           "decode_with_schema", "encode", "write_table", "writer_ids"]

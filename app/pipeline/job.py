@@ -1,14 +1,27 @@
-"""The decode job for people who do not write Spark code: a topic dump in, Parquet out.
+"""The pipeline's commands for people who do not write Spark code: a topic dump in, Parquet or a table out.
 
-    python -m app.pipeline decode --registry URL --input DUMP --subject S --output DIR
+    python -m app.pipeline decode --registry URL --input DUMP --subject S (--output DIR | --table NAME)
+        [--warehouse DIR] [--partition-by COL]
         [--reader latest|N|latest-seen] [--column value] [--on-error fail|route] [--master local[*]]
         [--framing confluent|single-object] [--engine auto|jvm|python] [--message NAME] [--debug]
+    python -m app.pipeline encode --registry URL (--input PARQUET | --table NAME) --subject S --output DIR
+        [--schema FILE] [--writer auto-register|lookup|latest|N] [--key COL] [--columns A,B]
+        [--warehouse DIR] [--engine auto|jvm|python] [--master local[*]] [--debug]
     python -m app.pipeline sample --registry URL --output FILE [--subject S] [--records N]
 
 `sample` writes a small topic dump to try `decode` on. Each decode run appends one Parquet part set under DIR; when the subject evolved between runs, the
 new columns appear in the new files only, and readers see all runs with Parquet schema merge
 (`spark.read.option("mergeSchema", "true").parquet(DIR)`), so earlier output stays readable.
 `--master spark://...` runs the same job on a cluster; the executors only need this package.
+
+`--table NAME` writes into a catalog table instead (`app.pipeline.tables`): created from the
+reader schema on the first run, given the columns a later compatible version adds, refused
+(exit 1, one line naming the column, nothing written) for a version it cannot take. The session
+the command starts has Hive support on; `--warehouse DIR` puts Spark's warehouse and an embedded
+Derby metastore in DIR, and without it Spark's configuration (hive-site.xml, spark-defaults.conf)
+names the metastore, a fleet's external one. `encode` is decode's reverse: a Parquet file or a
+table in, Parquet with `key` and the framed `value` out, the writer chosen as the client's
+strategies choose it.
 
 The subject (and the reader version asked for) is looked up before Spark starts, so a mistyped
 `--subject` fails in seconds, naming it. With a local master the Spark it starts listens on
@@ -20,15 +33,21 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from app.client import RegistryClient
+    from pyspark.sql import DataFrame, SparkSession
+
+    from app.client import RegisteredSchema, RegistryClient, Schema
+    from app.client.framing import Framing
 
 
 def _reader(text: str) -> str | int:
@@ -43,7 +62,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="registry URL(s), comma-separated (default: $REGISTRY_URL)")
     decode.add_argument("--input", required=True, help="Parquet topic dump (file or folder)")
     decode.add_argument("--subject", required=True)
-    decode.add_argument("--output", required=True, help="Parquet folder; each run appends")
+    target = decode.add_mutually_exclusive_group(required=True)
+    target.add_argument("--output", help="Parquet folder; each run appends")
+    target.add_argument("--table", help="catalog table ([database.]name) created, evolved and appended to")
+    decode.add_argument("--partition-by", help="with --table: the column the new table is partitioned by")
+    _warehouse_argument(decode)
     decode.add_argument("--reader", type=_reader, default="latest", help="latest, a version number or latest-seen")
     decode.add_argument("--column", default="value", help="the framed binary column (default: value)")
     decode.add_argument("--on-error", choices=("fail", "route"), default="fail")
@@ -55,6 +78,28 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                                           "(default: the reader file's first)")
     decode.add_argument("--master", default="local[*]")
     decode.add_argument("--debug", action="store_true", help="on failure, print Spark's whole trace")
+    encode = commands.add_parser("encode", help="encode a DataFrame's rows to framed records in Parquet")
+    encode.add_argument("--registry", default=os.environ.get("REGISTRY_URL", "http://127.0.0.1:8081"),
+                        help="registry URL(s), comma-separated (default: $REGISTRY_URL)")
+    source = encode.add_mutually_exclusive_group(required=True)
+    source.add_argument("--input", help="Parquet file or folder of rows")
+    source.add_argument("--table", help="catalog table of rows")
+    encode.add_argument("--subject", required=True)
+    encode.add_argument("--output", required=True, help="Parquet folder of key and value columns; each run appends")
+    encode.add_argument("--schema", help="file of the Avro record schema to write with (default: derived from "
+                                         "the columns' types)")
+    encode.add_argument("--writer", type=_reader, default="auto-register",
+                        help="auto-register (the schema, the default), lookup (the schema must be registered), "
+                             "latest or a version number of the subject")
+    encode.add_argument("--key", help="the column carried as the records' key (default: key, when there is one)")
+    encode.add_argument("--columns", help="comma-separated columns making the record (default: all but the key)")
+    encode.add_argument("--record-name", default="Record", help="the derived schema's record name")
+    encode.add_argument("--namespace", help="the derived schema's namespace")
+    encode.add_argument("--engine", choices=("auto", "jvm", "python"), default="auto",
+                        help="encoder: the JVM one when it can be built and loaded (auto, the default), or force one")
+    _warehouse_argument(encode)
+    encode.add_argument("--master", default="local[*]")
+    encode.add_argument("--debug", action="store_true", help="on failure, print Spark's whole trace")
     sample = commands.add_parser("sample", help="write a small Parquet topic dump of framed Avro records to try")
     sample.add_argument("--registry", default=os.environ.get("REGISTRY_URL", "http://127.0.0.1:8081"),
                         help="registry URL (default: $REGISTRY_URL); the sample schema is registered there")
@@ -62,7 +107,23 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     sample.add_argument("--output", required=True, help="the Parquet file to write")
     sample.add_argument("--records", type=int, default=1000)
     sample.add_argument("--debug", action="store_true", help="on failure, print the whole trace")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.command == "decode" and args.partition_by and not args.table:
+        parser.error("--partition-by needs --table")
+    if args.command == "encode" and args.schema and args.writer not in WRITERS_OF_THE_SCHEMA:
+        parser.error(f"--schema is written with --writer {' or '.join(WRITERS_OF_THE_SCHEMA)}, not {args.writer}")
+    if args.command == "encode" and not isinstance(args.writer, int) and args.writer not in WRITERS:
+        parser.error(f"--writer must be {', '.join(WRITERS)} or a version number, not {args.writer!r}")
+    return args
+
+
+WRITERS_OF_THE_SCHEMA = ("auto-register", "lookup")
+WRITERS = (*WRITERS_OF_THE_SCHEMA, "latest")
+
+
+def _warehouse_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--warehouse", help="folder of Spark's warehouse and an embedded Derby metastore "
+                                             "(default: the metastore Spark's configuration names)")
 
 
 def _stage(message: str, started: float) -> None:
@@ -98,6 +159,67 @@ def check_subject(registry: RegistryClient, subject: str, reader: str | int) -> 
     return registry.get_version(subject, reader if isinstance(reader, int) else "latest").schema.schema_type
 
 
+@dataclass(frozen=True)
+class JobSession:
+    """The session a command runs in; `owned` when the command started it (and stops it)."""
+
+    spark: SparkSession
+    owned: bool
+
+
+def start_session(args: argparse.Namespace, started: float, *, hive: bool, jvm: bool = True) -> JobSession:
+    """A session already running in this process (a notebook, a test) is used and left running,
+    its catalog as it is; else one is started, with Hive support when `hive` (a table is read or
+    written) and the warehouse and Derby metastore in `--warehouse` when given."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession()
+    if spark is not None:
+        if args.warehouse:
+            raise ValueError(f"a Spark session already runs in this process (warehouse "
+                             f"{spark.conf.get('spark.sql.warehouse.dir')}): --warehouse applies to a session the "
+                             "command starts")
+        return JobSession(spark, False)
+    _stage(f"starting Spark ({args.master})", started)
+    builder = SparkSession.builder.master(args.master).appName(f"sqlregistry-pipeline-{args.command}") \
+        .config("spark.sql.session.timeZone", "UTC")
+    os.environ.update(loopback_environment(args.master, os.environ))  # read by the JVM it launches
+    jar = _decoder_jar(args.engine) if jvm else None  # the JVM path reads and writes Avro only
+    if jar is not None:
+        # As spark-submit --jars: the driver and every executor, local or on a cluster, get it.
+        builder = builder.config("spark.jars", jar)
+    if args.warehouse:
+        for key, value in warehouse_settings(args.warehouse).items():
+            builder = builder.config(key, value)
+    if hive or args.warehouse:
+        builder = builder.enableHiveSupport()
+    return JobSession(builder.getOrCreate(), True)
+
+
+def warehouse_settings(warehouse: str) -> dict[str, str]:
+    """Spark's settings for a warehouse folder holding its own embedded Derby metastore (and
+    Derby's log), so that every process started on the folder sees the same tables. Embedded
+    Derby admits one process at a time: a second one started while the first runs cannot open
+    the metastore and fails; jobs that run side by side need an external metastore."""
+    folder = os.path.abspath(warehouse)
+    os.makedirs(folder, exist_ok=True)
+    return {
+        "spark.sql.warehouse.dir": folder,
+        "spark.hadoop.javax.jdo.option.ConnectionURL":
+            f"jdbc:derby:;databaseName={os.path.join(folder, 'metastore_db')};create=true",
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={folder}",
+    }
+
+
+def stop_session(session: JobSession) -> None:
+    if session.owned:
+        from app.pipeline.jvm_plans import remove_plans
+
+        application = session.spark.sparkContext.applicationId
+        session.spark.stop()
+        remove_plans(application)  # the JVM path's plan files go with the application
+
+
 def run_decode(args: argparse.Namespace) -> int:
     started = time.monotonic()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -108,27 +230,13 @@ def run_decode(args: argparse.Namespace) -> int:
     _stage(f"looking up {args.subject} in {args.registry}", started)
     schema_type = check_subject(registry, args.subject, args.reader)
 
-    from pyspark.sql import SparkSession
-
     from app.pipeline.formats import jvm_refusal
 
     from app.pipeline.decode import decode
     from app.pipeline.engine import choose_engine
-    from app.pipeline.jvm_plans import remove_plans
 
-    # A session already running in this process (a notebook, a test) is used and left running.
-    spark = SparkSession.getActiveSession()
-    owned = spark is None
-    if spark is None:
-        _stage(f"starting Spark ({args.master})", started)
-        builder = SparkSession.builder.master(args.master).appName("sqlregistry-pipeline-decode") \
-            .config("spark.sql.session.timeZone", "UTC")
-        os.environ.update(loopback_environment(args.master, os.environ))  # read by the JVM it launches
-        jar = None if jvm_refusal(schema_type) else _decoder_jar(args.engine)
-        if jar is not None:
-            # As spark-submit --jars: the driver and every executor, local or on a cluster, get it.
-            builder = builder.config("spark.jars", jar)
-        spark = builder.getOrCreate()
+    session = start_session(args, started, hive=bool(args.table), jvm=not jvm_refusal(schema_type))
+    spark = session.spark
     try:
         choice = choose_engine(spark, args.engine, python_only=jvm_refusal(schema_type))
         print(f"sqlregistry pipeline: {choice}", file=sys.stderr, flush=True)
@@ -136,17 +244,103 @@ def run_decode(args: argparse.Namespace) -> int:
         source = spark.read.parquet(args.input)
         _stage(f"resolving reader {args.reader!r} of {args.subject}", started)
         framing = SINGLE_OBJECT if args.framing == "single-object" else CONFLUENT
-        decoded = decode(source, args.column, registry, subject=args.subject, reader=args.reader,
-                         on_error=args.on_error, framing=framing, engine=choice.engine, message=args.message)
-        _stage(f"decoding to {args.output}", started)
-        decoded.write.mode("append").parquet(args.output)
+        # The table is made from the reader's docs too: its version is pinned so that both agree.
+        reader = table_reader(source, args.column, registry, args.subject, args.reader, framing) \
+            if args.table else None
+        decoded = decode(source, args.column, registry, subject=args.subject,
+                         reader=args.reader if reader is None else reader.version,
+                         on_error=args.on_error, framing=framing, engine=choice.engine,
+                         message=args.message)
+        if reader is None:
+            _stage(f"decoding to {args.output}", started)
+            decoded.write.mode("append").parquet(args.output)
+        else:
+            from app.pipeline.tables import write_table
+
+            _stage(f"decoding into table {args.table}", started)
+            written = write_table(decoded, reader.schema, args.table, args.partition_by, column=args.column)
+            change = "created" if written.created else \
+                f"added columns {', '.join(written.added)}" if written.added else "columns unchanged"
+            print(f"appended to table {args.table} ({change}; reader version {reader.version})")
         _stage("done", started)
     finally:
-        if owned:
-            application = spark.sparkContext.applicationId
-            spark.stop()
-            remove_plans(application)  # the JVM path's plan files go with the application
+        stop_session(session)
     return 0
+
+
+def table_reader(source: DataFrame, column: str, registry: RegistryClient, subject: str, reader: str | int,
+                 framing: Framing) -> RegisteredSchema:
+    """The subject version the table mode decodes to: `latest` or a number as asked, and for
+    `latest-seen` the newest version of the subject that wrote any record of `column`."""
+    if reader != "latest-seen":
+        return registry.get_version(subject, reader)
+    from app.pipeline.decode import writer_ids
+
+    seen = [found.version for schema_id in writer_ids(source, column, framing, registry)
+            for found in registry.get_versions_for_id(schema_id) if found.subject == subject]
+    if not seen:
+        raise ValueError(f"no record of column {column!r} was written with a version of subject {subject!r}")
+    return registry.get_version(subject, max(seen))
+
+
+def run_encode(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from app.client import RegistryClient, Schema
+
+    _require_extra()
+    registry = RegistryClient(args.registry)
+    schema = Schema(Path(args.schema).read_text(encoding="utf-8")) if args.schema else None
+    if args.writer == "latest" or isinstance(args.writer, int):
+        _stage(f"looking up {args.subject} in {args.registry}", started)
+        check_subject(registry, args.subject, args.writer)
+
+    from app.pipeline.encode import encode
+    from app.pipeline.engine import choose_engine
+
+    session = start_session(args, started, hive=bool(args.table))
+    spark = session.spark
+    try:
+        choice = choose_engine(spark, args.engine, work="encoding")
+        print(f"sqlregistry pipeline: {choice}", file=sys.stderr, flush=True)
+        _stage(f"reading {args.input or args.table}", started)
+        source = spark.table(args.table) if args.table else spark.read.parquet(args.input)
+        key = args.key or ("key" if "key" in source.columns else None)
+        columns = args.columns.split(",") if args.columns else [name for name in source.columns if name != key]
+        version = writer_version(source, columns, registry, args, schema)
+        framed = encode(source, registry, subject=args.subject, columns=columns, keep=[key] if key else [],
+                        version=version, schema=None if version is not None else schema,
+                        record_name=args.record_name, namespace=args.namespace, engine=choice.engine)
+        if key and key != "key":
+            framed = framed.withColumnRenamed(key, "key")
+        _stage(f"encoding to {args.output}", started)
+        framed.write.mode("append").parquet(args.output)
+        _stage("done", started)
+    finally:
+        stop_session(session)
+    return 0
+
+
+def writer_version(source: DataFrame, columns: list[str], registry: RegistryClient, args: argparse.Namespace,
+                   schema: Schema | None) -> int | None:
+    """The registered version `--writer` names, or None for auto-register (encode registers the
+    schema, or the one derived from the columns, itself): `lookup` finds the schema (derived
+    when not given) among the subject's versions, as the client's LookupOnly does."""
+    if isinstance(args.writer, int):
+        return args.writer
+    if args.writer == "latest":
+        return registry.get_version(args.subject, "latest").version
+    if args.writer == "lookup":
+        from pyspark.sql import types as T
+
+        from app.client import Schema
+        from app.pipeline.encode import spark_to_avro
+
+        if schema is None:
+            record = T.StructType([source.schema[name] for name in columns])
+            schema = Schema(json.dumps(spark_to_avro(record, args.record_name, args.namespace)))
+        return registry.lookup(args.subject, schema).version
+    return None
 
 
 def _decoder_jar(engine: str) -> str | None:
@@ -175,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     record's own message sits under hundreds of lines of Java frames otherwise."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        return run_sample(args) if args.command == "sample" else run_decode(args)
+        return {"sample": run_sample, "encode": run_encode}.get(args.command, run_decode)(args)
     except ModuleNotFoundError as exc:
         from app.pipeline import EXTRA_NEEDED, _MISSING
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,3 +105,13 @@ def decoder_jar(spark) -> Path:
 def counting_registry(app) -> Iterator[CountingRegistry]:
     with counting_server(app) as registry:
         yield registry
+
+
+@pytest.fixture
+def database(spark, tmp_path) -> Iterator[str]:
+    """A catalog database of its own in the test's folder, for table tests on the shared
+    session's catalog (whose default warehouse is the working directory)."""
+    name = f"t_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE DATABASE {name} LOCATION '{tmp_path / name}'")
+    yield name
+    spark.sql(f"DROP DATABASE {name} CASCADE")
