@@ -101,6 +101,11 @@ def text(name: str) -> str | None:
     return _args().get(name) or None
 
 
+def texts(name: str) -> list[str]:
+    """A repeatable string parameter's values, in order; empty ones mean "not given"."""
+    return [value for value in _args().getlist(name) if value]
+
+
 def subject_hint() -> str | None:
     """`?subject=` of the schema-by-id reads, refused when it is not UTF-8 (42208)."""
     value = _args().get("subject") or None

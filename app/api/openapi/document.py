@@ -72,6 +72,11 @@ PARAMETERS: dict[str, dict[str, Any]] = {
                     style="form", explode=True),
     "kekName": _path("name", STRING, "A KEK's name: a letter or `_`, then letters, digits, `_` or `-`", "orders"),
     "kekContext": _query("context", STRING, "The context the KEK belongs to (`.ctx`; absent: the default one)"),
+    "dekSubjectPrefix": _query("subjectPrefix", {"type": "array", "items": STRING},
+                               "Only KEKs holding a DEK of a subject starting with one of these (repeatable; "
+                               "in a context, named in it or qualified)", style="form", explode=True),
+    "rewrap": _flag("rewrap", "The version may exist: wrap its key again under the shared KEK (same version and "
+                              "raw key), or, under a KEK that is not shared, replace it with the key material sent"),
     "dekAlgorithm": _query("algorithm", {"type": "string", "enum": ["AES128_GCM", "AES256_GCM", "AES256_SIV"]},
                            "The DEK's algorithm (default AES256_GCM)"),
     "deleted": _flag("deleted", "Include soft-deleted items"),
