@@ -24,6 +24,7 @@ from app.core.associations.records import STRONG, Association, AssociationInfo, 
 from app.core.audit import iso_time
 from app.core.dek.records import DekReply, Kek
 from app.core.errors import RegistryError
+from app.core.found_tags import qualified_references
 from app.core.registry import ListedSchema
 from app.core.records import (
     CompatibilityReport,
@@ -32,7 +33,7 @@ from app.core.records import (
     SubjectVersion,
 )
 from app.core.store import AuditRow
-from app.formats.base import DEFAULT_SCHEMA_TYPE
+from app.formats.base import DEFAULT_SCHEMA_TYPE, EntityTags
 from app.policies.engine import Outcome
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
@@ -205,6 +206,19 @@ def schema_string_entity(found: SchemaById) -> dict[str, Any]:
         out["version"] = holder.version
     if found.max_id is not None:
         out["maxId"] = found.max_id
+    return out
+
+
+def with_read_options(out: dict[str, Any], subject: str | None, schema: StoredSchema, tags: list[EntityTags],
+                      qualified: bool) -> dict[str, Any]:
+    """A schema read's reply with what `findTags` found (Confluent's `schemaTags`, left out
+    when empty as Jackson's NON_EMPTY does) and, with `referenceFormat=qualified`, the
+    references as read under `subject` (see `app.core.found_tags`)."""
+    if qualified and subject is not None and schema.references:
+        out["references"] = [ref.to_json() for ref in qualified_references(subject, schema.references)]
+    if tags:
+        out["schemaTags"] = [{"schemaEntity": {"entityPath": entity.path, "entityType": entity.entity_type},
+                              "tags": list(entity.tags)} for entity in tags]
     return out
 
 

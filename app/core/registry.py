@@ -34,6 +34,7 @@ from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.checking import CompatibilityChecks
 from app.core.deletes import Deleter
 from app.core.errors import IncompatibleSchema, SchemaNotFound, SubjectNotFound, VersionNotFound
+from app.core.found_tags import found_tags
 from app.core.limits import SchemaLimits
 from app.core.browsing import BrowsingViews
 from app.core.read_cache import ReadCache
@@ -70,7 +71,7 @@ from app.core.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.core.visible_contexts import named_contexts
 from app.formats import LazyFormats
-from app.formats.base import SchemaFormat
+from app.formats.base import EntityTags, SchemaFormat
 from app.settings import Settings
 
 if TYPE_CHECKING:
@@ -150,6 +151,14 @@ class RegistryService(BrowsingViews):
         load = lambda: self.schema_reads.schema_by_id(schema_id, subject, fmt, fetch_max_id, guard)  # noqa: E731
         key = ("id", schema_id, subject, fmt, fetch_max_id, guard.read_scope)
         return self.read_cache.get(key, load, _reply_bytes)
+
+    def schema_tags(self, schema: StoredSchema, wanted: frozenset[str]) -> list[EntityTags]:
+        """`findTags` on a schema already read (and so authorized): see `found_tags`."""
+        if not wanted:
+            return []
+        with self.storage.read() as store:
+            parsed = self.resolver.parsed(store, schema)
+        return found_tags(self.resolver.format(schema.schema_type), parsed, wanted)
 
     def schema_by_guid(self, guid: str, fmt: str | None = None, *, principal: Principal = ANONYMOUS) -> SchemaById:
         return self.schema_reads.schema_by_guid(guid, fmt, self.guard(principal))

@@ -84,6 +84,12 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     "deletedAsNegative": _flag("deletedAsNegative", "Soft-deleted versions as negative numbers"),
     "latestOnly": _flag("latestOnly", "Only each subject's latest version"),
     "aliases": _flag("aliases", "Add the aliases naming each subject"),
+    "findTags": _query("findTags", {"type": "array", "items": STRING},
+                       "List the schema's records and fields carrying any of these inline tags (`*`: all) as "
+                       "`schemaTags` (repeatable; commas also separate)", style="form", explode=True),
+    "referenceFormat": _query("referenceFormat", {"type": "string", "examples": ["qualified"]},
+                              "`qualified`: references named by their subject qualified with the schema's "
+                              "context (`reference_format` is read too)"),
     "fetchMaxId": _flag("fetchMaxId", "Add the highest id in use"),
     "permanent": _flag("permanent", "Delete for good (after a soft delete)"),
     "testSharing": _flag("testSharing", "Test a shared KEK through the server's KMS before writing it"),

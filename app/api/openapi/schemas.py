@@ -122,7 +122,7 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
             "subject": STRING, "version": INT32, "id": INT32, "guid": STRING, "schemaType": SCHEMA_TYPE,
             "schema": STRING, "references": array(ref("SchemaReference")), "metadata": ref("Metadata"),
             "ruleSet": ref("RuleSet"), "ts": INT64, "deleted": BOOLEAN, "aliases": STRINGS,
-            "associations": array(ref("Association")),
+            "associations": array(ref("Association")), "schemaTags": array(ref("SchemaTags")),
         },
     },
     "RegisterSchemaResponse": {
@@ -140,6 +140,7 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
             "schema": STRING, "schemaType": SCHEMA_TYPE, "references": array(ref("SchemaReference")),
             "metadata": ref("Metadata"), "ruleSet": ref("RuleSet"), "guid": STRING, "ts": INT64,
             "deleted": BOOLEAN, "subject": STRING, "version": INT32, "maxId": INT32,
+            "schemaTags": array(ref("SchemaTags")),
         },
     },
     "FingerprintSchema": {
