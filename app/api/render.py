@@ -25,6 +25,7 @@ from app.core.audit import iso_time
 from app.core.dek.records import DekReply, Kek
 from app.core.errors import RegistryError
 from app.core.found_tags import qualified_references
+from app.core.impact import Impact, Referrer, Verdict
 from app.core.registry import ListedSchema
 from app.core.records import (
     CompatibilityReport,
@@ -339,3 +340,37 @@ def association_batch_entity(results: list[BatchResult]) -> dict[str, Any]:
         else {"error": error_entity(r.error_code or 500, r.message or "")}
         for r in results
     ]}
+
+
+def impact_entity(impact: Impact) -> dict[str, Any]:
+    """`/impact/subjects/{s}` (a sqlregistry extension): the subject's topics (Confluent's
+    Association shape), its referrers breadth-first, whether the walk was cut at
+    `maxReferrers`; with a candidate, the verdict on the subject and on each referrer and, as
+    a CI job reads them, the subjects and topics it would affect."""
+    out: dict[str, Any] = {
+        "subject": impact.subject,
+        "topics": [association_entity(a) for a in impact.topics],
+        "referencedBy": [_referrer_entity(r) for r in impact.referrers],
+        "truncated": impact.truncated,
+        "maxReferrers": impact.max_referrers,
+    }
+    if impact.verdict is not None:
+        out.update(_verdict_entity(impact.verdict))
+        hit = ([(impact.subject, impact.topics)] if impact.verdict.affected else []) + [
+            (r.subject, r.topics) for r in impact.referrers if r.verdict is not None and r.verdict.affected]
+        out["affectedSubjects"] = [subject for subject, _ in hit]
+        out["affectedTopics"] = [association_entity(a) for _, topics in hit for a in topics]
+    return out
+
+
+def _referrer_entity(referrer: Referrer) -> dict[str, Any]:
+    out: dict[str, Any] = {"subject": referrer.subject, "depth": referrer.depth, "via": referrer.via,
+                           "topics": [association_entity(a) for a in referrer.topics]}
+    if referrer.verdict is not None:
+        out.update(_verdict_entity(referrer.verdict))
+    return out
+
+
+def _verdict_entity(verdict: Verdict) -> dict[str, Any]:
+    return {"compatibilityLevel": verdict.level, "affected": verdict.affected, "messages": list(verdict.messages)}
+

@@ -35,6 +35,7 @@ from app.core.checking import CompatibilityChecks
 from app.core.deletes import Deleter
 from app.core.errors import IncompatibleSchema, SchemaNotFound, SubjectNotFound, VersionNotFound
 from app.core.found_tags import found_tags
+from app.core.impact import Impact, ImpactAnalysis
 from app.core.limits import SchemaLimits
 from app.core.browsing import BrowsingViews
 from app.core.read_cache import ReadCache
@@ -117,6 +118,7 @@ class RegistryService(BrowsingViews):
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
+        self.impacts = ImpactAnalysis(storage, self.resolver, self.checks)
         self.trail = AuditTrail(storage, settings.audit, settings.audit_retention_days)
         self.audit = self.trail.audit
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
@@ -383,6 +385,15 @@ class RegistryService(BrowsingViews):
             if not guard.unrestricted:
                 ids = [(ctx, i) for ctx, i in ids if readable_holders(store.holders_of_id(i, ctx), guard)]
         return page([schema_id for _, schema_id in ids], offset, limit, SCHEMAS_MAX_LIMIT)
+
+    # ---------------------------------------------------------------- impact (an extension)
+    def impact(
+        self, subject: str, request: SchemaRequest | None = None, normalize: bool = False,
+        *, principal: Principal = ANONYMOUS,
+    ) -> Impact:
+        """The topics and referrers a change to `subject` touches; with a candidate, which of
+        them it would break (see `app.core.impact`)."""
+        return self.impacts.impact(subject, request, normalize, self.guard(principal))
 
     # ---------------------------------------------------------------- compatibility
     def check_compatibility(

@@ -94,6 +94,11 @@ class HintedHolders(NamedTuple):
     hint_config: dict[str, Any] | None
 
 
+class SubjectName(NamedTuple):
+    context: str
+    name: str
+
+
 class ReferrerRow(NamedTuple):
     """A subject-version whose schema references a given subject-version (`ref_version`)."""
 
@@ -461,6 +466,7 @@ class Store(DekStore, ExporterStore, AssociationStore, Protocol):
         """A registration's writes (`NewVersion`); the stepwise calls above, or fewer statements."""
         ...
     def referrers(self, context: str, subject: str, versions: Iterable[int]) -> list[ReferrerRow]: ...
+    def referring_subjects(self, context: str, subject: str) -> list[SubjectName]: ...
 
     # the browser: a fixed number of statements per call, whatever the page size
     def browse_subjects(self, query: SubjectQuery) -> SubjectPage: ...

@@ -51,6 +51,10 @@ _KEKS, _DEKS = "Key Encryption Keys", "Data Encryption Keys"
 _DEK_ROOT = "/dek-registry/v1/keks"
 _DEK_PATH = _DEK_ROOT + "/{name}/deks/{subject}"
 _EXPORTERS = "Exporters"
+_IMPACT = "Impact"
+_IMPACT_TEXT = ("Not part of Confluent's API. Referrers are found breadth-first through stored references, up to "
+                "`maxReferrers` subjects (`truncated` says when the walk stopped); only subjects the caller may "
+                "read are listed.")
 _RAW = "The schema text itself (not a JSON document for Protobuf), labelled with the reply's JSON media type."
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -130,6 +134,16 @@ OPERATIONS: tuple[Operation, ...] = (
               "Check a schema against a subject's versions, as registration would", _COMPAT,
               params=(SUBJECT, "normalize", "verbose"), body="RegisterSchemaRequest",
               reply=ref("CompatibilityCheckResponse"), errors=(404, 422, 500)),
+    # ---------------------------------------------------------------- impact (a sqlregistry extension)
+    Operation("GET", "/impact/subjects/{subject}", "getSubjectImpact",
+              "Extension: the topics associated with a subject and the subjects referencing it", _IMPACT,
+              params=(SUBJECT,), reply=ref("Impact"), errors=(404, 422, 500), description=_IMPACT_TEXT),
+    Operation("POST", "/impact/subjects/{subject}", "checkCandidateImpact",
+              "Extension: which associated topics and referencing subjects a candidate schema would break",
+              _IMPACT, params=(SUBJECT, "normalize"), body="RegisterSchemaRequest", reply=ref("Impact"),
+              errors=(404, 422, 500), description=_IMPACT_TEXT + " The candidate is checked against the subject as "
+              "registration would; each referrer's latest version, rewired to the candidate, against the "
+              "referrer's own history under its own level."),
     Operation("POST", "/compatibility/subjects/{subject}/versions/{version}", "testCompatibilityBySubjectName",
               "Check a schema against one subject-version", _COMPAT,
               params=(SUBJECT, VERSION, "normalize", "verbose"), body="RegisterSchemaRequest",

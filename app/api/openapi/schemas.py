@@ -143,6 +143,26 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
             "schemaTags": array(ref("SchemaTags")),
         },
     },
+    "ImpactReferrer": {
+        "type": "object",
+        "description": "A subject referencing the one asked about; the verdict's fields only for a candidate.",
+        "required": ["subject", "depth", "via", "topics"],
+        "properties": {
+            "subject": STRING, "depth": INT32, "via": STRING, "topics": array(ref("Association")),
+            "compatibilityLevel": STRING, "affected": BOOLEAN, "messages": STRINGS,
+        },
+    },
+    "Impact": {
+        "type": "object",
+        "description": "Extension: what a change to a subject touches; the verdict's fields and the affected "
+                       "lists only for a candidate (POST).",
+        "required": ["subject", "topics", "referencedBy", "truncated", "maxReferrers"],
+        "properties": {
+            "subject": STRING, "topics": array(ref("Association")), "referencedBy": array(ref("ImpactReferrer")),
+            "truncated": BOOLEAN, "maxReferrers": INT32, "compatibilityLevel": STRING, "affected": BOOLEAN,
+            "messages": STRINGS, "affectedSubjects": STRINGS, "affectedTopics": array(ref("Association")),
+        },
+    },
     "FingerprintSchema": {
         "type": "object",
         "required": ["id"],
