@@ -139,3 +139,27 @@ def test_a_ci_job_asks_the_server_under_gunicorn_what_a_change_touches(live_serv
     body = _call(f"{live_server}/impact/subjects/{common}", "POST", {"schema": BREAKING})
     assert body["affectedSubjects"] == [common, events]
     assert [(t["resourceName"], t["subject"]) for t in body["affectedTopics"]] == [(topic, events)]
+
+
+def test_a_restricted_caller_sees_only_referrers_it_may_read_and_none_through_them(settings: Any) -> None:
+    from support.authorizers import DenySecret
+
+    from app.server.factory import create_app
+    from app.wiring import build_registry
+
+    seeder = create_app(settings)
+    seed = Api(seeder.test_client())
+    seed.registered("common", json.dumps(COMMON))
+    seed.registered("secret-events", EVENT, references=[{"name": "shop.Common", "subject": "common", "version": 1}])
+    seed.registered("audit-value", AUDIT, references=[{"name": "shop.Event", "subject": "secret-events", "version": 1}])
+    seed.registered("open-events", EVENT, references=[{"name": "shop.Common", "subject": "common", "version": 1}])
+    seeder.extensions["registry"].storage.close()
+    app = create_app(settings, build_registry(settings, authorizer=DenySecret()))
+    try:
+        api = Api(app.test_client())
+        body = api.post("/impact/subjects/common", {"schema": BREAKING}).json
+        assert [r["subject"] for r in body["referencedBy"]] == ["open-events"]
+        assert body["affectedSubjects"] == ["common", "open-events"]
+        assert api.get("/impact/subjects/secret-events").status == 403
+    finally:
+        app.extensions["registry"].storage.close()
