@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from dataclasses import dataclass, field, fields, replace
 
-from app.formats.jackson import MAX_DOCUMENT_DEPTH
 
 _TRUE = {"1", "true", "yes", "on"}
 ACCESS_LOG_FORMATS = ("text", "json")
@@ -42,7 +41,8 @@ class Settings:
     max_request_bytes: int = 4_194_304
     # How deeply a schema document may nest (JSON arrays and objects; Protobuf braces), checked
     # before any format parses it. At most the formats' own bound (app/formats/jackson.py), which
-    # their recursive walks are built for.
+    # their recursive walks are built for: checked where settings and formats meet
+    # (app/wiring.py's `build_registry`).
     max_schema_depth: int = 128
     # CPU seconds of work (parsing, policy rules, compatibility checks, diffs) one request may
     # spend before it is refused with 42201 (the web UI: 503); counted on the serving thread's
@@ -128,7 +128,6 @@ class Settings:
         bounds = (
             ("port", 1, 65535), ("workers", 1, None), ("threads", 1, None),
             ("max_request_bytes", 1, None), ("max_schema_bytes", 1, None),
-            ("max_schema_depth", 1, MAX_DOCUMENT_DEPTH),
             ("audit_retention_days", 0, None), ("max_imported_id", 1, 2**31 - 1),
             ("exporter_max_reply_bytes", 1024, None),
         )

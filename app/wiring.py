@@ -3,14 +3,14 @@ registry, and the service over them. The web app, the CLI and the benchmarks all
 so none of them can wire the registry differently."""
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
 from app.core.access import Authorizer, EventSink, no_events
 from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.registry import RegistryService
-from app.core.store import Storage
+from app.core.store.protocol import Storage
 from app.formats import FORMATS
+from app.formats.jackson import MAX_DOCUMENT_DEPTH
 from app.settings import Settings
 from app.storage.deferred import DeferredStorage
 
@@ -29,8 +29,9 @@ def build_registry(
 ) -> RegistryService:
     """`events`, `cache_stats` and `pool_observer` are where metrics (app/metrics.py) listen.
     `defer_storage` (gunicorn workers, whose master has checked the database): the storage
-    is built on first use or by `warm_up`, not here (app/storage/deferred.py); never when
-    this process is to migrate."""
+    is built on first use or by `app.server.serving.warm_up`, not here (app/storage/deferred.py);
+    never when this process is to migrate."""
+    check_limits(settings)
 
     def repository() -> Storage:
         from app.storage.repository import Repository
@@ -52,14 +53,13 @@ def build_registry(
     )
 
 
-def warm_up(service: RegistryService) -> None:
-    """In a gunicorn worker that has loaded its app: start building, in the background, what
-    the worker put off until after its first answer: deferred storage, and the policy rule
-    catalogue (its plugins found through the installed distributions' entry points); and
-    start the worker's exporters runner."""
-    if isinstance(service.storage, DeferredStorage):
-        service.storage.warm()
-    threading.Thread(target=lambda: service.policies.catalogue, name="sqlregistry-policy-rules", daemon=True).start()
-    from app.transfer.exporter_runner import start_runner  # this worker's exporters runner (none in the master)
 
-    start_runner(service)
+def check_limits(settings: Settings) -> None:
+    """The operator's REGISTRY_MAX_SCHEMA_DEPTH may tighten the formats' own bound on nesting
+    (app/formats/jackson.py), never pass it: their recursive walks are built for that bound.
+    Refused here, where settings meet the formats, so that settings import no format."""
+    depth = settings.max_schema_depth
+    if not 1 <= depth <= MAX_DOCUMENT_DEPTH:
+        raise ValueError(
+            f"REGISTRY_MAX_SCHEMA_DEPTH (--max_schema_depth): must be between 1 and {MAX_DOCUMENT_DEPTH}, got {depth}"
+        )

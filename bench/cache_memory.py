@@ -57,7 +57,7 @@ def rss_mb() -> float:
 
 
 def resident(schemas: int, cache_mb: int) -> None:
-    from app.core.store import NewSchema
+    from app.core.store.rows import NewSchema
     from app.core.types import SchemaRequest
     from app.settings import Settings
     from app.wiring import build_registry

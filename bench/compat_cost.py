@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))  # support.shared_types: the shapes the cost tests use
 
-from app.core.structural_diff import structural_diff  # noqa: E402
+from app.core.browse.structural_diff import structural_diff  # noqa: E402
 from app.formats import FORMATS  # noqa: E402
 from app.formats import work_budget  # noqa: E402
 from app.formats.base import ParsedSchema  # noqa: E402

@@ -5,7 +5,7 @@ registering one more compares it both ways with every version (seconds). While t
 a registration of a small schema into an unrelated subject is timed: if the costly check
 held SQLite's write lock, it would wait for it. (PostgreSQL locks the subject's row only;
 a registration into the same subject, which would wait there, makes a costly comparison of
-its own, so tests/core/test_checks_before_the_lock.py pins that case, not a timing.) In
+its own, so tests/core/registration/test_checks_before_the_lock.py pins that case, not a timing.) In
 process, through `RegistryService`, on SQLite and (with `--postgres`) PostgreSQL. Prints
 figures only.
 

@@ -292,6 +292,15 @@ def confluent(live_server: str):
 
 # ------------------------------------------------------------------ identity provider
 @pytest.fixture
+def dead_url() -> str:
+    """A loopback URL where nothing listens: connecting is refused at once (the client's and
+    the commands' tests)."""
+    from support.postgres import free_port
+
+    return f"http://127.0.0.1:{free_port()}"
+
+
+@pytest.fixture
 def idp():
     """A loopback identity provider publishing a JWKS (tests/support/idp.py); per test, since
     tests rotate its keys and take it down."""

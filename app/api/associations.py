@@ -35,7 +35,7 @@ from app.core.associations.service import AssociationService
 from app.core.errors import RegistryError
 from app.core.types import DEFAULT_CONTEXT
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("associations", __name__)
 

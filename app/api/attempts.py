@@ -23,7 +23,7 @@ from app.api.service import registry
 from app.core import audit
 from app.core.errors import RegistryError
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 _FLAGS = ("permanent", "force", "recursive")
 

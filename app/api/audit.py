@@ -14,7 +14,7 @@ from app.api.requests import text
 from app.api.service import registry
 from app.core.audit import ACTIONS, MAX_LIMIT, OUTCOMES, parse_time
 from app.core.errors import BadRequest
-from app.core.store import DEFAULT_AUDIT_LIMIT, AuditQuery
+from app.core.store.audit import AuditQuery, DEFAULT_AUDIT_LIMIT
 from app.security.caller import current_principal
 
 bp = Blueprint("audit", __name__)

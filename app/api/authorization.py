@@ -1,7 +1,7 @@
 """The route table: per API endpoint, what the caller needs, which audited change it
 attempts and what it answers when that change commits. The facts about a route live here,
 once; authorization, the audit trail's refused attempts (attempts.py) and the origin a
-committed change records (app/security/origin.py) all read them by endpoint name.
+committed change records (app/api/origin.py) all read them by endpoint name.
 
 What a caller needs is decided from the route and its query flags alone, before any
 lookup: a 403 never depends on whether the subject exists.

@@ -10,7 +10,7 @@ from app.api.render import config_entity, json_response, non_null
 from app.api.requests import config_changes, flag, read_body
 from app.api.service import registry
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("config", __name__)
 _GLOBAL = {"subject": None}

@@ -8,7 +8,7 @@ from app.api.render import empty_response, json_response
 from app.api.requests import page, text
 from app.api.service import registry
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("contexts", __name__)
 

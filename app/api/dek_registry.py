@@ -18,7 +18,7 @@ from app.api.service import registry
 from app.core.dek.service import DekRegistryService
 from app.core.types import DEFAULT_CONTEXT
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("dek_registry", __name__, url_prefix="/dek-registry/v1")
 

@@ -12,7 +12,7 @@ from app.api.render import json_response
 from app.api.requests import read_json
 from app.api.service import registry
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("exporters", __name__)
 

@@ -1,5 +1,5 @@
 """`/impact/subjects/{subject}`: a sqlregistry extension, outside Confluent's API (see
-`app.core.impact`). `GET` lists the topics associated with the subject and the subjects that
+`app.core.compatibility.impact`). `GET` lists the topics associated with the subject and the subjects that
 reference it, transitively (bounded); `POST` with a schema request body, as for a
 compatibility check (`normalize` too), also says which of them the candidate would break.
 It changes nothing, so it needs READ on the subject, as a compatibility check does."""

@@ -10,7 +10,7 @@ from app.api.render import json_response, mode_entity
 from app.api.requests import flag, mode_value, read_body
 from app.api.service import registry
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("mode", __name__)
 _GLOBAL = {"subject": None}

@@ -12,7 +12,7 @@ from app.api.render import json_response, policy_check_entity
 from app.api.requests import flag, read_body, read_json, schema_request
 from app.api.service import registry
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("policies", __name__)
 

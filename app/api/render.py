@@ -22,10 +22,10 @@ from werkzeug.wrappers import Response as WsgiResponse
 from app.api.negotiation import V1_JSON, negotiate, reply_media_type
 from app.core.associations.records import STRONG, Association, AssociationInfo, BatchResult, ResourceReply
 from app.core.audit import iso_time
+from app.core.compatibility.impact import Impact, Referrer, Verdict
 from app.core.dek.records import DekReply, Kek
 from app.core.errors import RegistryError
-from app.core.found_tags import qualified_references
-from app.core.impact import Impact, Referrer, Verdict
+from app.core.reads.found_tags import qualified_references
 from app.core.registry import ListedSchema
 from app.core.records import (
     CompatibilityReport,
@@ -33,7 +33,7 @@ from app.core.records import (
     StoredSchema,
     SubjectVersion,
 )
-from app.core.store import AuditRow
+from app.core.store.audit import AuditRow
 from app.formats.base import DEFAULT_SCHEMA_TYPE, EntityTags
 from app.policies.engine import Outcome
 
@@ -214,7 +214,7 @@ def with_read_options(out: dict[str, Any], subject: str | None, schema: StoredSc
                       qualified: bool) -> dict[str, Any]:
     """A schema read's reply with what `findTags` found (Confluent's `schemaTags`, left out
     when empty as Jackson's NON_EMPTY does) and, with `referenceFormat=qualified`, the
-    references as read under `subject` (see `app.core.found_tags`)."""
+    references as read under `subject` (see `app.core.reads.found_tags`)."""
     if qualified and subject is not None and schema.references:
         out["references"] = [ref.to_json() for ref in qualified_references(subject, schema.references)]
     if tags:

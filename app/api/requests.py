@@ -43,9 +43,9 @@ from app.core.errors import (
     InvalidSubject,
     UnprocessableEntity,
 )
-from app.core.found_tags import QUALIFIED, wanted_tags
+from app.core.reads.found_tags import QUALIFIED, wanted_tags
 from app.core.storable_text import first_flaw
-from app.core.tags import TagRequest
+from app.core.registration.tags import TagRequest
 from app.core.types import SchemaRequest
 from app.formats.base import (
     DEFAULT_SCHEMA_TYPE,

@@ -23,7 +23,7 @@ from app.api.requests import (
 )
 from app.api.service import registry
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("subjects", __name__)
 

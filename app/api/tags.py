@@ -8,7 +8,7 @@ from app.api.render import json_response, registered_entity
 from app.api.requests import read_body, tag_request
 from app.api.service import registry
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 
 bp = Blueprint("tags", __name__)
 

@@ -3,7 +3,7 @@
 A committed change and its `AuditEntry` are written by the same write transaction
 (`Store.insert_audit`), so no change can exist without its row; a write attempt the API
 refused after authentication (403, other 4xx) gets a row of its own (`append_audit`).
-The records are storage's interface and live in app/core/store.py. The core knows nothing
+The records are storage's interface and live in app/core/store/. The core knows nothing
 of HTTP: the API layer describes the request in an `Origin`, and each write flow takes an
 `Audit` (the caller and that origin) and records through it.
 """
@@ -19,7 +19,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from app.core.access import ANONYMOUS, Principal
-from app.core.store import NO_ORIGIN, AuditEntry, AuditLog, Origin, Store
+from app.core.store.audit import AuditEntry, AuditLog, NO_ORIGIN, Origin
+from app.core.store.protocol import Store
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject
 
 # Actions: what the change was. The policies issue adds its own.

@@ -18,7 +18,7 @@ from app.core.errors import (
     SubjectSoftDeleted,
     VersionNotFound,
 )
-from app.core.store import Storage
+from app.core.store.protocol import Storage
 from app.core.subjects import check_writable, parse_version, resolve_alias
 from app.core.types import QualifiedSubject
 

@@ -8,7 +8,7 @@ migration 0006 fills them for content stored before the index existed, with this
 from __future__ import annotations
 
 from app.core.storable_text import repaired
-from app.core.store import IndexedName
+from app.core.store.browse import IndexedName
 from app.formats.base import FIELD_NODE, TYPE_NODE, Node, Outlines, ParsedSchema, SchemaFormat, supports
 
 # Bounds on what one schema puts in the index: generated schemas can be huge, and a row is

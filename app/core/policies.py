@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 from app.core.access import ANONYMOUS, OPEN, Action, EventSink, Guard, Principal, WriteEvent, no_events
 from app.core.audit import DELETE_POLICY, NO_AUDIT, SET_POLICY, Audit
 from app.core.config import effective_config, rows_needed
-from app.core.registration.documents import request_references
+from app.core.documents import request_references
 from app.core.errors import InvalidPolicy, PolicyNotFound
 from app.core.resolver import SchemaResolver, within_budget
-from app.core.store import NO_ORIGIN, Origin, Storage, Store
+from app.core.store.audit import NO_ORIGIN, Origin
+from app.core.store.protocol import PolicyStore, Storage, Store
 from app.core.subjects import validate_subject
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.formats.base import ParsedSchema
@@ -112,7 +113,7 @@ class PolicyService:
         """The catalogue given, else the built-in rules and the installed plugins, loaded on
         first use: finding plugins reads every installed distribution's entry points, a few
         milliseconds a worker need not spend before its first answer. A gunicorn
-        worker loads it in the background once serving (`app.wiring.warm_up`)."""
+        worker loads it in the background once serving (`app.server.serving.warm_up`)."""
         if self._given_catalogue is not None:
             return self._given_catalogue
         from app.policies.catalogue import load_catalogue  # the built-in rules' modules load with it
@@ -291,7 +292,7 @@ def _reads_every_version(uses: Sequence[RuleUse]) -> bool:
     return any(u.params.get("against") == "all" for u in uses)
 
 
-def _global(store: Store) -> dict[str, Any]:
+def _global(store: PolicyStore) -> dict[str, Any]:
     return store.policy_documents([GLOBAL_DOCUMENT]).get(GLOBAL_DOCUMENT) or dict(EMPTY_GLOBAL)
 
 
@@ -302,7 +303,7 @@ def _validated(validate: Any, *args: Any) -> dict[str, Any]:
         raise InvalidPolicy(exc.message) from None
 
 
-def _refuse_removing_used_sets(store: Store, sets: Mapping[str, Any]) -> None:
+def _refuse_removing_used_sets(store: PolicyStore, sets: Mapping[str, Any]) -> None:
     """A set a selection still uses cannot go: the message lists who uses it."""
     users: dict[str, list[str]] = {}
     for context, name, selection in store.policy_selections():

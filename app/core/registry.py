@@ -5,12 +5,15 @@ query, already percent-decoded; `None` for absent parameters) and the caller (`p
 anonymous unless the API layer authenticated someone; writes also the request's `origin`),
 and returns records from `app.core.records` or plain lists/dicts. Errors are `RegistryError`s.
 
-Reads run on one connection with as few queries as the answer needs (the subject-version
-read path is one query); schema content and parsed schemas come from in-process caches.
+Each method is the caller's guard around one part: reads by subject (app/core/reads/subject_reads.py)
+or by schema (reads/schema_reads.py), registration, lookup and tags (registration/), checks
+(compatibility/), settings, deletes. Reads run on one connection with as few queries as the
+answer needs (the subject-version read path is one query); schema content and parsed schemas
+come from in-process caches.
 Writes are one transaction each, which also writes the change's audit row (app/core/audit.py),
 and each committed write is reported to the `events` sink. What only the web UI asks for
-(diffs, the browser, search, outlines) is the `BrowsingViews` mixin (app/core/browsing.py),
-built on first use.
+(diffs, the browser, search, outlines) is held as `browse` (app/core/browse/views.py), whose
+parts are built on first use.
 """
 from __future__ import annotations
 
@@ -31,46 +34,33 @@ from app.core.access import (
 )
 from app.core.audit import Audit, AuditTrail
 from app.core.cache import CacheStatsFactory, no_cache_stats
-from app.core.checking import CompatibilityChecks
+from app.core.compatibility.checks import CompatibilityChecks
 from app.core.deletes import Deleter
-from app.core.errors import IncompatibleSchema, SchemaNotFound, SubjectNotFound, VersionNotFound
-from app.core.found_tags import found_tags
-from app.core.impact import Impact, ImpactAnalysis
+from app.core.compatibility.impact import Impact, ImpactAnalysis
+from app.core.errors import IncompatibleSchema
+from app.core.reads.found_tags import found_tags
 from app.core.limits import SchemaLimits
-from app.core.browsing import BrowsingViews
-from app.core.read_cache import ReadCache
+from app.core.browse.views import BrowsingViews
+from app.core.reads.read_cache import ReadCache
 from app.core.records import CompatibilityReport, SchemaById, StoredSchema, SubjectVersion
-from app.core.lookup import Lookup
+from app.core.registration.lookup import Lookup
 from app.core.registration.registrar import Registrar
 from app.core.resolver import SchemaResolver
-from app.core.schema_reads import (
-    SCHEMAS_MAX_LIMIT,
-    ContextId,
-    ListedSchema,
-    SchemaReads,
-    SubjectVersionRef,
-    prefix_scope,
-    readable_holders,
-)
-from app.core.store import NO_ORIGIN, AuditQuery, AuditRow, Origin, Storage, Store, SubjectRow
+from app.core.reads.schema_reads import ContextId, ListedSchema, SchemaReads, SubjectVersionRef
+from app.core.reads.subject_reads import SubjectReads
+from app.core.store.audit import AuditQuery, AuditRow, NO_ORIGIN, Origin
+from app.core.store.protocol import Storage
 from app.core.subject_settings import SubjectSettings
-from app.core.subjects import (
-    alias_of,
-    in_other_contexts,
-    page,
-    parse_version,
-    resolve_alias,
-    subject_version,
-)
+from app.core.subjects import page
 from app.core.associations.records import SchemaAssociationFilter
 from app.core.associations.service import AssociationService
 from app.core.dek.kms import drivers_from
 from app.core.dek.service import DekRegistryService
 from app.core.exporters.service import ExporterService
 from app.core.policies import PolicyService
-from app.core.tags import SchemaTagger, TagRequest
+from app.core.registration.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
-from app.core.visible_contexts import named_contexts
+from app.core.browse.visible_contexts import named_contexts
 from app.formats import LazyFormats
 from app.formats.base import EntityTags, SchemaFormat
 from app.settings import Settings
@@ -81,7 +71,7 @@ if TYPE_CHECKING:
 __all__ = ["ListedSchema", "RegistryService"]
 
 
-class RegistryService(BrowsingViews):
+class RegistryService:
     def __init__(
         self,
         storage: Storage,
@@ -118,6 +108,7 @@ class RegistryService(BrowsingViews):
         self.tagger = SchemaTagger(self.resolver, self.registrar)
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
+        self.subject_reads = SubjectReads(storage, self.resolver)
         self.impacts = ImpactAnalysis(storage, self.resolver, self.checks)
         self.trail = AuditTrail(storage, settings.audit, settings.audit_retention_days)
         self.audit = self.trail.audit
@@ -132,6 +123,7 @@ class RegistryService(BrowsingViews):
         self.deks = DekRegistryService(storage, drivers_from(settings), guard=self.guard, audit=self.audit)
         self.associations = AssociationService(storage, self.registrar, self.lookups, self.checks,
                                                guard=self.guard, audit=self.audit)
+        self.browse = BrowsingViews(storage, self.resolver, self.checks, settings, self.guard)
 
     def guard(self, principal: Principal) -> Guard:
         """The anonymous caller's guard is made once when nothing is authorized (every hot
@@ -204,37 +196,17 @@ class RegistryService(BrowsingViews):
         self, subject_prefix: str | None = None, deleted: bool = False, deleted_only: bool = False,
         offset: int = 0, limit: int = -1, *, principal: Principal = ANONYMOUS,
     ) -> list[str]:
-        # Absent means every context (`:*:`); a plain prefix, even an empty one, the default context.
-        context, prefix = prefix_scope(":*:" if subject_prefix is None else subject_prefix)
-        with self.storage.read() as store:
-            summaries = store.subject_summaries(context, prefix)
-        if deleted_only:
-            keep = [s for s in summaries if s.live_versions == 0 and s.all_versions > 0]
-        elif deleted:
-            keep = [s for s in summaries if s.all_versions > 0]
-        else:
-            keep = [s for s in summaries if s.live_versions > 0]
-        names = sorted(QualifiedSubject(s.context, s.name).qualified() for s in keep)
-        return page(self.guard(principal).filter(names), offset, limit)
+        return self.subject_reads.list_subjects(
+            subject_prefix, deleted, deleted_only, offset, limit, self.guard(principal)
+        )
 
     def list_versions(
         self, subject: str, deleted: bool = False, deleted_only: bool = False, deleted_as_negative: bool = False,
         offset: int = 0, limit: int = -1, *, principal: Principal = ANONYMOUS,
     ) -> list[int]:
-        with self.storage.read() as store:
-            qs, row = self._resolved(store, subject, Action.READ, principal)
-            versions = store.versions(row.id) if row else []
-        if deleted_only:
-            numbers = [v.version for v in versions if v.deleted]
-        elif deleted_as_negative:
-            numbers = [-v.version if v.deleted else v.version for v in versions]
-        elif deleted:
-            numbers = [v.version for v in versions]
-        else:
-            numbers = [v.version for v in versions if not v.deleted]
-        if not numbers:
-            raise SubjectNotFound.for_subject(qs.qualified())
-        return page(sorted(numbers, key=abs), offset, limit)
+        return self.subject_reads.list_versions(
+            subject, deleted, deleted_only, deleted_as_negative, offset, limit, self.guard(principal)
+        )
 
     def get_version(
         self, subject: str, version: str, deleted: bool = False, fmt: str | None = None,
@@ -243,27 +215,9 @@ class RegistryService(BrowsingViews):
         """`version` is the raw path segment ("latest", "-1", "3"); 42202 when malformed.
         `latest` is the newest live version whatever `deleted` says."""
         guard = self.guard(principal)
-        load = lambda: self._get_version(subject, version, deleted, fmt, guard)  # noqa: E731
+        load = lambda: self.subject_reads.get_version(subject, version, deleted, fmt, guard)  # noqa: E731
         key = ("version", subject, version, deleted, fmt, guard.read_scope)
         return self.read_cache.get(key, load, _reply_bytes)
-
-    def _get_version(self, subject: str, version: str, deleted: bool, fmt: str | None, guard: Guard) -> SubjectVersion:
-        number = parse_version(version)
-        qs = QualifiedSubject.parse(subject)
-        with self.storage.read() as store:
-            row, found = store.subject_version(qs.context, qs.name, number)
-            target = alias_of(qs, row)
-            if target is not None:
-                qs = target
-                row, found = store.subject_version(qs.context, qs.name, number)
-            if found is None or (found.deleted and not deleted):
-                elsewhere = in_other_contexts(store, qs, number, deleted, guard)
-                if elsewhere is None:
-                    guard.check(Action.READ, qs.qualified())
-                    raise self._version_missing(store, qs, row, number, deleted)
-                qs, found = elsewhere
-            guard.check(Action.READ, qs.qualified())
-            return subject_version(self.resolver, store, qs, found, fmt)
 
     def register(
         self, subject: str, request: SchemaRequest, normalize: bool = False, force: bool = False,
@@ -319,7 +273,7 @@ class RegistryService(BrowsingViews):
         self, subject: str, version: str, request: TagRequest, *, principal: Principal = ANONYMOUS,
         origin: Origin = NO_ORIGIN,
     ) -> SubjectVersion:
-        """POST /subjects/{s}/versions/{v}/tags: a new version derived from `version` (app.core.tags)."""
+        """POST /subjects/{s}/versions/{v}/tags: a new version derived from `version` (app.core.registration.tags)."""
         done = self.tagger.modify_tags(subject, version, request, self.guard(principal), self.audit(principal, origin))
         self._emit(Action.WRITE, "modify_tags", done.subject, principal, versions=(done.version,), schema_id=done.id)
         return done
@@ -334,20 +288,7 @@ class RegistryService(BrowsingViews):
         self, subject: str, pairs: dict[str, str], deleted: bool = False, fmt: str | None = None,
         *, principal: Principal = ANONYMOUS,
     ) -> SubjectVersion:
-        """The newest version (soft-deleted ones only with `deleted`) whose metadata
-        properties hold every pair; with no pairs, the newest that has any metadata."""
-        with self.storage.read() as store:
-            qs, row = self._resolved(store, subject, Action.READ, principal)
-            in_scope = [v for v in (store.versions(row.id) if row else []) if deleted or not v.deleted]
-            if not in_scope:
-                raise SubjectNotFound.for_subject(qs.qualified())
-            newest_first = list(reversed(in_scope))
-            for v, stored in zip(newest_first, self.resolver.contents(store, [v.schema_pk for v in newest_first])):
-                metadata = stored.metadata
-                props = (metadata or {}).get("properties") or {}
-                if (pairs and all(props.get(k) == val for k, val in pairs.items())) or (not pairs and metadata):
-                    return subject_version(self.resolver, store, qs, v, fmt)
-        raise SchemaNotFound.generic()
+        return self.subject_reads.latest_with_metadata(subject, pairs, deleted, fmt, self.guard(principal))
 
     def delete_subject(
         self, subject: str, permanent: bool = False, *, principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN
@@ -370,21 +311,7 @@ class RegistryService(BrowsingViews):
         self, subject: str, version: str, deleted: bool = False, offset: int = 0, limit: int = -1,
         *, principal: Principal = ANONYMOUS,
     ) -> list[int]:
-        """Ids of schemas referencing the subject-version (which may itself be soft-deleted);
-        soft-deleted referrers only with `deleted`. Sorted by (context, id). A restricted
-        caller sees the ids it could fetch: those with a holder it may read."""
-        number = parse_version(version)
-        guard = self.guard(principal)
-        with self.storage.read() as store:
-            qs, _ = self._resolved(store, subject, Action.READ, principal)
-            row, found = store.subject_version(qs.context, qs.name, number)
-            if found is None:
-                raise self._version_missing(store, qs, row, number, True)
-            referrers = store.referrers(qs.context, qs.name, [found.version])
-            ids = sorted({(r.schema_context, r.schema_id) for r in referrers if deleted or not r.deleted})
-            if not guard.unrestricted:
-                ids = [(ctx, i) for ctx, i in ids if readable_holders(store.holders_of_id(i, ctx), guard)]
-        return page([schema_id for _, schema_id in ids], offset, limit, SCHEMAS_MAX_LIMIT)
+        return self.subject_reads.referenced_by(subject, version, deleted, offset, limit, self.guard(principal))
 
     # ---------------------------------------------------------------- impact (an extension)
     def impact(
@@ -392,7 +319,7 @@ class RegistryService(BrowsingViews):
         *, principal: Principal = ANONYMOUS,
     ) -> Impact:
         """The topics and referrers a change to `subject` touches; with a candidate, which of
-        them it would break (see `app.core.impact`)."""
+        them it would break (see `app.core.compatibility.impact`)."""
         return self.impacts.impact(subject, request, normalize, self.guard(principal))
 
     # ---------------------------------------------------------------- compatibility
@@ -494,23 +421,6 @@ class RegistryService(BrowsingViews):
 
     def cluster_id(self) -> str:
         return self.settings.cluster_id
-
-    # ---------------------------------------------------------------- helpers
-    def _resolved(
-        self, store: Store, subject: str, action: Action, principal: Principal
-    ) -> tuple[QualifiedSubject, SubjectRow | None]:
-        """The subject after its alias, which is the one the caller must be allowed to touch."""
-        qs, row = resolve_alias(store, QualifiedSubject.parse(subject))
-        self.guard(principal).check(action, qs.qualified())
-        return qs, row
-
-    def _version_missing(
-        self, store: Store, qs: QualifiedSubject, row: SubjectRow | None, number: int | None, deleted: bool
-    ) -> Exception:
-        versions = store.versions(row.id) if row else []
-        if not any(deleted or not v.deleted for v in versions):
-            return SubjectNotFound.for_subject(qs.qualified())
-        return VersionNotFound.for_version(-1 if number is None else number)
 
 
 def _reply_bytes(reply: SchemaById | SubjectVersion) -> int:

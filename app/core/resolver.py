@@ -17,7 +17,8 @@ from app.core.errors import InvalidSchema, SchemaTooLarge, StoreError, WorkBudge
 from app.core.limits import SchemaLimits, nesting_exceeds
 from app.core.metadata import without_version_property
 from app.core.records import StoredSchema
-from app.core.store import ResolvedReference, Store, VersionRow
+from app.core.store.protocol import Store
+from app.core.store.rows import ResolvedReference, VersionRow
 from app.core.types import QualifiedSubject, SchemaReference
 from app.formats import work_budget
 from app.formats.base import Fingerprints, ParsedSchema, RequestChecks, SchemaFormat, SchemaParseError, supports

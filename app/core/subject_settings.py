@@ -29,7 +29,8 @@ from app.core.subjects import check_writable, validate_subject
 from app.core.types import CompatibilityLevel, Mode, QualifiedSubject
 from app.formats.base import LENIENT_POLICY, STRICT_POLICY
 from app.settings import Settings
-from app.core.store import Storage, Store, VersionRow
+from app.core.store.protocol import Storage, Store
+from app.core.store.rows import VersionRow
 
 _BOOLEAN_KEYS = ("normalize", "validateFields", "validateRules", "validateNewSchemas")
 # Confluent's `CompatibilityPolicy` names, read case-insensitively; LOGICAL adds checks of its own

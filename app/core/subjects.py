@@ -10,7 +10,8 @@ from app.core.errors import InvalidSubject, InvalidVersion, OperationNotPermitte
 from app.core.records import SubjectVersion
 from app.core.resolver import SchemaResolver
 from app.core.types import DEFAULT_CONTEXT, GLOBAL_CONTEXT, Mode, QualifiedSubject
-from app.core.store import Store, SubjectRow, VersionRow
+from app.core.store.protocol import Store, SubjectStore
+from app.core.store.rows import SubjectRow, VersionRow
 
 T = TypeVar("T")
 # Versions and ids are Java ints in every Confluent client.
@@ -51,12 +52,12 @@ def live_version(versions: Sequence[VersionRow], number: int | None) -> VersionR
     return next((v for v in live if v.version == number), None)
 
 
-def subject_mode(store: Store, qs: QualifiedSubject) -> Mode:
+def subject_mode(store: SubjectStore, qs: QualifiedSubject) -> Mode:
     """The mode in force for a subject (or, with an empty name, a context)."""
     return effective_mode(qs.context, qs.name, store.settings_rows(rows_needed(qs.context, qs.name)))
 
 
-def check_writable(store: Store, qs: QualifiedSubject) -> None:
+def check_writable(store: SubjectStore, qs: QualifiedSubject) -> None:
     """42205 when `qs` is in a read-only mode (deletes and settings writes; registration has
     its own, finer mode rules)."""
     if subject_mode(store, qs).read_only:
@@ -78,7 +79,7 @@ def alias_target(qs: QualifiedSubject, config: dict[str, Any] | None) -> Qualifi
     return QualifiedSubject(qs.context, alias)
 
 
-def resolve_alias(store: Store, qs: QualifiedSubject) -> tuple[QualifiedSubject, SubjectRow | None]:
+def resolve_alias(store: SubjectStore, qs: QualifiedSubject) -> tuple[QualifiedSubject, SubjectRow | None]:
     """Follow an alias once (an alias of an alias is not followed, as in the reference)."""
     row = store.subject(qs.context, qs.name)
     target = alias_of(qs, row)

@@ -30,7 +30,7 @@ def create_app(
     events, caches and pool are then not counted (requests still are). An invalid auth file
     raises `AuthFileError`, unless `auth_fallback` (the file a gunicorn master loaded
     before forking) is given to start on instead. `defer_storage`: see `build_registry`
-    (gunicorn workers, which call `app.wiring.warm_up` once serving). `reload_clock`: what the
+    (gunicorn workers, which call `app.server.serving.warm_up` once serving). `reload_clock`: what the
     auth file's watcher reads to space its checks (a test moves it instead of sleeping).
     `run_exporters` (wsgi.py, for a bare `gunicorn wsgi:app`): the process that serves the
     app starts its exporters' runner at its first request (app/server/first_request.py)."""
@@ -48,13 +48,13 @@ def create_app(
     app.register_blueprint(openapi.bp)
     register_web(app)
     if authenticator is not None:
-        from app.security import gate
+        from app.server import gate
 
         gate.install(app, authenticator)  # in front of the API's middleware, behind the telemetry's
     telemetry.instrument(app, count=settings.metrics)
     if run_exporters and settings.exporters:
         from app.server.first_request import StartOnFirstRequest
-        from app.transfer.exporter_runner import start_runner
+        from app.server.runners.exporters import start_runner
 
         app.wsgi_app = StartOnFirstRequest(app.wsgi_app, lambda: start_runner(service))  # type: ignore[method-assign]
     return app

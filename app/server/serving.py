@@ -18,6 +18,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from gunicorn.app.base import BaseApplication
 from app.settings import WORKER_TIMEOUT_SECONDS, Settings
 
 if TYPE_CHECKING:
+    from app.core.registry import RegistryService
     from app.security.records import AuthFile
 
 # Longer than a load balancer's idle timeout (nginx's upstream default is 60 s), so the
@@ -211,9 +213,21 @@ def worker_started(worker: Any) -> None:
     storage the app deferred (app/storage/deferred.py) is built in the background now."""
     registry = getattr(worker.wsgi, "extensions", {}).get("registry")
     if registry is not None:
-        from app.wiring import warm_up
-
         warm_up(registry)
+
+
+def warm_up(service: RegistryService) -> None:
+    """In a gunicorn worker that has loaded its app: start building, in the background, what
+    the worker put off until after its first answer: deferred storage, and the policy rule
+    catalogue (its plugins found through the installed distributions' entry points); and
+    start the worker's exporters runner."""
+    from app.server.runners.exporters import start_runner  # this worker's exporters runner (none in the master)
+    from app.storage.deferred import DeferredStorage
+
+    if isinstance(service.storage, DeferredStorage):
+        service.storage.warm()
+    threading.Thread(target=lambda: service.policies.catalogue, name="sqlregistry-policy-rules", daemon=True).start()
+    start_runner(service)
 
 
 def worker_exited(server: Any, worker: Any) -> None:

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, bindparam, delete, insert, select
 
-from app.core.store import AuditEntry, AuditQuery, AuditRow, Origin
+from app.core.store.audit import AuditEntry, AuditQuery, AuditRow, Origin
 from app.storage.direct import DirectStatement, json_param, json_value
 from app.storage.listings import storable
 from app.storage.models import AuditEvent

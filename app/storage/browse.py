@@ -13,14 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, and_, false, func, or_, select, tuple_
 
-from app.core.store import (
-    IndexHit,
-    IndexPage,
-    IndexQuery,
-    SubjectListing,
-    SubjectPage,
-    SubjectQuery,
-)
+from app.core.store.browse import IndexHit, IndexPage, IndexQuery, SubjectListing, SubjectPage, SubjectQuery
 from app.storage.direct import json_value
 from app.storage.listings import SC, S, V, storable
 from app.storage.models import SchemaField

@@ -16,7 +16,8 @@ import threading
 from collections.abc import Callable, Hashable
 from contextlib import AbstractContextManager
 
-from app.core.store import AuditEntry, AuditQuery, AuditRow, Storage, Store
+from app.core.store.audit import AuditEntry, AuditQuery, AuditRow
+from app.core.store.protocol import Storage, Store
 
 log = logging.getLogger(__name__)
 

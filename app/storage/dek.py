@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
-from app.core.store import Dek, DekKey, Kek
+from app.core.dek.records import Dek, DekKey, Kek
 from app.storage.models import DataEncryptionKey, KeyEncryptionKey
 from app.storage.version_writes import now_ms
 

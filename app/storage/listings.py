@@ -1,7 +1,7 @@
 """Cross-subject reads: listings, a subject name across contexts, aliases, the contexts table.
 
 A mixin of `SqlStore` (which supplies `conn`), kept apart from the per-subject and write
-queries of `repository.py`. The row records are the core's (`app.core.store`).
+queries of `repository.py`. The row records are the core's (`app.core.store.protocol`).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 
 from app.core.records import DEFAULT_CONTEXT
-from app.core.store import HolderRow, SubjectRow, SubjectSummary
+from app.core.store.rows import HolderRow, SubjectRow, SubjectSummary
 from app.storage.models import Context, Schema, Subject, SubjectVersion
 
 S = Subject.__table__

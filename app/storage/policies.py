@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, null, select, tuple_, union_all, update
 
-from app.core.store import SettingsRead, SubjectRow
+from app.core.store.rows import SettingsRead, SubjectRow
 from app.storage.direct import DirectStatement, json_value
 from app.storage.listings import storable
 from app.storage.models import PolicyDocument

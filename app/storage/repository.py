@@ -1,5 +1,5 @@
 """Per-subject reads, every write, and the transactions and locks around them: the SQL
-implementation of the core's `Storage` and `Store` protocols (`app.core.store`).
+implementation of the core's `Storage` and `Store` protocols (`app.core.store.protocol`).
 
 Cross-subject listings are in `listings.py` (a mixin of `SqlStore`); the hottest reads run on
 the raw cursor through `direct.py`. `Repository.read()` / `Repository.write()` hand out a
@@ -28,8 +28,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.core.errors import WriteConflict
 from app.core.records import SchemaReference, StoredSchema
-from app.core.store import (
-    AuditEntry,
+from app.core.store.audit import AuditEntry
+from app.core.store.rows import (
     HintedHolders,
     HolderRow,
     LockedSubject,

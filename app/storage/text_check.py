@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import JSON, Column, Engine, LargeBinary, String, Table, Text, and_, cast, select, update
 
 from app.core.storable_text import TextFlaw, first_flaw, problem, repaired, repaired_document, shown
-from app.core.store import NO_ORIGIN, AuditEntry
+from app.core.store.audit import AuditEntry, NO_ORIGIN
 from app.storage.audit import insert_audit
 from app.storage.engine import transactional
 from app.storage.models import Base

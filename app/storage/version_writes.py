@@ -21,7 +21,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, select, text, update
 
 from app.core.records import DEFAULT_CONTEXT
-from app.core.store import AddedVersion, NewSchema, NewVersion, SchemaKeyRow, add_version_stepwise
+from app.core.store.protocol import add_version_stepwise
+from app.core.store.rows import AddedVersion, NewSchema, NewVersion, SchemaKeyRow
 from app.storage import statements as st
 from app.storage.audit import audit_params
 from app.storage.direct import DirectStatement, json_param

@@ -85,7 +85,7 @@ class RestRegistry(Transport):
     Every reply is read up to `max_reply_bytes` and checked for the shape its call expects
     (app/transfer/replies.py); `side` names the registry in those messages ("the target's
     reply to GET /subjects ..."). `fence`, when given, is called before every write and
-    raises to stop it (the exporters' lease, app/transfer/exporter_runner.py)."""
+    raises to stop it (the exporters' lease, app/server/runners/exporters.py)."""
 
     def __init__(self, where: Endpoint, pool_size: int = 16, timeout: float = 30.0, *, side: str = "registry",
                  max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES, fence: Callable[[], None] | None = None) -> None:

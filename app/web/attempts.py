@@ -16,9 +16,9 @@ from flask import current_app, g, request
 from werkzeug.wrappers import Response
 
 from app.core import audit
-from app.core.store import Origin
+from app.core.store.audit import Origin
 from app.security.caller import current_principal
-from app.security.origin import request_origin
+from app.api.origin import request_origin
 from app.web import params
 from app.web.permissions import registry
 

@@ -34,14 +34,14 @@ def index() -> str:
     sort = params.choice("sort", ("name", "updated"), "name")
     paging = params.paging()
     service, who = registry(), principal()
-    found = service.browse_subjects(
+    found = service.browse.browse_subjects(
         principal=who, q=q, context=context, schema_type=schema_type or None, level=level or None, own=own,
         deleted=deleted, sort=sort, page=paging.page, per_page=paging.per_page,
     )
     return render_template(
         "index.html", rows=found.items, total=found.total, paging=paging, window=paging.window(found.total),
         q=q, context=context, schema_type=schema_type, level=level, own=own, deleted=deleted, sort=sort,
-        unknown_context=found.unknown_context, summary=service.registry_summary(principal=who),
+        unknown_context=found.unknown_context, summary=service.browse.registry_summary(principal=who),
         types=service.schema_types(), levels=params.LEVELS,
         filters=_filters(q=q, context=context, type=schema_type, level=level, own="1" if own else "",
                          deleted="1" if deleted else "", sort=sort if sort != "name" else "",
@@ -51,7 +51,7 @@ def index() -> str:
 
 @bp.get("/contexts")
 def contexts() -> str:
-    return render_template("contexts.html", summary=registry().registry_summary(principal=principal()))
+    return render_template("contexts.html", summary=registry().browse.registry_summary(principal=principal()))
 
 
 @bp.get("/config")
@@ -60,8 +60,8 @@ def config() -> str:
     override them (a config or a mode of their own), paged like the list."""
     paging = params.paging()
     service, who = registry(), principal()
-    summary = service.registry_summary(principal=who)
-    overriding = service.browse_subjects(principal=who, overriding=True, deleted=True, page=paging.page,
+    summary = service.browse.registry_summary(principal=who)
+    overriding = service.browse.browse_subjects(principal=who, overriding=True, deleted=True, page=paging.page,
                                          per_page=paging.per_page)
     return render_template(
         "config.html", summary=summary, overriding=overriding.items, total=overriding.total, paging=paging,
@@ -78,7 +78,7 @@ def search() -> str | Response:
         return redirect(url_for("ui.schema", schema_id=int(q)), 303)
     paging = params.paging()
     scope = params.choice("scope", ("latest", "all"), "latest")
-    found = registry().search(
+    found = registry().browse.search(
         q, principal=principal(), all_versions=scope == "all", page=paging.page, per_page=paging.per_page
     )
     total = max(found.subjects.total, found.fields.total, found.types.total)
@@ -105,12 +105,12 @@ def schema(schema_id: int) -> str:
             except reads.NoSuchSchema:
                 continue
             elsewhere.append(other)
-    from app.core.inspection import pretty_text  # loaded on first use, not at a worker's start
+    from app.core.browse.inspection import pretty_text  # loaded on first use, not at a worker's start
 
     return render_template(
         "schema.html", found=found, schema_id=schema_id, context=shown_context, deleted=deleted,
         holders=reads.schema_holders(schema_id, shown_context, deleted), elsewhere=elsewhere,
-        text=pretty_text(found.text), outline=registry().outline(found.schema),
+        text=pretty_text(found.text), outline=registry().browse.outline(found.schema),
     )
 
 

@@ -16,7 +16,7 @@ from app.web.blueprint import bp
 VALUE_CHARS = 300
 
 if TYPE_CHECKING:  # the UI's core modules load on first use, not at a worker's start
-    from app.core.structural_diff import Change, DiffRow, Reason
+    from app.core.browse.structural_diff import Change, DiffRow, Reason
 
 
 @bp.app_template_global()

@@ -26,7 +26,7 @@ from app.web.errors import BadParameter, NoSuchSchema, NoSuchSubject, NoSuchVers
 from app.web.permissions import principal, registry
 
 if TYPE_CHECKING:
-    from app.core.inspection import EffectiveSetting
+    from app.core.browse.inspection import EffectiveSetting
 
 
 def utc(ms: int | None) -> str:
@@ -57,7 +57,7 @@ def versions_of(subject: str, deleted: bool = True) -> list[VersionEntry]:
     """Every version of a subject (soft-deleted ones too unless `deleted` is false), oldest first.
     `NoSuchSubject` when the principal sees no version at all."""
     try:
-        rows = registry().version_history(subject, deleted=deleted, principal=principal())
+        rows = registry().browse.version_history(subject, deleted=deleted, principal=principal())
     except (SubjectNotFound, Forbidden):
         raise missing_subject(subject) from None
     return [VersionEntry(v.version, v.schema_id, v.created_at, v.deleted) for v in rows]
@@ -137,7 +137,7 @@ def reference_tree(found: SubjectVersion, depth: int = 0, seen: frozenset[tuple[
 def effective_settings(subject: str | None) -> tuple[EffectiveSetting, EffectiveSetting]:
     """The level and mode in force for a subject (None: the global ones) and their sources,
     resolved by the core as registration resolves them."""
-    found = registry().effective_settings(subject or "", principal=principal())
+    found = registry().browse.effective_settings(subject or "", principal=principal())
     return found.compatibility, found.mode
 
 

@@ -33,7 +33,7 @@ def subject(subject: str) -> str:
     if latest is None and not deleted:
         raise reads.missing_subject(subject)
     level, mode = reads.effective_settings(subject)
-    from app.core.inspection import pretty_text  # loaded on first use, not at a worker's start
+    from app.core.browse.inspection import pretty_text  # loaded on first use, not at a worker's start
 
     return render_template(
         "subject.html", subject=subject, versions=shown, all_versions=versions, latest=latest, deleted=deleted,
@@ -42,8 +42,8 @@ def subject(subject: str) -> str:
         uses=latest.schema.references if latest else (),
         used_by=reads.used_by(subject, latest.version) if latest else [],
         actions=_actions(subject), levels=params.LEVELS, modes=params.MODES,
-        outline=registry().outline(latest.schema) if latest else None,
-        encryption=registry().encryption(latest.schema) if latest else [],
+        outline=registry().browse.outline(latest.schema) if latest else None,
+        encryption=registry().browse.encryption(latest.schema) if latest else [],
         impact=registry().impact(subject, principal=principal()) if latest else None,
     )
 
@@ -54,7 +54,7 @@ def version(subject: str, version: str) -> str:
     versions = reads.versions_of(subject)
     live = [v.version for v in versions if not v.deleted]
     older = [v.version for v in versions if v.version < found.version and not v.deleted]
-    from app.core.inspection import pretty_text  # loaded on first use, not at a worker's start
+    from app.core.browse.inspection import pretty_text  # loaded on first use, not at a worker's start
 
     return render_template(
         "version.html", subject=found.subject, found=found, text=pretty_text(found.text),
@@ -62,7 +62,7 @@ def version(subject: str, version: str) -> str:
         latest=live[-1] if live else None, uses=found.schema.references,
         tree=reads.reference_tree(found), used_by=reads.used_by(found.subject, found.version),
         metadata=_as_json(found.schema.metadata), rule_set=_as_json(found.schema.rule_set),
-        actions=_actions(found.subject), registered=reads.utc(found.ts), outline=registry().outline(found.schema),
+        actions=_actions(found.subject), registered=reads.utc(found.ts), outline=registry().browse.outline(found.schema),
     )
 
 
@@ -80,7 +80,7 @@ def diff(subject: str) -> str:
     normalize = params.flag("normalize")
     versions = reads.versions_of(subject)
     try:
-        found = registry().diff(
+        found = registry().browse.diff(
             subject, None if from_n is None else str(from_n), None if to_n is None else str(to_n), normalize,
             principal=principal(),
         )

@@ -22,8 +22,8 @@ from app.web.forms import SchemaForm, read_form
 from app.web.permissions import may, principal, registry, require
 
 if TYPE_CHECKING:
-    from app.core.impact import Impact
-    from app.core.inspection import CandidateCheck
+    from app.core.browse.inspection import CandidateCheck
+    from app.core.compatibility.impact import Impact
 
 
 def _refused(error: RegistryError, back: str) -> tuple[str, int]:
@@ -44,7 +44,7 @@ def check(subject: str) -> tuple[str, int] | str:
     if target is not None and not target.isdigit():
         raise params.BadParameter("target", "must be a version number or registration")
     try:
-        result = registry().check_candidate(subject, form.request(), target, principal=principal())
+        result = registry().browse.check_candidate(subject, form.request(), target, principal=principal())
         # what the candidate would break beyond the subject: only for a subject with versions
         impact = registry().impact(subject, form.request(), principal=principal()) if versions else None
     except WorkBudgetSpent:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from api_client import Api, enc
-from app.core import impact as impact_module
+from app.core.compatibility import impact as impact_module
 
 NS = "lkc-1"
 COMMON = {"type": "record", "name": "Common", "namespace": "shop", "fields": [{"name": "at", "type": "long"}]}

@@ -19,6 +19,7 @@ from api_client import V1_JSON, Api, enc
 from api_samples import RECORD_V1
 
 from app.settings import Settings
+from app.wiring import build_registry
 
 LIMIT = 4_194_304  # REGISTRY_MAX_REQUEST_BYTES's default, which the shared live server runs with
 
@@ -263,7 +264,7 @@ def test_the_depth_limit_follows_the_setting(settings: Settings, schema_type: st
 
 def test_the_depth_limit_cannot_pass_the_formats_own_bound() -> None:
     with pytest.raises(ValueError, match="REGISTRY_MAX_SCHEMA_DEPTH"):
-        Settings.from_env({"REGISTRY_MAX_SCHEMA_DEPTH": "201"})
+        build_registry(Settings.from_env({"REGISTRY_MAX_SCHEMA_DEPTH": "201"}))
     assert Settings.from_env({"REGISTRY_MAX_SCHEMA_DEPTH": "200"}).max_schema_depth == 200
 
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from api_client import Api
 
-from app.core import lookup
+from app.core.registration import lookup
 
 JSON = "JSON"
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}}}

@@ -3,7 +3,7 @@ registrations, compatibility failures, cache lookups and the database pool.
 
 In process (Flask's test client) the values are this process's own and shared by every app
 the tests build, so each test compares before and after; the live server's multiprocess
-aggregation across gunicorn workers is pinned in tests/serving/test_serve_metrics.py.
+aggregation across gunicorn workers is pinned in tests/server/test_serve_metrics.py.
 """
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ from sqlalchemy import update
 
 from api_client import Api
 from api_samples import RECORD_V1
-from app.cli import main
-from app.core.store import NO_ORIGIN, AuditEntry
+from app.cli.main import main
+from app.core.store.audit import AuditEntry, NO_ORIGIN
 from app.core.types import SchemaRequest
 from app.server.factory import create_app
 from app.settings import Settings

@@ -12,7 +12,7 @@ import pytest
 from support.commands import run_command
 from sqlalchemy import create_engine, text
 
-from app.cli import main
+from app.cli.main import main
 from app.core.access import Principal
 from app.core.types import SchemaRequest
 from app.settings import Settings

@@ -15,7 +15,7 @@ import pytest
 from support.commands import run_command
 from support.postgres import PostgresCluster, free_port
 
-from app.cli import main
+from app.cli.main import main
 from app.storage.migrate import head_revision, upgrade_url
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +141,7 @@ class NoSpark:
         if name.split(".")[0] in ("pyspark", "pyarrow", "pandas", "py4j"):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, NoSpark())
-from app.cli import main
+from app.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

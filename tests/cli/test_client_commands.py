@@ -10,7 +10,7 @@ from pathlib import Path
 from support.commands import run_command
 from support.postgres import free_port
 
-from app.cli import main
+from app.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.exc import DataError
 
-from app.cli import main
-from app.core.store import NO_ORIGIN, AuditEntry
+from app.cli.main import main
+from app.core.store.audit import AuditEntry, NO_ORIGIN
 from app.core.types import SchemaRequest
 from app.settings import Settings
 from app.storage.models import AuditEvent, Schema, Subject

@@ -28,11 +28,3 @@ def stub_server() -> Iterator[Callable[..., StubServer]]:
     answers requests in that order, then with `default`."""
     with running_stubs() as start:
         yield start
-
-
-@pytest.fixture
-def dead_url() -> str:
-    """A loopback URL where nothing listens: connecting is refused at once."""
-    from support.postgres import free_port
-
-    return f"http://127.0.0.1:{free_port()}"

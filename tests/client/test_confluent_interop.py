@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from client_samples import USER_V1, USER_V2, user_record
+from support.client_samples import USER_V1, USER_V2, user_record
 from confluent_kafka.schema_registry import (
     Schema as ConfluentSchema,
     SchemaReference as ConfluentReference,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from client_samples import user_record
+from support.client_samples import user_record
 
 from app.client import (
     SINGLE_OBJECT,

@@ -10,7 +10,7 @@ import json
 from io import BytesIO
 
 import pytest
-from client_samples import USER_V1, USER_V2, user_record
+from support.client_samples import USER_V1, USER_V2, user_record
 from fastavro import parse_schema, schemaless_writer
 
 from app.client import (

@@ -11,7 +11,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, sys
 import app.client
-import app.client.ci
+import app.cli.check
 server_side = sorted(
     name for name in sys.modules
     if name.split(".")[0] in ("flask", "sqlalchemy", "alembic", "werkzeug", "gunicorn", "psycopg")

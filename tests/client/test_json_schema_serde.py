@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from client_samples import USER_V1
+from support.client_samples import USER_V1
 from support.json_samples import (
     ADDRESS,
     CUSTOMER,

@@ -10,7 +10,7 @@ from io import BytesIO
 from typing import Any
 
 import pytest
-from client_samples import USER_V1, USER_V2, USER_V3, user_record
+from support.client_samples import USER_V1, USER_V2, USER_V3, user_record
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
 
 from app.client import CONFLUENT, AvroDeserializer, InMemoryResolver, ReaderVersion, Schema

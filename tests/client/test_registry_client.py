@@ -10,7 +10,7 @@ import json
 import pickle
 
 import pytest
-from client_samples import USER_V1, USER_V2
+from support.client_samples import USER_V1, USER_V2
 
 from app.client import (
     IncompatibleSchema,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-from client_samples import USER_V1, USER_V2, USER_V3, USER_V4, USER_V5, user_record
+from support.client_samples import USER_V1, USER_V2, USER_V3, USER_V4, USER_V5, user_record
 
 from app.client import AvroDeserializer, AvroSerializer, ReaderVersion, RegistryClient, UseLatest
 

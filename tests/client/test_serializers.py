@@ -5,7 +5,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from client_samples import USER_V1, USER_V2, user_record
+from support.client_samples import USER_V1, USER_V2, user_record
 
 from app.client import (
     SINGLE_OBJECT,

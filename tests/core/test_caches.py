@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.cache import ENTRY_OVERHEAD, LruCache
-from app.core.read_cache import ReadCache
+from app.core.reads.read_cache import ReadCache
 
 
 def test_entries_are_evicted_by_their_estimated_bytes_not_their_count() -> None:

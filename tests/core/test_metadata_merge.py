@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.records import StoredSchema
-from app.core.registration.documents import merged_documents
+from app.core.documents import merged_documents
 from app.core.registry import RegistryService
 from app.core.types import SchemaRequest
 

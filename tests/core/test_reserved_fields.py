@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.core import compatibility
-from app.core.compatibility import Previous, reserved_field_violations, reserved_fields
+from app.core.compatibility import levels as compatibility
+from app.core.compatibility.levels import Previous, reserved_field_violations, reserved_fields
 from app.core.types import CompatibilityLevel
 from app.formats.avro import AvroFormat
 from app.formats.base import ParsedSchema

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from policy_samples import COMPLIANT, NON_COMPLIANT, STRICT_SET, text, with_fields
 
-from app.client import ci
-from app.client.policy_check import offline_outcomes
+from app.cli import check as ci
+from app.cli.policy_check import offline_outcomes
 from app.policies.engine import refusal_message
 from app.policies.rule import Violation
 

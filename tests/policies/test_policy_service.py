@@ -11,7 +11,7 @@ from policy_samples import NON_COMPLIANT
 from app.core.access import Action, Principal, WriteEvent
 from app.core.errors import Forbidden
 from app.core.registry import RegistryService
-from app.core.store import AuditQuery, Origin
+from app.core.store.audit import AuditQuery, Origin
 from app.core.types import SchemaRequest
 from app.settings import Settings
 from app.wiring import build_registry

@@ -18,7 +18,7 @@ from app.core.access import Action, Principal
 from app.core.audit import iso_time, parse_time
 from app.core.errors import Forbidden, RegistryError, StoreError, WriteConflict
 from app.core.registry import RegistryService
-from app.core.store import NO_ORIGIN, AuditEntry, AuditQuery, AuditRow
+from app.core.store.audit import AuditEntry, AuditQuery, AuditRow, NO_ORIGIN
 from app.core.types import SchemaRequest
 from app.server.factory import create_app
 from app.settings import Settings

@@ -12,7 +12,7 @@ from flask import Flask
 from sqlalchemy import Engine, text
 
 from app.core.audit import PRUNE_INTERVAL_SECONDS
-from app.core.store import SUBJECT_CHARS, AuditQuery
+from app.core.store.audit import AuditQuery, SUBJECT_CHARS
 from app.server.factory import create_app
 from app.settings import Settings
 

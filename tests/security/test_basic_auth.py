@@ -424,10 +424,10 @@ def test_refusal_reasons_go_to_the_log_without_secrets(client, caplog: pytest.Lo
 
 
 def test_refusal_lines_are_rate_limited(client, caplog: pytest.LogCaptureFixture):
-    with caplog.at_level(logging.WARNING, logger="app.security.gate"):
+    with caplog.at_level(logging.WARNING, logger="app.server.gate"):
         for _ in range(30):
             client.get("/subjects")
-    assert len([r for r in caplog.records if r.name == "app.security.gate"]) == 10
+    assert len([r for r in caplog.records if r.name == "app.server.gate"]) == 10
 
 
 # ------------------------------------------------------------------ any header at all

@@ -57,7 +57,7 @@ def test_flags_set_the_cost_and_two_runs_never_share_a_salt():
 
 
 # What the `sqlregistry` console script runs (pyproject's [project.scripts]).
-ENTRY_POINT = (sys.executable, "-c", "import sys; from app.cli import main; sys.exit(main())")
+ENTRY_POINT = (sys.executable, "-c", "import sys; from app.cli.main import main; sys.exit(main())")
 
 
 def test_the_console_script_entry_point_and_python_m_app_cli_behave_the_same():

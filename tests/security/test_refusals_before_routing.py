@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 
 from app.api.authorization import API_BLUEPRINT, WRITE_METHODS, rule_for
 from app.core.registry import RegistryService
-from app.core.store import AuditQuery, AuditRow
+from app.core.store.audit import AuditQuery, AuditRow
 from app.server.factory import create_app
 from app.settings import Settings
 

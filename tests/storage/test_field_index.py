@@ -48,7 +48,7 @@ def test_registration_indexes_fields_and_types_once_per_content(service: Registr
         ("field", "orderId"), ("field", "address"), ("field", "address.city"), ("field", "address.zip"),
         ("type", "com.acme.Order"), ("type", "com.acme.Address"),
     }
-    found = service.search("ORDERID")
+    found = service.browse.search("ORDERID")
     assert [(h.subject, h.path, h.type_label, h.doc) for h in found.fields.items] == [
         ("copy-value", "orderId", "long", "The order's <id>"), ("orders-value", "orderId", "long", "The order's <id>"),
     ]
@@ -60,21 +60,21 @@ def test_search_matches_names_exactly_or_by_prefix_in_the_latest_live_version(se
     register(service, "old-value", order({"name": "citizen", "type": "string", "default": ""}))
     register(service, "old-value", order())
 
-    latest = service.search("city")
-    every = service.search("city", all_versions=True)
+    latest = service.browse.search("city")
+    every = service.browse.search("city", all_versions=True)
 
     # Exact names first; old-value's `citizen` is only in its older version.
     assert [(h.subject, h.version, h.path) for h in latest.fields.items] == [
         ("old-value", 2, "address.city"), ("orders-value", 2, "address.city"), ("orders-value", 2, "cityCode"),
     ]
     assert every.fields.total == 5  # address.city in all four versions, and cityCode
-    assert service.search("citi").fields.total == 0
-    assert [(h.subject, h.version, h.path) for h in service.search("citi", all_versions=True).fields.items] == [
+    assert service.browse.search("citi").fields.total == 0
+    assert [(h.subject, h.version, h.path) for h in service.browse.search("citi", all_versions=True).fields.items] == [
         ("old-value", 1, "citizen")
     ]
-    assert [h.path for h in service.search("addr").types.items] == ["com.acme.Address", "com.acme.Address"]
-    assert service.search("orders").subjects.total == 1
-    assert service.search("").fields.total == 0
+    assert [h.path for h in service.browse.search("addr").types.items] == ["com.acme.Address", "com.acme.Address"]
+    assert service.browse.search("orders").subjects.total == 1
+    assert service.browse.search("").fields.total == 0
 
 
 def test_search_covers_json_schema_and_protobuf(service: RegistryService) -> None:
@@ -86,19 +86,19 @@ def test_search_covers_json_schema_and_protobuf(service: RegistryService) -> Non
     register(service, "proto-value", 'syntax = "proto3";\npackage acme;\nmessage Shipment {\n  string city = 1;\n}\n',
              "PROTOBUF")
 
-    fields = service.search("city").fields.items
-    types = service.search("s").types.items
+    fields = service.browse.search("city").fields.items
+    types = service.browse.search("s").types.items
 
     assert {(h.subject, h.path) for h in fields} == {
         ("json-value", "shipTo.city"), ("json-value", "anyOf[0].city"), ("proto-value", "Shipment.city")}
     assert {(h.subject, h.path, h.type_label) for h in types} == {("proto-value", "acme.Shipment", "message")}
-    assert [(h.path, h.type_label) for h in service.search("money").types.items] == [("Money", "definition")]
+    assert [(h.path, h.type_label) for h in service.browse.search("money").types.items] == [("Money", "definition")]
 
 
 def test_hard_deleted_content_leaves_the_index(service: RegistryService) -> None:
     register(service, "gone-value", order(name="Gone"))
     service.delete_subject("gone-value")
-    assert service.search("gone").types.total == 0  # soft-deleted: hidden
+    assert service.browse.search("gone").types.total == 0  # soft-deleted: hidden
     service.delete_subject("gone-value", permanent=True)
 
     assert index_rows(service) == []
@@ -115,7 +115,7 @@ def test_subject_list_filters_sorts_and_pages(service: RegistryService) -> None:
     service.update_mode("a-orders", "READONLY")
 
     def names(**filters: Any) -> list[str]:
-        return [item.subject for item in service.browse_subjects(**filters).items]
+        return [item.subject for item in service.browse.browse_subjects(**filters).items]
 
     assert names() == ["a-orders", "b-payments", ":.staging:c-orders"]
     assert names(deleted=True) == ["a-orders", "b-payments", "d-deleted", ":.staging:c-orders"]
@@ -128,10 +128,10 @@ def test_subject_list_filters_sorts_and_pages(service: RegistryService) -> None:
     assert names(level="BACKWARD") == ["a-orders"]
     assert names(sort="updated") == [":.staging:c-orders", "b-payments", "a-orders"]
     assert names(page=2, per_page=2) == [":.staging:c-orders"]
-    assert service.browse_subjects(page=2, per_page=2).total == 3
-    assert service.browse_subjects(context=".nowhere").unknown_context
+    assert service.browse.browse_subjects(page=2, per_page=2).total == 3
+    assert service.browse.browse_subjects(context=".nowhere").unknown_context
 
-    listed = {item.subject: item for item in service.browse_subjects(deleted=True).items}
+    listed = {item.subject: item for item in service.browse.browse_subjects(deleted=True).items}
     assert (listed["b-payments"].compatibility.value, listed["b-payments"].compatibility.source) == ("NONE", "subject")
     assert (listed[":.staging:c-orders"].compatibility.source, listed["a-orders"].mode.value) == ("context", "READONLY")
     assert listed["d-deleted"].deleted and listed["d-deleted"].latest_version == 1
@@ -146,9 +146,9 @@ def test_list_and_search_cost_the_same_statements_at_any_page_size(service: Regi
     costs = {}
     for per_page in (50, 500):
         with counted(engine) as listing:
-            listed = service.browse_subjects(per_page=per_page, sort="updated")
+            listed = service.browse.browse_subjects(per_page=per_page, sort="updated")
         with counted(engine) as searching:
-            found = service.search("f", per_page=per_page)
+            found = service.browse.search("f", per_page=per_page)
         costs[per_page] = (len(listing), len(searching))
         assert len(listed.items) == min(per_page, 120) and listed.total == 120
         assert len(found.fields.items) == min(per_page, 120) and found.fields.total == 120
@@ -180,14 +180,14 @@ def test_unreadable_subjects_are_absent_from_lists_search_and_counts(service: Re
         register(service, subject, order())
     restricted = RegistryService(service.storage, service.formats, service.settings, authorizer=HideSecrets())
 
-    listed = restricted.browse_subjects(per_page=1, page=2)
+    listed = restricted.browse.browse_subjects(per_page=1, page=2)
     assert ([i.subject for i in listed.items], listed.total) == (["open-c"], 2)
-    found = restricted.search("city")
+    found = restricted.browse.search("city")
     assert {h.subject for h in found.fields.items} == {"open-a", "open-c"} and found.fields.total == 2
-    assert restricted.search("secret").subjects.total == 0
-    assert restricted.registry_summary().subjects == 2
+    assert restricted.browse.search("secret").subjects.total == 0
+    assert restricted.browse.registry_summary().subjects == 2
     with pytest.raises(Forbidden):
-        restricted.diff("secret-b")
+        restricted.browse.diff("secret-b")
 
 
 def test_migration_0006_indexes_schemas_stored_before_it(empty_database_url: str) -> None:
@@ -203,10 +203,10 @@ def test_migration_0006_indexes_schemas_stored_before_it(empty_database_url: str
         ))
 
     with registry_at_head(empty_database_url) as service:
-        assert [(h.subject, h.schema_id, h.path) for h in service.search("zip").fields.items] == [
+        assert [(h.subject, h.schema_id, h.path) for h in service.browse.search("zip").fields.items] == [
             ("legacy-value", 7, "address.zip")
         ]
-        assert [h.path for h in service.search("legacy").types.items] == ["com.acme.Legacy"]
+        assert [h.path for h in service.browse.search("legacy").types.items] == ["com.acme.Legacy"]
 
 
 def test_migration_0008_reindexes_json_schema_and_protobuf_content(empty_database_url: str) -> None:
@@ -236,16 +236,16 @@ def test_migration_0008_reindexes_json_schema_and_protobuf_content(empty_databas
         ))
 
     with registry_at_head(empty_database_url) as service:
-        found = service.search("iban").fields.items
+        found = service.browse.search("iban").fields.items
         assert [(h.subject, h.path) for h in found] == [("pay-value", "pay.oneOf[0].iban")]
-        assert service.search("stale").fields.total == 0
-        assert [h.subject for h in service.search("kept").fields.items] == ["legacy-value"]
+        assert service.browse.search("stale").fields.total == 0
+        assert [h.subject for h in service.browse.search("kept").fields.items] == ["legacy-value"]
 
 
 def test_names_match_case_insensitively_beyond_ascii_and_wildcards_are_literal(service: RegistryService) -> None:
     register(service, "a_b", json.dumps({"type": "object", "properties": {"Ämter": {"type": "string"}}}), "JSON")
     register(service, "axb", order())
 
-    assert [h.path for h in service.search("äM").fields.items] == ["Ämter"]
-    assert [i.subject for i in service.browse_subjects(q="A_B").items] == ["a_b"]
-    assert [i.subject for i in service.browse_subjects(q="%").items] == []
+    assert [h.path for h in service.browse.search("äM").fields.items] == ["Ämter"]
+    assert [i.subject for i in service.browse.browse_subjects(q="A_B").items] == ["a_b"]
+    assert [i.subject for i in service.browse.browse_subjects(q="%").items] == []

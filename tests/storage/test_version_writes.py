@@ -9,7 +9,9 @@ from sqlalchemy import text
 
 from app.core.errors import WriteConflict
 from app.core.records import SchemaReference
-from app.core.store import AuditEntry, IndexedName, NewSchema, NewVersion, NO_ORIGIN, ResolvedReference
+from app.core.store.audit import AuditEntry, NO_ORIGIN
+from app.core.store.browse import IndexedName
+from app.core.store.rows import NewSchema, NewVersion, ResolvedReference
 from app.storage.repository import Repository
 
 

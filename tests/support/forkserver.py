@@ -34,11 +34,11 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # What the registry's servers import before answering, apart from prometheus-client, and
-# apart from the modules a command runs (`app.cli`): run as `__main__` once imported, runpy
+# apart from the modules a command runs (`app.cli.main`): run as `__main__` once imported, runpy
 # warns that they were.
 PRELOAD = (
     "app.server.serving", "app.server.preload", "app.server.factory", "app.server.gunicorn_worker",
-    "app.storage.migrate", "app.storage.repository", "app.transfer.exporter_runner", "app.wiring",
+    "app.storage.migrate", "app.storage.repository", "app.server.runners.exporters", "app.wiring",
     "app.formats.avro.format", "app.formats.json_schema.format", "app.formats.protobuf.format",
     "gunicorn.app.wsgiapp", "gunicorn.arbiter", "gunicorn.workers.gthread", "gunicorn.glogging",
     "alembic.command", "alembic.config", "alembic.runtime.migration",

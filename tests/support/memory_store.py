@@ -1,5 +1,5 @@
 """An in-memory `Storage` for the core's tests: the core's storage protocol
-(`app.core.store`) implemented with dicts, so the registry's rules can be exercised with no
+(`app.core.store.protocol`) implemented with dicts, so the registry's rules can be exercised with no
 database at all, and so the protocol is shown to be all the core needs.
 
 Writes run under one lock on a copy of the state that replaces the state on commit (an
@@ -19,11 +19,10 @@ from typing import Any
 
 from app.core.associations.records import Association
 from app.core.records import DEFAULT_CONTEXT, StoredSchema
-from app.core.store import (
+from app.core.store.audit import AuditEntry, AuditQuery, AuditRow
+from app.core.store.protocol import add_version_stepwise
+from app.core.store.rows import (
     AddedVersion,
-    AuditEntry,
-    AuditQuery,
-    AuditRow,
     HintedHolders,
     HolderRow,
     LockedSubject,
@@ -34,11 +33,11 @@ from app.core.store import (
     ScopedVersion,
     SettingsRead,
     SubjectHead,
+    SubjectName,
     SubjectRow,
     SubjectSummary,
     SubjectVersionRow,
     VersionRow,
-    add_version_stepwise,
 )
 
 
@@ -262,6 +261,14 @@ class MemoryStore:
             for (sid, _), v in self.s.versions.items() if v["schema_pk"] == pk
         ]
         return sorted(rows, key=lambda r: (r.schema_context, r.schema_id))
+
+    def referring_subjects(self, context: str, subject: str) -> list[SubjectName]:
+        found = {
+            SubjectName(self.s.subjects[sid]["context"], self.s.subjects[sid]["name"])
+            for pk, ref_context, ref_subject, _ in self.s.references if (ref_context, ref_subject) == (context, subject)
+            for (sid, _), v in self.s.versions.items() if v["schema_pk"] == pk and not v["deleted"]
+        }
+        return sorted(found)
 
     # ------------------------------------------------------------ contexts
     def contexts(self) -> list[str]:

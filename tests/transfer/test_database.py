@@ -108,7 +108,7 @@ def test_a_database_export_run_in_process_leaves_the_callers_logging_as_it_was(d
                                                                              caplog: pytest.LogCaptureFixture) -> None:
     import logging
 
-    from app.cli import main
+    from app.cli.main import main
 
     app_logger = logging.getLogger("app")
     before = app_logger.level

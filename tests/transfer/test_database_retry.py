@@ -37,7 +37,7 @@ from app.server.factory import create_app
 from app.formats import FORMATS
 from app.settings import Settings
 from app.storage.repository import Repository
-from app.transfer.database import IMPORT_ATTEMPTS
+from app.server.in_process import IMPORT_ATTEMPTS
 
 pytestmark = pytest.mark.postgres
 RETRY = "import: a concurrent writer got in the way ("

@@ -11,8 +11,8 @@ import threading
 import time
 from typing import Any
 
-from app.transfer import exporter_runner
-from app.transfer.exporter_runner import ExporterRunner
+from app.server.runners import exporters as exporter_runner
+from app.server.runners.exporters import ExporterRunner
 from app.transfer.rest import RestRegistry
 from transfer_helpers import Rest, record, seg
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.transfer.exporter_runner import ExporterRunner
+from app.server.runners.exporters import ExporterRunner
 from support.stub_server import Scripted, running_stubs
 from transfer_helpers import Rest, record
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.transfer import commands
+from app.cli import transfer as commands
 from app.transfer.errors import TransferError
 from app.transfer.rest import Endpoint, RestRegistry
 from support.stub_server import Scripted, running_stubs

@@ -116,7 +116,7 @@ def test_unexpected_error_is_a_500_page_with_a_request_id(app_with, monkeypatch)
     def broken(*args, **kwargs):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(app.extensions["registry"], "registry_summary", broken)
+    monkeypatch.setattr(app.extensions["registry"].browse, "registry_summary", broken)
     page = Ui(app.test_client()).get("/ui/contexts")
     assert page.status == 500
     _html(page)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from flask import Flask
 
-from app.core.store import AuditQuery
+from app.core.store.audit import AuditQuery
 from app.security.authorizer import GrantAuthorizer
 from support.grants import auth_file, grant
 from ui_client import Ui

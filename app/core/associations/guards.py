@@ -12,7 +12,7 @@ from app.core.associations.errors import AssociationForSubjectExists, NoActiveSu
 from app.core.associations.records import STRONG, AssociationStore
 from app.core.errors import OperationNotPermitted
 from app.core.records import SchemaReference
-from app.core.store import VersionRow
+from app.core.store.rows import VersionRow
 from app.core.types import QualifiedSubject
 
 

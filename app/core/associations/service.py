@@ -48,7 +48,7 @@ from app.core.associations.records import (
 )
 from app.core.associations.rules import apply_defaults, check_query, check_request
 from app.core.audit import NO_AUDIT, Audit
-from app.core.checking import CompatibilityChecks
+from app.core.compatibility.checks import CompatibilityChecks
 from app.core.errors import (
     IncompatibleSchema,
     ReferenceExists,
@@ -58,11 +58,12 @@ from app.core.errors import (
     SubjectNotFound,
     WriteConflict,
 )
-from app.core.lookup import Lookup
+from app.core.registration.lookup import Lookup
 from app.core.records import SubjectVersion
 from app.core.registration.registrar import Registered, Registrar
-from app.core.schema_reads import SCHEMAS_MAX_LIMIT
-from app.core.store import CONTEXT_CHARS, NO_ORIGIN, Origin, Storage, Store
+from app.core.reads.schema_reads import SCHEMAS_MAX_LIMIT
+from app.core.store.audit import CONTEXT_CHARS, NO_ORIGIN, Origin
+from app.core.store.protocol import Storage, Store
 from app.core.subjects import check_writable, page, subject_mode, subject_version
 from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject
 

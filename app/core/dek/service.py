@@ -73,10 +73,11 @@ from app.core.dek.records import (
     check_text,
 )
 from app.core.errors import StoreError, WriteConflict
-from app.core.store import NO_ORIGIN, Origin, Storage, Store
+from app.core.store.audit import NO_ORIGIN, Origin
+from app.core.store.protocol import Storage, Store
 from app.core.subjects import page, parse_version
 from app.core.types import DEFAULT_CONTEXT, WILDCARD_CONTEXT, QualifiedSubject
-from app.core.visible_contexts import named_contexts
+from app.core.browse.visible_contexts import named_contexts
 
 _T = TypeVar("_T")
 _EMPTY_AAD = b""

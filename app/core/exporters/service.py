@@ -2,7 +2,7 @@
 
 Only a server administrator (a global admin grant) may see or change an exporter: its config
 holds another registry's credentials, and what it copies is every chosen subject. Each change
-is one transaction with its audit row. The runner (app/transfer/exporter_runner.py) does the
+is one transaction with its audit row. The runner (app/server/runners/exporters.py) does the
 copying; these operations only move the state it obeys: create and resume set STARTING (the
 runner compares everything chosen with the target, then reports RUNNING), pause PAUSED,
 reset clears offset and trace. As in Confluent's registry, deleting needs a stopped exporter,
@@ -42,7 +42,8 @@ from app.core.exporters.records import (
     same_address,
     valid_name,
 )
-from app.core.store import NO_ORIGIN, Origin, Storage, Store
+from app.core.store.audit import NO_ORIGIN, Origin
+from app.core.store.protocol import Storage, Store
 
 _STOPPED = (PAUSED, ERROR)
 NOT_RUN = ("This server does not run exporters (REGISTRY_EXPORTERS is off): nothing copies this one "

@@ -1,4 +1,4 @@
-"""Registration: the flow that stores a schema from a request (lookup is app/core/lookup.py).
+"""Registration: the flow that stores a schema from a request (lookup is app/core/registration/lookup.py).
 
 Registration follows the reference's order of steps (Confluent's registration of a schema)
 inside one transaction that holds the subject's row lock, so version numbers and ids are
@@ -14,22 +14,23 @@ lock-free pre-check before the transaction; under the lock the write path confir
 was compared is still the subject's newest (app/core/registration/verdict.py) and compares
 again only if it is not, so no writer waits behind another's comparison.
 
-A request derived from the subject's own versions (the tags endpoint) is built inside that
-same transaction by a `Prepare` callback, so it cannot be based on a version list that a
-concurrent registration has since changed.
+Two entry points share the one write path: `register` (a request) and `register_derived` (the
+tags endpoint), whose request is built inside that same transaction by a `Prepare` callback,
+so it cannot be based on a version list that a concurrent registration has since changed.
+The call's own values (guard, audit, normalize, force, format) travel on the registration as
+one `RegistrationCall`; the step records are in app/core/registration/steps.py.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any
 
-from app.core.access import OPEN, Action, Guard
+from app.core.access import OPEN, Guard
 from app.core.associations.guards import check_reference_targets
 from app.core.audit import NO_AUDIT, REGISTER, Audit
-from app.core.checking import CompatibilityChecks
+from app.core.compatibility.checks import CompatibilityChecks
 from app.core.config import effective_config, effective_mode, rows_needed
-from app.core.registration.documents import merged_documents, request_documents
+from app.core.documents import merged_documents, request_documents
 from app.core.errors import (
     IdsExhausted,
     InvalidSchema,
@@ -41,12 +42,29 @@ from app.core.registration.identity import identity_hash
 from app.core.registration.imported_ids import check_explicit_id
 from app.core.outline_index import index_rows
 from app.core.policies import policy_keys
-from app.core.registration.verdict import RegistrationVerdicts, Verdict
+from app.core.registration.steps import (
+    Decided,
+    Derived,
+    Prepare,
+    PreRead,
+    Registered,
+    Registration,
+    RegistrationCall,
+)
+from app.core.registration.verdict import RegistrationVerdicts
 from app.core.records import StoredSchema, SubjectVersion
 from app.core.resolver import Candidate, SchemaResolver, format_refusals
-from app.core.store import (
-    AuditEntry, IndexedName, LockedSubject, NewSchema, NewVersion, SchemaKeyRow, SettingsRead, Storage, Store, SubjectHead,
-    SubjectRow, VersionRow,
+from app.core.store.audit import AuditEntry
+from app.core.store.protocol import Storage, Store
+from app.core.store.rows import (
+    LockedSubject,
+    NewSchema,
+    NewVersion,
+    SchemaKeyRow,
+    SettingsRead,
+    SubjectHead,
+    SubjectRow,
+    VersionRow,
 )
 from app.core.subjects import MAX_ID, alias_of, subject_version, validate_subject
 from app.core.types import DEFAULT_CONTEXT, Mode, QualifiedSubject, SchemaRequest, empty_schema
@@ -54,99 +72,6 @@ from app.formats.base import Fingerprints, ParsedSchema, supports
 from app.settings import Settings
 
 _WRITE_ATTEMPTS = 5
-
-
-Prepare = Callable[[Store, QualifiedSubject, list[VersionRow]], SchemaRequest]
-"""Builds the request to register from the subject (after its alias) and all its versions,
-read under the subject's lock. It may raise any `RegistryError`; nothing is written then."""
-
-
-@dataclass
-class Registration:
-    """One registration as it moves through the steps, under the subject's lock.
-
-    `metadata`/`rule_set` are the documents to store (the config's defaults, then the request's,
-    else the latest live version's, then the config's overrides), `sent_metadata` the request's
-    own; `digest` is the identity of what would be stored."""
-
-    qs: QualifiedSubject
-    subject: SubjectRow
-    head: SubjectHead
-    request: SchemaRequest
-    force: bool
-    config: dict[str, Any]
-    mode: Mode
-    latest: StoredSchema | None
-    candidate: Candidate
-    metadata: dict[str, Any] | None
-    rule_set: dict[str, Any] | None
-    sent_metadata: dict[str, Any] | None
-    digest: str
-    policy_documents: Mapping[tuple[str, str], dict[str, Any]]  # read with the settings (policy_keys)
-    version: int = 0
-    schema_id: int = 0
-    schema_pk: int = 0
-    fresh: StoredSchema | None = None
-    purged: tuple[int, ...] = ()  # soft-deleted versions of the same id the store step removed
-    forced_past: tuple[str, ...] = ()  # policy errors `force` skipped, for the audit row
-    forced_incompatibilities: tuple[str, ...] = ()  # and the compatibility messages
-
-    @property
-    def importing(self) -> bool:
-        return self.mode is Mode.IMPORT
-
-    @property
-    def explicit_id(self) -> bool:
-        return self.request.id is not None and self.request.id >= 0
-
-    @property
-    def explicit_version(self) -> bool:
-        return self.request.version is not None and self.request.version > 0
-
-
-
-
-class Registered(NamedTuple):
-    """What a registration's transaction produced: the subject-version to answer, and the
-    content it stored (None when the schema already existed), to seed the caches after commit."""
-
-    qs: QualifiedSubject
-    version: VersionRow
-    fresh: tuple[StoredSchema, ParsedSchema] | None
-
-
-class Derived(NamedTuple):
-    """What storing new content derives from its parse: its fingerprints and field index rows.
-    Linear in the schema (a 2,000-field record takes longer than comparing it), so the
-    pre-check derives them for a registration its verdict lets through."""
-
-    fingerprints: dict[str, str] | None
-    index: list[IndexedName]
-
-
-class Decided(NamedTuple):
-    """A registration the pre-check prepared (its candidate is parsed once), the policy and
-    compatibility verdict on it, for the write path to confirm under the lock, and what
-    storing it would derive, if the verdict lets it through."""
-
-    prepared: Registration
-    verdict: Verdict | None  # None when the mode refuses the write: nothing was compared
-    derived: Derived | None = None
-
-
-class PreRead(NamedTuple):
-    """What the lock-free pre-check found: the subject it resolved to (after its alias), the
-    settings rows for it (the subject's own among them, if it exists), whether the subject
-    as named has a row, the version holding the schema when the subject has one, for a
-    subject that does not exist yet, the identity the request would get in it, and what it
-    decided when nothing matched."""
-
-    qs: QualifiedSubject
-    settings: SettingsRead
-    named_exists: bool
-    found: Registered | None
-    identity: str | None
-    decided: Decided | None = None
 
 
 class Registrar:
@@ -160,49 +85,64 @@ class Registrar:
     def register(
         self,
         subject: str,
-        request: SchemaRequest | None,
-        normalize: bool,
-        force: bool,
-        fmt: str | None,
+        request: SchemaRequest,
+        normalize: bool = False,
+        force: bool = False,
+        fmt: str | None = None,
         *,
-        prepare: Prepare | None = None,
         guard: Guard = OPEN,
         audit: Audit = NO_AUDIT,
     ) -> SubjectVersion:
-        """Register `request`, or with `prepare` (and `request=None`) the request it builds
-        under the subject's lock. With `prepare`, the name rules that only registration has
-        (no global context, no bare context) are checked after it, so the caller's own
-        errors about the subject (40401 for a missing base version) come first. A version
-        stored is recorded through `audit` in the same transaction; a match is not."""
+        """Register `request`: a version stored is recorded through `audit` in the same
+        transaction; a match is not."""
+        call = RegistrationCall(normalize, force, fmt, guard, audit)
         qs = QualifiedSubject.parse(subject)
-        validate_subject(qs, subject, registering=prepare is None)
-        early = None if request is None else self.resolver.parse_early(
-            request.schema_type, request.schema, request.references
-        )
+        validate_subject(qs, subject, registering=True)
+        early = self.resolver.parse_early(request.schema_type, request.schema, request.references)
         # An explicit id is an import (or refused): the lock-free pre-check would only find
         # the version the write path's own step 2 finds, so imports skip a read transaction.
         pre = None
-        if prepare is None and request is not None and request.id is None:
-            pre = self._registered_already(qs, request, normalize, force, guard, early)
+        if request.id is None:
+            pre = self._registered_already(qs, request, call, early)
             if pre.found is not None:
                 return self._reply(pre.found, fmt)
+        return self._write(qs, call, pre, early, lambda store, target, locked: request)
+
+    def register_derived(
+        self, subject: str, prepare: Prepare, *, guard: Guard = OPEN, audit: Audit = NO_AUDIT
+    ) -> SubjectVersion:
+        """Register the request `prepare` builds under the subject's lock from the subject's
+        own versions (the tags endpoint). The name rules that only registration has (no
+        global context, no bare context) are checked after it, so the caller's own errors
+        about the subject (40401 for a missing base version) come first."""
+        call = RegistrationCall(guard=guard, audit=audit)
+        qs = QualifiedSubject.parse(subject)
+        validate_subject(qs, subject, registering=False)
+
+        def derived(store: Store, target: QualifiedSubject, locked: LockedSubject) -> SchemaRequest:
+            request = prepare(store, target, store.versions(locked.row.id))
+            validate_subject(qs, subject, registering=True)
+            return request
+
+        return self._write(qs, call, None, None, derived)
+
+    def _write(
+        self, qs: QualifiedSubject, call: RegistrationCall, pre: PreRead | None, early: ParsedSchema | None,
+        request_for: Callable[[Store, QualifiedSubject, LockedSubject], SchemaRequest],
+    ) -> SubjectVersion:
+        """The one write path: the subject locked (after its alias), the request it registers
+        (`request_for`, read under that lock), the steps, the commit; again from the start
+        when a concurrent writer won a race."""
         for attempt in range(_WRITE_ATTEMPTS):
             try:
                 with self.storage.write() as store:
-                    target, row = self._locked(store, qs, guard, _write_action(force), pre)
-                    if prepare is not None:
-                        request = prepare(store, target, store.versions(row.row.id))
-                        validate_subject(qs, subject, registering=True)
-                    if request is None:
-                        raise TypeError("register() needs a request or a prepare callback")
+                    target, locked = self._locked(store, qs, call, pre)
+                    request = request_for(store, target, locked)
                     read = pre if pre is not None and pre.qs == target else None
-                    done = self._register(
-                        store, target, row, request, normalize, force, guard, early, audit,
-                        read.settings if read else None, read.decided if read else None,
-                    )
+                    done = self._register(store, target, locked, request, call, early, read)
                 if done.fresh is not None:
                     self.resolver.remember(*done.fresh)
-                return self._reply(done, fmt)
+                return self._reply(done, call.fmt)
             except WriteConflict:
                 if attempt == _WRITE_ATTEMPTS - 1:
                     raise StoreError("Could not register the schema: too much concurrent contention") from None
@@ -214,11 +154,12 @@ class Registrar:
         """A registration inside the caller's write transaction (a STRONG association's inline
         schema commits with the association or not at all). The caller hands the result to
         `registered_reply` after its commit."""
+        call = RegistrationCall(normalize=normalize, guard=guard, audit=audit)
         qs = QualifiedSubject.parse(subject)
         validate_subject(qs, subject, registering=True)
         early = self.resolver.parse_early(request.schema_type, request.schema, request.references)
-        target, row = self._locked(store, qs, guard, Action.WRITE, None)
-        return self._register(store, target, row, request, normalize, False, guard, early, audit, None, None)
+        target, locked = self._locked(store, qs, call, None)
+        return self._register(store, target, locked, request, call, early, None)
 
     def registered_reply(self, done: Registered) -> SubjectVersion:
         """The reply for a `register_within` whose transaction committed."""
@@ -227,8 +168,7 @@ class Registrar:
         return self._reply(done, None)
 
     def _registered_already(
-        self, qs: QualifiedSubject, request: SchemaRequest, normalize: bool, force: bool, guard: Guard,
-        early: ParsedSchema | None,
+        self, qs: QualifiedSubject, request: SchemaRequest, call: RegistrationCall, early: ParsedSchema | None,
     ) -> PreRead:
         """A schema the subject already holds, found without a write transaction: the
         answer registration's step 2 gives "whatever the mode", read the same way (alias,
@@ -252,10 +192,10 @@ class Registrar:
                 row = read.rows.get((qs.context, qs.name))
             if row is None and named is not None:  # an alias to a subject yet to be created
                 return PreRead(qs, read, True, None, None)
-            guard.check(_write_action(force), qs.qualified())  # the write path's order: refused before invalid
+            call.guard.check(call.action, qs.qualified())  # the write path's order: refused before invalid
             # A subject created for this request has no versions and no config of its own.
             locked = LockedSubject(row or SubjectRow(0, qs.context, qs.name, None, None), row is None)
-            reg = self._prepare(store, qs, locked, request, normalize, force, guard, early, read)
+            reg = self._prepare(store, qs, locked, request, call, early, read)
             if row is None:
                 # The identity the write path locks with the subject's new row, in one
                 # statement; not for references, which are resolved again under the lock.
@@ -295,7 +235,7 @@ class Registrar:
 
     @staticmethod
     def _locked(
-        store: Store, qs: QualifiedSubject, guard: Guard, action: Action, pre: PreRead | None
+        store: Store, qs: QualifiedSubject, call: RegistrationCall, pre: PreRead | None
     ) -> tuple[QualifiedSubject, LockedSubject]:
         """The subject after its alias, with its row locked (and created if new). The named
         subject's row is locked first, which is also how its alias is read: one statement
@@ -307,31 +247,33 @@ class Registrar:
         target = alias_of(qs, locked.row)
         if target is not None:
             qs, locked = target, store.lock_subject(target.context, target.name)
-        guard.check(action, qs.qualified())
+        call.guard.check(call.action, qs.qualified())
         return qs, locked
 
     def _register(
         self, store: Store, qs: QualifiedSubject, row: LockedSubject, request: SchemaRequest,
-        normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None, audit: Audit,
-        settings: SettingsRead | None, decided: Decided | None,
+        call: RegistrationCall, early: ParsedSchema | None, read: PreRead | None,
     ) -> Registered:
+        """The steps under the lock; `read` is what the pre-check read and decided for this
+        subject (None: read and decide everything here)."""
+        decided = read.decided if read is not None else None
         prior = decided.prepared if decided is not None else None
-        reg = self._prepare(store, qs, row, request, normalize, force, guard, early, settings, prior)
+        reg = self._prepare(store, qs, row, request, call, early, read.settings if read else None, prior)
         found = self._existing(store, reg)
         if found is not None:
             return Registered(qs, found, None)
         check_reference_targets(store, qs, reg.candidate.plain_references)
         self._check_mode(reg)
         if reg.explicit_id:
-            check_explicit_id(guard, qs, int(reg.request.id), self.settings.max_imported_id)  # type: ignore[arg-type]
+            check_explicit_id(call.guard, qs, int(reg.request.id), self.settings.max_imported_id)  # type: ignore[arg-type]
         self.verdicts.apply(reg, self.verdicts.confirm(store, reg, decided.verdict if decided is not None else None))
         self._allocate(store, reg)
         derived = decided.derived if decided is not None and decided.prepared.candidate is reg.candidate else None
-        return self._store(store, reg, audit, derived)
+        return self._store(store, reg, derived)
 
     def _prepare(
         self, store: Store, qs: QualifiedSubject, locked: LockedSubject, request: SchemaRequest,
-        normalize: bool, force: bool, guard: Guard, early: ParsedSchema | None, settings: SettingsRead | None,
+        call: RegistrationCall, early: ParsedSchema | None, settings: SettingsRead | None,
         prior: Registration | None = None,
     ) -> Registration:
         """Step 1: the settings in force, the candidate parsed (references resolved), the
@@ -365,9 +307,9 @@ class Registrar:
             raise empty_schema(request.sent_keys)
         candidate = self.resolver.candidate(
             store, qs.context, schema_type, text, refs,
-            normalize=(normalize or bool(config.get("normalize"))) and not importing,
+            normalize=(call.normalize or bool(config.get("normalize"))) and not importing,
             strict=not importing and config.get("validateNewSchemas") is not False,
-            live_refs=True, guard=guard, early=early if text is request.schema else None,
+            live_refs=True, guard=call.guard, early=early if text is request.schema else None,
             prior=prior.candidate if prior is not None and text is request.schema
             and (prior.config, prior.mode) == (config, mode) else None,
         )
@@ -377,7 +319,7 @@ class Registrar:
             md, rs = merged_documents(metadata, rule_set, latest, config, request.version, head.last_version + 1)
         digest = identity_hash(candidate.text, candidate.plain_references, md, rs)
         return Registration(
-            qs=qs, subject=row, head=head, request=request, force=force, config=config, mode=mode,
+            qs=qs, subject=row, head=head, request=request, call=call, config=config, mode=mode,
             latest=latest, candidate=candidate, metadata=md, rule_set=rs, sent_metadata=metadata, digest=digest,
             policy_documents=settings.policies,
         )
@@ -444,7 +386,7 @@ class Registrar:
         if reuse is not None:
             reg.schema_pk = reuse.pk
 
-    def _store(self, store: Store, reg: Registration, audit: Audit, derived: Derived | None) -> Registered:
+    def _store(self, store: Store, reg: Registration, derived: Derived | None) -> Registered:
         """Step 6: the version, of content the context holds or of new content, with the
         change's audit row: one call to storage (one statement on PostgreSQL) unless the
         content turns out to be held already, which reuses its id. `derived`: from the
@@ -459,7 +401,7 @@ class Registrar:
                     qs.context, reg.schema_id if reg.explicit_id else None, reg.digest, candidate.schema_type,
                     candidate.text, candidate.references, reg.metadata, reg.rule_set, fingerprints, indexed,
                 ),
-                _audit_entry(audit, reg), unless_held=not reg.explicit_id,
+                _audit_entry(reg), unless_held=not reg.explicit_id,
             ))
             reg.schema_pk, reg.schema_id = added.key.pk, added.key.id
         if added is not None and added.written:
@@ -483,16 +425,16 @@ class Registrar:
                 store.hard_delete(reg.subject.id, stale, [])
                 reg.purged = tuple(stale)
             held = SchemaKeyRow(reg.schema_pk, qs.context, reg.schema_id)
-            added = store.add_version(NewVersion(reg.subject.id, reg.version, held, None, _audit_entry(audit, reg)))
+            added = store.add_version(NewVersion(reg.subject.id, reg.version, held, None, _audit_entry(reg)))
         if qs.context != DEFAULT_CONTEXT:  # the default context is always listed
             store.ensure_context(qs.context)
         version = VersionRow(reg.version, reg.schema_pk, reg.schema_id, reg.digest, False, added.created_at)
         return Registered(qs, version, fresh)
 
 
-def _audit_entry(audit: Audit, reg: Registration) -> AuditEntry | None:
+def _audit_entry(reg: Registration) -> AuditEntry | None:
     """The registration's row in the trail; a new id (0 until stored) is the stored content's."""
-    return audit.pending(
+    return reg.call.audit.pending(
         REGISTER, reg.qs, version=reg.version, schema_id=reg.schema_id or None, detail=_register_detail(reg)
     )
 
@@ -501,7 +443,7 @@ def _register_detail(reg: Registration) -> dict[str, Any]:
     """The flags that made this registration unusual: forced past compatibility, an id or
     version given explicitly (IMPORT), soft-deleted versions it replaced for good."""
     detail: dict[str, Any] = {}
-    if reg.force:
+    if reg.call.force:
         detail["force"] = True
     if reg.explicit_id:
         detail["importedId"] = reg.request.id
@@ -514,8 +456,3 @@ def _register_detail(reg: Registration) -> dict[str, Any]:
     if reg.forced_incompatibilities:
         detail["skippedIncompatibilities"] = list(reg.forced_incompatibilities)
     return detail
-
-
-def _write_action(force: bool) -> Action:
-    """A forced registration skips the compatibility check: an administrator's call."""
-    return Action.ADMIN if force else Action.WRITE

@@ -20,11 +20,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
-from app.core import compatibility
-from app.core.checking import CompatibilityChecks
+from app.core.compatibility import levels as compatibility
+from app.core.compatibility.checks import CompatibilityChecks
 from app.core.errors import IncompatibleSchema, InvalidSchema, RegistryError, WorkBudgetSpent
 from app.core.resolver import ResolvedReference
-from app.core.store import Store, SubjectHead, VersionRow
+from app.core.store.protocol import Store
+from app.core.store.rows import SubjectHead, VersionRow
 from app.core.types import CompatibilityLevel, Mode, QualifiedSubject
 from app.formats.base import ParsedSchema
 from app.policies.engine import refusal_message
@@ -32,7 +33,7 @@ from app.policies.rule import Violation
 from app.settings import Settings
 
 if TYPE_CHECKING:
-    from app.core.registration.registrar import Registration
+    from app.core.registration.steps import Registration
 
 T = TypeVar("T")
 
@@ -133,16 +134,16 @@ class RegistrationVerdicts:
         skipped kept for its audit row; the trail never holds schema text, so the old
         schema's entry stays out."""
         errors = verdict.violations.get()
-        if reg.force:
+        if reg.call.force:
             reg.forced_past = tuple(v.brief() for v in errors)
         elif errors:
             raise InvalidSchema(refusal_message(reg.qs.qualified(), errors))
         if verdict.compared is None:
             return
         compared = verdict.compared.get()
-        if compared.unrunnable is not None and not reg.force:
+        if compared.unrunnable is not None and not reg.call.force:
             raise compared.unrunnable
-        if compared.messages and reg.force:
+        if compared.messages and reg.call.force:
             reg.forced_incompatibilities = tuple(m for m in compared.messages if not m.startswith("{oldSchema: "))
         elif compared.messages:
             raise IncompatibleSchema(
@@ -178,7 +179,7 @@ class RegistrationVerdicts:
     def _evaluate(self, store: Store, reg: Registration, basis: Basis) -> Verdict:
         violations = _attempt(lambda: self._violations(store, reg))
         compared = None
-        if violations.refusal is None and (reg.force or not violations.value):
+        if violations.refusal is None and (reg.call.force or not violations.value):
             compared = _attempt(lambda: self._compare(store, reg, basis.live))
         return Verdict(basis, violations, compared)
 
