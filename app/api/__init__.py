@@ -20,6 +20,7 @@ from app.api import (
     contexts,
     dek_registry,
     exporters,
+    impact,
     mode,
     policies,
     schemas,
@@ -40,6 +41,7 @@ _AREAS = (
     dek_registry.bp,
     exporters.bp,
     associations.bp,
+    impact.bp,
 )
 
 

@@ -19,7 +19,7 @@ listings.
 | Endpoints | Needs |
 |---|---|
 | `/`, `/v1/metadata/*`, `/schemas/types`, `GET /subjects`, `GET /schemas`, `GET /contexts`, the schema-by-id, GUID and fingerprint reads | nothing beyond authentication (lists filtered, by-id reads answered only from readable holders, by the core) |
-| subject reads, lookup, compatibility checks | READ on the subject |
+| subject reads, lookup, compatibility checks, `/impact/subjects/{s}` | READ on the subject (impact lists only the referrers the caller may read) |
 | `POST /subjects/{s}/versions`, tag edits | WRITE (with `force=true`: ADMIN) |
 | `DELETE /subjects/{s}[/versions/{v}]` | DELETE (with `permanent=true`: ADMIN) |
 | `GET /config[/{s}]`, `GET /mode[/{s}]` | READ_CONFIG on the settings addressed |
@@ -132,6 +132,9 @@ RULES: dict[str, Rule] = {
     "subjects.referenced_by": READ,
     "compatibility.check_against_all": READ,
     "compatibility.check_against_one": READ,
+    # Impact (an extension): reads only; the referrers listed are those the caller may read.
+    "impact.subject_impact": READ,
+    "impact.candidate_impact": READ,
     "subjects.register": Rule(Action.WRITE, _subject, admin_flag="force", audited=audit.REGISTER),
     # The tags endpoint registers a version.
     "tags.modify_tags": Rule(Action.WRITE, _subject, audited=audit.REGISTER),

@@ -3,7 +3,8 @@
 Each view makes one call to the service's `DekRegistryService` with the caller and, for
 writes, the request's origin. KEK routes read `?context=` (Confluent's clients send it for a
 subject in a context; absent: the default context); DEK routes take the context from their
-subject. Deletes and undeletes answer 204 with no body, as Confluent's do. `?testSharing=true`
+subject. The KEK list, the DEK list and a DEK's versions take `offset` and `limit` (no limit
+by default, as Confluent's); the KEK list also `subjectPrefix`, repeatable. Deletes and undeletes answer 204 with no body, as Confluent's do. `?testSharing=true`
 on a KEK's create or update tests a shared KEK through the KMS before anything is written.
 """
 from __future__ import annotations
@@ -12,7 +13,7 @@ from flask import Blueprint, Response
 
 from app.api.paths import normalized_context
 from app.api.render import dek_entity, empty_response, json_response, kek_entity
-from app.api.requests import dek_request, flag, kek_changes, kek_request, read_body, text
+from app.api.requests import dek_request, flag, kek_changes, kek_request, page, read_body, text, texts
 from app.api.service import registry
 from app.core.dek.service import DekRegistryService
 from app.core.types import DEFAULT_CONTEXT
@@ -34,7 +35,9 @@ def _context() -> str:
 # ------------------------------------------------------------------ KEKs
 @bp.get("/keks")
 def list_keks() -> Response:
-    return json_response(_deks().kek_names(_context(), flag("deleted"), principal=current_principal()))
+    offset, limit = page()
+    return json_response(_deks().kek_names(_context(), flag("deleted"), texts("subjectPrefix"), offset, limit,
+                                           principal=current_principal()))
 
 
 @bp.post("/keks")
@@ -76,7 +79,9 @@ def test_kek(name: str) -> Response:
 # ------------------------------------------------------------------ DEKs
 @bp.get("/keks/<segment:name>/deks")
 def list_dek_subjects(name: str) -> Response:
-    return json_response(_deks().dek_subjects(name, _context(), flag("deleted"), principal=current_principal()))
+    offset, limit = page()
+    return json_response(_deks().dek_subjects(name, _context(), flag("deleted"), offset, limit,
+                                              principal=current_principal()))
 
 
 @bp.post("/keks/<segment:name>/deks")
@@ -87,9 +92,10 @@ def create_dek(name: str) -> Response:
 
 @bp.post("/keks/<segment:name>/deks/<subject:subject>")
 def create_dek_for_subject(name: str, subject: str) -> Response:
-    """The newer clients' form (subject in the path); they fall back to the one above on 405."""
-    reply = _deks().create_dek(name, dek_request(read_body(), subject), principal=current_principal(),
-                               origin=request_origin())
+    """The newer clients' form (subject in the path); they fall back to the one above on 405.
+    `?rewrap=true` wraps an existing version's key again (see `DekRegistryService.create_dek`)."""
+    reply = _deks().create_dek(name, dek_request(read_body(), subject), rewrap=flag("rewrap"),
+                               principal=current_principal(), origin=request_origin())
     return json_response(dek_entity(reply))
 
 
@@ -115,7 +121,9 @@ def undelete_dek(name: str, subject: str) -> Response:
 
 @bp.get("/keks/<segment:name>/deks/<subject:subject>/versions")
 def list_dek_versions(name: str, subject: str) -> Response:
-    versions = _deks().dek_versions(name, subject, text("algorithm"), flag("deleted"), principal=current_principal())
+    offset, limit = page()
+    versions = _deks().dek_versions(name, subject, text("algorithm"), flag("deleted"), offset, limit,
+                                    principal=current_principal())
     return json_response(versions)
 
 

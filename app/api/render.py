@@ -22,8 +22,10 @@ from werkzeug.wrappers import Response as WsgiResponse
 from app.api.negotiation import V1_JSON, negotiate, reply_media_type
 from app.core.associations.records import STRONG, Association, AssociationInfo, BatchResult, ResourceReply
 from app.core.audit import iso_time
+from app.core.compatibility.impact import Impact, Referrer, Verdict
 from app.core.dek.records import DekReply, Kek
 from app.core.errors import RegistryError
+from app.core.reads.found_tags import qualified_references
 from app.core.registry import ListedSchema
 from app.core.records import (
     CompatibilityReport,
@@ -32,7 +34,7 @@ from app.core.records import (
     SubjectVersion,
 )
 from app.core.store.audit import AuditRow
-from app.formats.base import DEFAULT_SCHEMA_TYPE
+from app.formats.base import DEFAULT_SCHEMA_TYPE, EntityTags
 from app.policies.engine import Outcome
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
@@ -208,6 +210,19 @@ def schema_string_entity(found: SchemaById) -> dict[str, Any]:
     return out
 
 
+def with_read_options(out: dict[str, Any], subject: str | None, schema: StoredSchema, tags: list[EntityTags],
+                      qualified: bool) -> dict[str, Any]:
+    """A schema read's reply with what `findTags` found (Confluent's `schemaTags`, left out
+    when empty as Jackson's NON_EMPTY does) and, with `referenceFormat=qualified`, the
+    references as read under `subject` (see `app.core.reads.found_tags`)."""
+    if qualified and subject is not None and schema.references:
+        out["references"] = [ref.to_json() for ref in qualified_references(subject, schema.references)]
+    if tags:
+        out["schemaTags"] = [{"schemaEntity": {"entityPath": entity.path, "entityType": entity.entity_type},
+                              "tags": list(entity.tags)} for entity in tags]
+    return out
+
+
 def listed_schema_entity(item: ListedSchema) -> dict[str, Any]:
     """A Schema entity plus Confluent's ExtendedSchema `aliases` and `associations`, which its
     serializer leaves out when empty (so replies without those flags are the plain entities)."""
@@ -325,3 +340,37 @@ def association_batch_entity(results: list[BatchResult]) -> dict[str, Any]:
         else {"error": error_entity(r.error_code or 500, r.message or "")}
         for r in results
     ]}
+
+
+def impact_entity(impact: Impact) -> dict[str, Any]:
+    """`/impact/subjects/{s}` (a sqlregistry extension): the subject's topics (Confluent's
+    Association shape), its referrers breadth-first, whether the walk was cut at
+    `maxReferrers`; with a candidate, the verdict on the subject and on each referrer and, as
+    a CI job reads them, the subjects and topics it would affect."""
+    out: dict[str, Any] = {
+        "subject": impact.subject,
+        "topics": [association_entity(a) for a in impact.topics],
+        "referencedBy": [_referrer_entity(r) for r in impact.referrers],
+        "truncated": impact.truncated,
+        "maxReferrers": impact.max_referrers,
+    }
+    if impact.verdict is not None:
+        out.update(_verdict_entity(impact.verdict))
+        hit = ([(impact.subject, impact.topics)] if impact.verdict.affected else []) + [
+            (r.subject, r.topics) for r in impact.referrers if r.verdict is not None and r.verdict.affected]
+        out["affectedSubjects"] = [subject for subject, _ in hit]
+        out["affectedTopics"] = [association_entity(a) for _, topics in hit for a in topics]
+    return out
+
+
+def _referrer_entity(referrer: Referrer) -> dict[str, Any]:
+    out: dict[str, Any] = {"subject": referrer.subject, "depth": referrer.depth, "via": referrer.via,
+                           "topics": [association_entity(a) for a in referrer.topics]}
+    if referrer.verdict is not None:
+        out.update(_verdict_entity(referrer.verdict))
+    return out
+
+
+def _verdict_entity(verdict: Verdict) -> dict[str, Any]:
+    return {"compatibilityLevel": verdict.level, "affected": verdict.affected, "messages": list(verdict.messages)}
+

@@ -43,6 +43,7 @@ from app.core.errors import (
     InvalidSubject,
     UnprocessableEntity,
 )
+from app.core.reads.found_tags import QUALIFIED, wanted_tags
 from app.core.storable_text import first_flaw
 from app.core.registration.tags import TagRequest
 from app.core.types import SchemaRequest
@@ -99,6 +100,17 @@ def page() -> tuple[int, int]:
 def text(name: str) -> str | None:
     """A string parameter; absent and empty both mean "not given"."""
     return _args().get(name) or None
+
+
+def texts(name: str) -> list[str]:
+    """A repeatable string parameter's values, in order; empty ones mean "not given"."""
+    return [value for value in _args().getlist(name) if value]
+
+
+def read_options() -> tuple[frozenset[str], bool]:
+    """A schema read's `findTags` (split at commas) and whether `referenceFormat=qualified`;
+    also read as `reference_format`, which confluent-kafka's Python client sends."""
+    return wanted_tags(texts("findTags")), QUALIFIED in (text("referenceFormat"), text("reference_format"))
 
 
 def subject_hint() -> str | None:

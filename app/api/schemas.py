@@ -12,8 +12,9 @@ from app.api.render import (
     schema_string_entity,
     subject_version_entity,
     text_response,
+    with_read_options,
 )
-from app.api.requests import flag, page, schema_id, subject_hint, text
+from app.api.requests import flag, page, read_options, schema_id, subject_hint, text
 from app.api.service import registry
 from app.core.associations.records import SchemaAssociationFilter, lifecycle_filters
 from app.security.caller import current_principal
@@ -54,7 +55,12 @@ def schema_by_id(id_: str) -> Response:
         schema_id(id_), subject=subject_hint(), fmt=text("format"), fetch_max_id=flag("fetchMaxId"),
         principal=current_principal(),
     )
-    return rendered_response(found, schema_string_entity)
+    tags, qualified = read_options()
+    if not tags and not qualified:
+        return rendered_response(found, schema_string_entity)
+    holder = None if found.holder is None else found.holder.subject
+    return json_response(with_read_options(schema_string_entity(found), holder, found.schema,
+                                           registry().schema_tags(found.schema, tags), qualified))
 
 
 @bp.get("/schemas/ids/<segment:id_>/schema")

@@ -9,8 +9,18 @@ from app.api.render import (
     registered_entity,
     schema_entity,
     text_response,
+    with_read_options,
 )
-from app.api.requests import flag, metadata_pairs, page, read_body, schema_request, subject_prefix, text
+from app.api.requests import (
+    flag,
+    metadata_pairs,
+    page,
+    read_body,
+    read_options,
+    schema_request,
+    subject_prefix,
+    text,
+)
 from app.api.service import registry
 from app.security.caller import current_principal
 from app.api.origin import request_origin
@@ -96,7 +106,11 @@ def get_version(subject: str, version: str) -> Response:
     found = registry().get_version(
         subject, version, deleted=flag("deleted"), fmt=text("format"), principal=current_principal()
     )
-    return rendered_response(found, schema_entity)
+    tags, qualified = read_options()
+    if not tags and not qualified:
+        return rendered_response(found, schema_entity)
+    return json_response(with_read_options(schema_entity(found), found.subject, found.schema,
+                                           registry().schema_tags(found.schema, tags), qualified))
 
 
 @bp.get("/subjects/<subject:subject>/versions/<segment:version>/schema")

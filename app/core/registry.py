@@ -36,7 +36,9 @@ from app.core.audit import Audit, AuditTrail
 from app.core.cache import CacheStatsFactory, no_cache_stats
 from app.core.compatibility.checks import CompatibilityChecks
 from app.core.deletes import Deleter
+from app.core.compatibility.impact import Impact, ImpactAnalysis
 from app.core.errors import IncompatibleSchema
+from app.core.reads.found_tags import found_tags
 from app.core.limits import SchemaLimits
 from app.core.browse.views import BrowsingViews
 from app.core.reads.read_cache import ReadCache
@@ -60,7 +62,7 @@ from app.core.registration.tags import SchemaTagger, TagRequest
 from app.core.types import DEFAULT_CONTEXT, QualifiedSubject, SchemaRequest
 from app.core.browse.visible_contexts import named_contexts
 from app.formats import LazyFormats
-from app.formats.base import SchemaFormat
+from app.formats.base import EntityTags, SchemaFormat
 from app.settings import Settings
 
 if TYPE_CHECKING:
@@ -107,6 +109,7 @@ class RegistryService:
         self.subject_settings = SubjectSettings(storage, settings)
         self.schema_reads = SchemaReads(storage, self.resolver)
         self.subject_reads = SubjectReads(storage, self.resolver)
+        self.impacts = ImpactAnalysis(storage, self.resolver, self.checks)
         self.trail = AuditTrail(storage, settings.audit, settings.audit_retention_days)
         self.audit = self.trail.audit
         self.policies = PolicyService(storage, self.resolver, settings, catalogue, guard=self.guard, audit=self.audit,
@@ -142,6 +145,14 @@ class RegistryService:
         load = lambda: self.schema_reads.schema_by_id(schema_id, subject, fmt, fetch_max_id, guard)  # noqa: E731
         key = ("id", schema_id, subject, fmt, fetch_max_id, guard.read_scope)
         return self.read_cache.get(key, load, _reply_bytes)
+
+    def schema_tags(self, schema: StoredSchema, wanted: frozenset[str]) -> list[EntityTags]:
+        """`findTags` on a schema already read (and so authorized): see `found_tags`."""
+        if not wanted:
+            return []
+        with self.storage.read() as store:
+            parsed = self.resolver.parsed(store, schema)
+        return found_tags(self.resolver.format(schema.schema_type), parsed, wanted)
 
     def schema_by_guid(self, guid: str, fmt: str | None = None, *, principal: Principal = ANONYMOUS) -> SchemaById:
         return self.schema_reads.schema_by_guid(guid, fmt, self.guard(principal))
@@ -301,6 +312,15 @@ class RegistryService:
         *, principal: Principal = ANONYMOUS,
     ) -> list[int]:
         return self.subject_reads.referenced_by(subject, version, deleted, offset, limit, self.guard(principal))
+
+    # ---------------------------------------------------------------- impact (an extension)
+    def impact(
+        self, subject: str, request: SchemaRequest | None = None, normalize: bool = False,
+        *, principal: Principal = ANONYMOUS,
+    ) -> Impact:
+        """The topics and referrers a change to `subject` touches; with a candidate, which of
+        them it would break (see `app.core.compatibility.impact`)."""
+        return self.impacts.impact(subject, request, normalize, self.guard(principal))
 
     # ---------------------------------------------------------------- compatibility
     def check_compatibility(

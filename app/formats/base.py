@@ -342,6 +342,17 @@ class FieldTags(Protocol):
         ...
 
 
+@runtime_checkable
+class TaggedEntities(Protocol):
+    """An optional capability: every record and field of the schema's own text that carries
+    inline tags, named as Confluent's `ParsedSchema.inlineTaggedEntities` names them (what
+    `findTags` on the schema reads answers). Without it, a schema has no tagged entities."""
+
+    def tagged_entities(self, schema: ParsedSchema) -> list[EntityTags]:
+        """Records (`RECORD_ENTITY`) and fields (`FIELD_ENTITY`) with their tags, each once."""
+        ...
+
+
 class SchemaElement(NamedTuple):
     """One element of a schema as policy rules see it, whatever the format.
 

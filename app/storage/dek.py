@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from app.core.dek.records import Dek, DekKey, Kek
 from app.storage.models import DataEncryptionKey, KeyEncryptionKey
@@ -44,6 +44,16 @@ class DekQueries:
         if not deleted:
             query = query.where(K.c.deleted.is_(False))
         return list(self.conn.execute(query.order_by(K.c.name)).scalars())
+
+    def kek_names_holding(self, context: str, subject_prefixes: list[str], deleted: bool) -> list[str]:
+        """A `LIKE` per prefix, escaped, so a `%` or `_` in one is only itself."""
+        if not subject_prefixes:
+            return []
+        held = or_(*(D.c.subject.startswith(prefix, autoescape=True) for prefix in subject_prefixes))
+        query = select(D.c.kek_name).where((D.c.context == context) & held)
+        if not deleted:
+            query = query.where(D.c.deleted.is_(False))
+        return list(self.conn.execute(query.distinct().order_by(D.c.kek_name)).scalars())
 
     def put_kek(self, kek: Kek) -> Kek:
         stored = replace(kek, ts=now_ms())

@@ -37,6 +37,7 @@ from app.core.store.rows import (
     SchemaKeyRow,
     ScopedVersion,
     SubjectHead,
+    SubjectName,
     SubjectRow,
     SubjectVersionRow,
     VersionRow,
@@ -320,6 +321,19 @@ class SqlStore(VersionWrites, ListingQueries, BrowseQueries, PolicyQueries, DekQ
             .order_by(SC.c.context, SC.c.id)
         ).all()
         return [ReferrerRow(*r) for r in rows]
+
+    def referring_subjects(self, context: str, subject: str) -> list[SubjectName]:
+        """(context, name) of the subjects with a live version whose schema references any
+        version of the subject, each once, in order."""
+        if not storable(context, subject):
+            return []
+        rows = self.conn.execute(
+            select(S.c.context, S.c.name).distinct()
+            .select_from(R.join(V, V.c.schema_pk == R.c.schema_pk).join(S, S.c.id == V.c.subject_id))
+            .where(R.c.ref_context == context, R.c.ref_subject == subject, V.c.deleted.is_(False))
+            .order_by(S.c.context, S.c.name)
+        ).all()
+        return [SubjectName(r.context, r.name) for r in rows]
 
     def insert_audit(self, entry: AuditEntry) -> None:
         """The change's audit row, in the change's own transaction."""

@@ -44,6 +44,7 @@ def subject(subject: str) -> str:
         actions=_actions(subject), levels=params.LEVELS, modes=params.MODES,
         outline=registry().browse.outline(latest.schema) if latest else None,
         encryption=registry().browse.encryption(latest.schema) if latest else [],
+        impact=registry().impact(subject, principal=principal()) if latest else None,
     )
 
 

@@ -23,6 +23,7 @@ from app.web.permissions import may, principal, registry, require
 
 if TYPE_CHECKING:
     from app.core.browse.inspection import CandidateCheck
+    from app.core.compatibility.impact import Impact
 
 
 def _refused(error: RegistryError, back: str) -> tuple[str, int]:
@@ -44,13 +45,15 @@ def check(subject: str) -> tuple[str, int] | str:
         raise params.BadParameter("target", "must be a version number or registration")
     try:
         result = registry().browse.check_candidate(subject, form.request(), target, principal=principal())
+        # what the candidate would break beyond the subject: only for a subject with versions
+        impact = registry().impact(subject, form.request(), principal=principal()) if versions else None
     except WorkBudgetSpent:
         raise  # the error page's 503
     except InvalidSchema as exc:
         return _check_page(subject, versions, form, None, exc.message), 422
     except RegistryError as exc:
         return _check_page(subject, versions, form, None, f"{exc.message} (error {exc.error_code})"), exc.http_status
-    return _check_page(subject, versions, form, result, None)
+    return _check_page(subject, versions, form, result, None, impact)
 
 
 def _latest_type(subject: str, versions: list[reads.VersionEntry]) -> str:
@@ -61,10 +64,10 @@ def _latest_type(subject: str, versions: list[reads.VersionEntry]) -> str:
 
 def _check_page(
     subject: str, versions: list[reads.VersionEntry], form: SchemaForm, result: CandidateCheck | None,
-    error: str | None,
+    error: str | None, impact: Impact | None = None,
 ) -> str:
     return render_template(
-        "check.html", subject=subject, versions=versions, form=form, result=result, error=error,
+        "check.html", subject=subject, versions=versions, form=form, result=result, error=error, impact=impact,
         types=registry().schema_types(), level=reads.effective_level(subject),
         may_register=may(Action.WRITE, subject),
     )

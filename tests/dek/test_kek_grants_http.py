@@ -148,3 +148,24 @@ def test_a_producer_and_a_consumer_granted_the_kek_encrypt_and_decrypt_a_field(s
     assert b"123-45-6789" not in data
     reader = AvroDeserializer(alices_client(server_url), rule_conf={})
     assert reader(data, context) == {"name": "ann", "ssn": "123-45-6789"}
+
+
+def test_rewrap_and_the_kek_listings_parameters_keep_to_the_grants(server_url: str) -> None:
+    """`?rewrap=true` needs what a create needs (write on the subject and the KEK), and
+    `subjectPrefix`, `offset` and `limit` page only the KEKs the caller may read (issue 40)."""
+    ops, alice, bob = (Caller(server_url, name) for name in ("ops", "alice", "bob"))
+    for kek in ("alice_rw", "alice_rw2"):
+        assert ops.call("POST", ROOT + "/keks", {"name": kek, "kmsType": "local-kms", "kmsKeyId": f"{kek}-id",
+                                                 "shared": True})[0] == 200
+    status, first = alice.call("POST", ROOT + "/keks/alice_rw/deks/alice.rewrapped", {})
+    assert status == 200
+    status, again = alice.call("POST", ROOT + "/keks/alice_rw/deks/alice.rewrapped?rewrap=true", {})
+    assert status == 200 and again["keyMaterial"] == first["keyMaterial"] and again["version"] == 1
+    assert again["encryptedKeyMaterial"] != first["encryptedKeyMaterial"]
+    status, refused = bob.call("POST", ROOT + "/keks/alice_rw/deks/alice.rewrapped?rewrap=true", {})
+    assert (status, refused["error_code"]) == (403, 40301)
+    assert alice.call("GET", ROOT + "/keks?subjectPrefix=alice.rewr") == (200, ["alice_rw"])
+    assert bob.call("GET", ROOT + "/keks?subjectPrefix=alice.") == (200, [])
+    assert ops.call("GET", ROOT + "/keks?subjectPrefix=alice.rewr&subjectPrefix=alice.none") == (200, ["alice_rw"])
+    names = alice.call("GET", ROOT + "/keks")[1]
+    assert alice.call("GET", ROOT + "/keks?offset=1&limit=1") == (200, names[1:2])

@@ -147,10 +147,11 @@ def test_without_an_auth_file_the_anonymous_callers_refused_attempts_are_recorde
 
 
 # Routes a POST reaches that read: lookups, compatibility and policy checks, Confluent's `POST /`,
-# a KEK's test, a batch of association reads.
+# a KEK's test, a batch of association reads, an impact check.
 READING_POSTS = frozenset({
     "subjects.lookup", "compatibility.check_against_all", "compatibility.check_against_one", "policies.check",
     "server.root_post", "dek_registry.test_kek", "associations.batch_get_associations",
+    "impact.candidate_impact",
 })
 
 

@@ -33,6 +33,7 @@ from app.core.store.rows import (
     ScopedVersion,
     SettingsRead,
     SubjectHead,
+    SubjectName,
     SubjectRow,
     SubjectSummary,
     SubjectVersionRow,
@@ -260,6 +261,14 @@ class MemoryStore:
             for (sid, _), v in self.s.versions.items() if v["schema_pk"] == pk
         ]
         return sorted(rows, key=lambda r: (r.schema_context, r.schema_id))
+
+    def referring_subjects(self, context: str, subject: str) -> list[SubjectName]:
+        found = {
+            SubjectName(self.s.subjects[sid]["context"], self.s.subjects[sid]["name"])
+            for pk, ref_context, ref_subject, _ in self.s.references if (ref_context, ref_subject) == (context, subject)
+            for (sid, _), v in self.s.versions.items() if v["schema_pk"] == pk and not v["deleted"]
+        }
+        return sorted(found)
 
     # ------------------------------------------------------------ contexts
     def contexts(self) -> list[str]:

@@ -145,3 +145,42 @@ def test_delete_confirmation_is_a_page_not_a_dialog(page: tuple[Any, Watch]) -> 
     _titled(tab, "^Confirm")
     tab.get_by_role("link", name="Cancel").click()
     _titled(tab, "payments-value")
+
+
+def _rest(base_url: str, method: str, path: str, body: dict[str, Any]) -> None:
+    import urllib.request
+
+    request = urllib.request.Request(base_url + path, data=json.dumps(body).encode(), method=method,
+                                     headers={"Content-Type": "application/vnd.schemaregistry.v1+json"})
+    with urllib.request.urlopen(request):
+        pass
+
+
+def test_impact_from_the_subject_page_to_the_check_forms_verdict(page: tuple[Any, Watch], base_url: str) -> None:
+    """A shared record's page lists the topic of the subject that references it; checking a
+    breaking change says that subject would be affected (issue 40)."""
+    tab, watch = page
+    common = {"type": "record", "name": "Shared", "namespace": "impact", "fields": [{"name": "at", "type": "long"}]}
+    event = {"type": "record", "name": "Event", "namespace": "impact",
+             "fields": [{"name": "shared", "type": "impact.Shared"}]}
+    _rest(base_url, "POST", "/subjects/impact-shared/versions", {"schema": json.dumps(common)})
+    _rest(base_url, "POST", "/subjects/impact-events-value/versions", {
+        "schema": json.dumps(event), "references": [{"name": "impact.Shared", "subject": "impact-shared", "version": 1}]})
+    _rest(base_url, "POST", "/associations", {
+        "resourceName": "impact-events", "resourceNamespace": "lkc-ui", "resourceId": "id-impact-events",
+        "resourceType": "topic",
+        "associations": [{"subject": "impact-events-value", "associationType": "value", "lifecycle": "WEAK"}]})
+
+    tab.goto("/ui/subjects/impact-shared")
+    referrers = tab.locator('[data-section="impact"] [data-impact="referrers"]')
+    assert "impact-events-value" in referrers.inner_text() and "impact-events" in referrers.inner_text()
+    watch.check(tab)
+
+    tab.get_by_role("link", name="Check a schema").click()
+    _titled(tab, "^Check a schema")
+    form = tab.locator('form[data-form="check"]')
+    form.locator('textarea[name="schema"]').fill(json.dumps({**common, "fields": [{"name": "at", "type": "string"}]}))
+    form.get_by_role("button", name="Check compatibility").click()
+    tab.wait_for_load_state()
+    row = tab.locator('[data-section="impact"] tr[data-referrer="impact-events-value"]')
+    assert row.get_attribute("data-affected") == "yes" and "impact-events" in row.inner_text()

@@ -72,6 +72,11 @@ PARAMETERS: dict[str, dict[str, Any]] = {
                     style="form", explode=True),
     "kekName": _path("name", STRING, "A KEK's name: a letter or `_`, then letters, digits, `_` or `-`", "orders"),
     "kekContext": _query("context", STRING, "The context the KEK belongs to (`.ctx`; absent: the default one)"),
+    "dekSubjectPrefix": _query("subjectPrefix", {"type": "array", "items": STRING},
+                               "Only KEKs holding a DEK of a subject starting with one of these (repeatable; "
+                               "in a context, named in it or qualified)", style="form", explode=True),
+    "rewrap": _flag("rewrap", "The version may exist: wrap its key again under the shared KEK (same version and "
+                              "raw key), or, under a KEK that is not shared, replace it with the key material sent"),
     "dekAlgorithm": _query("algorithm", {"type": "string", "enum": ["AES128_GCM", "AES256_GCM", "AES256_SIV"]},
                            "The DEK's algorithm (default AES256_GCM)"),
     "deleted": _flag("deleted", "Include soft-deleted items"),
@@ -79,6 +84,12 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     "deletedAsNegative": _flag("deletedAsNegative", "Soft-deleted versions as negative numbers"),
     "latestOnly": _flag("latestOnly", "Only each subject's latest version"),
     "aliases": _flag("aliases", "Add the aliases naming each subject"),
+    "findTags": _query("findTags", {"type": "array", "items": STRING},
+                       "List the schema's records and fields carrying any of these inline tags (`*`: all) as "
+                       "`schemaTags` (repeatable; commas also separate)", style="form", explode=True),
+    "referenceFormat": _query("referenceFormat", {"type": "string", "examples": ["qualified"]},
+                              "`qualified`: references named by their subject qualified with the schema's "
+                              "context (`reference_format` is read too)"),
     "fetchMaxId": _flag("fetchMaxId", "Add the highest id in use"),
     "permanent": _flag("permanent", "Delete for good (after a soft delete)"),
     "testSharing": _flag("testSharing", "Test a shared KEK through the server's KMS before writing it"),

@@ -51,6 +51,10 @@ _KEKS, _DEKS = "Key Encryption Keys", "Data Encryption Keys"
 _DEK_ROOT = "/dek-registry/v1/keks"
 _DEK_PATH = _DEK_ROOT + "/{name}/deks/{subject}"
 _EXPORTERS = "Exporters"
+_IMPACT = "Impact"
+_IMPACT_TEXT = ("Not part of Confluent's API. Referrers are found breadth-first through stored references, up to "
+                "`maxReferrers` subjects (`truncated` says when the walk stopped); only subjects the caller may "
+                "read are listed.")
 _RAW = "The schema text itself (not a JSON document for Protobuf), labelled with the reply's JSON media type."
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -73,7 +77,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/schemas/types", "getSchemaTypes", "The schema formats this server speaks", _SCHEMAS,
               reply=array({"type": "string"})),
     Operation("GET", "/schemas/ids/{id}", "getSchemaById", "A schema by id", _SCHEMAS,
-              params=(ID, "schemaSubject", "format", "fetchMaxId"), reply=ref("SchemaString"),
+              params=(ID, "schemaSubject", "format", "referenceFormat", "findTags", "fetchMaxId"),
+              reply=ref("SchemaString"),
               errors=(404, 422, 500)),
     Operation("GET", "/schemas/ids/{id}/schema", "getRawSchemaById", "A schema's text by id", _SCHEMAS,
               params=(ID, "schemaSubject", "format"), errors=(404, 422, 500), description=_RAW),
@@ -109,7 +114,8 @@ OPERATIONS: tuple[Operation, ...] = (
               params=(SUBJECT, "normalize", "force", "format"), body="RegisterSchemaRequest",
               reply=ref("RegisterSchemaResponse"), errors=(404, 409, 422, 500)),
     Operation("GET", "/subjects/{subject}/versions/{version}", "getSchemaByVersion", "A subject-version",
-              _SUBJECTS, params=(SUBJECT, VERSION, "deleted", "format"), reply=ref("Schema"),
+              _SUBJECTS, params=(SUBJECT, VERSION, "deleted", "format", "referenceFormat", "findTags"),
+              reply=ref("Schema"),
               errors=(404, 422, 500)),
     Operation("GET", "/subjects/{subject}/versions/{version}/schema", "getRawSchemaByVersion",
               "A subject-version's schema text", _SUBJECTS, params=(SUBJECT, VERSION, "deleted", "format"),
@@ -128,6 +134,16 @@ OPERATIONS: tuple[Operation, ...] = (
               "Check a schema against a subject's versions, as registration would", _COMPAT,
               params=(SUBJECT, "normalize", "verbose"), body="RegisterSchemaRequest",
               reply=ref("CompatibilityCheckResponse"), errors=(404, 422, 500)),
+    # ---------------------------------------------------------------- impact (a sqlregistry extension)
+    Operation("GET", "/impact/subjects/{subject}", "getSubjectImpact",
+              "Extension: the topics associated with a subject and the subjects referencing it", _IMPACT,
+              params=(SUBJECT,), reply=ref("Impact"), errors=(404, 422, 500), description=_IMPACT_TEXT),
+    Operation("POST", "/impact/subjects/{subject}", "checkCandidateImpact",
+              "Extension: which associated topics and referencing subjects a candidate schema would break",
+              _IMPACT, params=(SUBJECT, "normalize"), body="RegisterSchemaRequest", reply=ref("Impact"),
+              errors=(404, 422, 500), description=_IMPACT_TEXT + " The candidate is checked against the subject as "
+              "registration would; each referrer's latest version, rewired to the candidate, against the "
+              "referrer's own history under its own level."),
     Operation("POST", "/compatibility/subjects/{subject}/versions/{version}", "testCompatibilityBySubjectName",
               "Check a schema against one subject-version", _COMPAT,
               params=(SUBJECT, VERSION, "normalize", "verbose"), body="RegisterSchemaRequest",
@@ -196,8 +212,9 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/policy-rules", "listPolicyRules", "The installed policy rules", _POLICIES,
               reply=array(ref("PolicyRuleInfo")), errors=(500,)),
     # ---------------------------------------------------------------- the DEK registry (client-side encryption)
-    Operation("GET", _DEK_ROOT, "getKekNames", "The KEKs' names", _KEKS, params=(KEK_CONTEXT, "deleted"),
-              reply=array(STRING_SCHEMA), errors=(422, 500)),
+    Operation("GET", _DEK_ROOT, "getKekNames", "The KEKs' names", _KEKS,
+              params=(KEK_CONTEXT, "dekSubjectPrefix", "deleted", *PAGE),
+              reply=array(STRING_SCHEMA), errors=(404, 422, 500)),
     Operation("POST", _DEK_ROOT, "registerKek", "Create a KEK (admin on the KEK)", _KEKS,
               params=(KEK_CONTEXT, "testSharing"), body="CreateKekRequest", reply=ref("Kek"), errors=(409, 422, 500)),
     Operation("GET", _DEK_ROOT + "/{name}", "getKek", "A KEK", _KEKS, params=(KEK, KEK_CONTEXT, "deleted"),
@@ -215,11 +232,12 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", _DEK_ROOT + "/{name}/undelete", "undeleteKek", "Undelete a KEK", _KEKS,
               params=(KEK, KEK_CONTEXT), status=204, errors=(404, 415, 422, 500)),
     Operation("GET", _DEK_ROOT + "/{name}/deks", "getDekSubjects", "The subjects with DEKs under a KEK", _DEKS,
-              params=(KEK, KEK_CONTEXT, "deleted"), reply=array(STRING_SCHEMA), errors=(404, 422, 500)),
+              params=(KEK, KEK_CONTEXT, "deleted", *PAGE), reply=array(STRING_SCHEMA), errors=(404, 422, 500)),
     Operation("POST", _DEK_ROOT + "/{name}/deks", "registerDek", "Create a DEK (a new version rotates the key)",
               _DEKS, params=(KEK,), body="CreateDekRequest", reply=ref("Dek"), errors=(404, 409, 422, 500)),
     Operation("POST", _DEK_PATH, "registerDekForSubject", "Create a DEK of the subject in the path", _DEKS,
-              params=(KEK, SUBJECT), body="CreateDekRequest", reply=ref("Dek"), errors=(404, 409, 422, 500)),
+              params=(KEK, SUBJECT, "rewrap"), body="CreateDekRequest", reply=ref("Dek"),
+              errors=(404, 409, 422, 500)),
     Operation("GET", _DEK_PATH, "getDek", "A subject's DEK, version 1", _DEKS,
               params=(KEK, SUBJECT, DEK_ALGORITHM, "deleted"), reply=ref("Dek"), errors=(404, 422, 500)),
     Operation("DELETE", _DEK_PATH, "deregisterDekVersions", "Delete every version of a DEK", _DEKS,
@@ -227,7 +245,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("POST", _DEK_PATH + "/undelete", "undeleteDekVersions", "Undelete every version of a DEK", _DEKS,
               params=(KEK, SUBJECT, DEK_ALGORITHM), status=204, errors=(404, 415, 422, 500)),
     Operation("GET", _DEK_PATH + "/versions", "getAllDekVersions", "A DEK's versions", _DEKS,
-              params=(KEK, SUBJECT, DEK_ALGORITHM, "deleted"), reply=array(INT32_SCHEMA), errors=(404, 422, 500)),
+              params=(KEK, SUBJECT, DEK_ALGORITHM, "deleted", *PAGE), reply=array(INT32_SCHEMA),
+              errors=(404, 422, 500)),
     Operation("GET", _DEK_PATH + "/versions/{version}", "getDekByVersion", "One version of a DEK", _DEKS,
               params=(KEK, SUBJECT, VERSION, DEK_ALGORITHM, "deleted"), reply=ref("Dek"), errors=(404, 422, 500)),
     Operation("DELETE", _DEK_PATH + "/versions/{version}", "deregisterDekVersion", "Delete one version of a DEK",

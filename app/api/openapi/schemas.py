@@ -122,7 +122,7 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
             "subject": STRING, "version": INT32, "id": INT32, "guid": STRING, "schemaType": SCHEMA_TYPE,
             "schema": STRING, "references": array(ref("SchemaReference")), "metadata": ref("Metadata"),
             "ruleSet": ref("RuleSet"), "ts": INT64, "deleted": BOOLEAN, "aliases": STRINGS,
-            "associations": array(ref("Association")),
+            "associations": array(ref("Association")), "schemaTags": array(ref("SchemaTags")),
         },
     },
     "RegisterSchemaResponse": {
@@ -140,6 +140,27 @@ COMPONENT_SCHEMAS: dict[str, Schema] = {
             "schema": STRING, "schemaType": SCHEMA_TYPE, "references": array(ref("SchemaReference")),
             "metadata": ref("Metadata"), "ruleSet": ref("RuleSet"), "guid": STRING, "ts": INT64,
             "deleted": BOOLEAN, "subject": STRING, "version": INT32, "maxId": INT32,
+            "schemaTags": array(ref("SchemaTags")),
+        },
+    },
+    "ImpactReferrer": {
+        "type": "object",
+        "description": "A subject referencing the one asked about; the verdict's fields only for a candidate.",
+        "required": ["subject", "depth", "via", "topics"],
+        "properties": {
+            "subject": STRING, "depth": INT32, "via": STRING, "topics": array(ref("Association")),
+            "compatibilityLevel": STRING, "affected": BOOLEAN, "messages": STRINGS,
+        },
+    },
+    "Impact": {
+        "type": "object",
+        "description": "Extension: what a change to a subject touches; the verdict's fields and the affected "
+                       "lists only for a candidate (POST).",
+        "required": ["subject", "topics", "referencedBy", "truncated", "maxReferrers"],
+        "properties": {
+            "subject": STRING, "topics": array(ref("Association")), "referencedBy": array(ref("ImpactReferrer")),
+            "truncated": BOOLEAN, "maxReferrers": INT32, "compatibilityLevel": STRING, "affected": BOOLEAN,
+            "messages": STRINGS, "affectedSubjects": STRINGS, "affectedTopics": array(ref("Association")),
         },
     },
     "FingerprintSchema": {

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import TypeVar
@@ -58,6 +58,7 @@ from app.core.dek.records import (
     KMS_PROPS_MAX_COUNT,
     KMS_TYPE_MAX_LENGTH,
     MIN_VERSION,
+    SUBJECT_MAX_LENGTH,
     Dek,
     DekKey,
     DekReply,
@@ -74,7 +75,7 @@ from app.core.dek.records import (
 from app.core.errors import StoreError, WriteConflict
 from app.core.store.audit import NO_ORIGIN, Origin
 from app.core.store.protocol import Storage, Store
-from app.core.subjects import parse_version
+from app.core.subjects import page, parse_version
 from app.core.types import DEFAULT_CONTEXT, WILDCARD_CONTEXT, QualifiedSubject
 from app.core.browse.visible_contexts import named_contexts
 
@@ -110,14 +111,23 @@ class DekRegistryService:
         self._audit = audit
 
     # ------------------------------------------------------------------ KEKs
-    def kek_names(self, context: str, deleted: bool, *, principal: Principal = ANONYMOUS) -> list[str]:
-        """The KEKs of `context` the caller may read; none in a context it cannot see."""
+    def kek_names(self, context: str, deleted: bool, subject_prefixes: Sequence[str] = (), offset: int = 0,
+                  limit: int = -1, *, principal: Principal = ANONYMOUS) -> list[str]:
+        """The KEKs of `context` the caller may read; none in a context it cannot see.
+        `subject_prefixes` (Confluent's repeatable `subjectPrefix`) keeps the KEKs holding a DEK
+        of a subject that starts with one of them, named as in the context or qualified; the
+        page (`offset`, `limit`) is taken last, of what the caller may see."""
         _check_context(context)
+        prefixes = _qualified_prefixes(context, subject_prefixes)
         guard = self._guard(principal)
         with self.storage.read() as store:
-            names = guard.filter_keks(context, store.kek_names(context, deleted))
+            names = store.kek_names(context, deleted)
+            if prefixes:
+                holding = set(store.kek_names_holding(context, prefixes, deleted))
+                names = [name for name in names if name in holding]
+            names = guard.filter_keks(context, names)
             # What a context's visibility costs (a look at its subjects) only when it matters.
-            return names if names and _visible(store, guard, context) else []
+            return page(names, offset, limit) if names and _visible(store, guard, context) else []
 
     def get_kek(self, name: str, context: str, deleted: bool, *, principal: Principal = ANONYMOUS) -> Kek:
         """READ on the KEK (a 403 before any lookup); in a context the caller cannot see, the
@@ -232,9 +242,10 @@ class DekRegistryService:
         self._write(write)
 
     # ------------------------------------------------------------------ DEKs
-    def dek_subjects(self, kek_name: str, context: str, deleted: bool, *,
+    def dek_subjects(self, kek_name: str, context: str, deleted: bool, offset: int = 0, limit: int = -1, *,
                      principal: Principal = ANONYMOUS) -> list[str]:
-        """The subjects with DEKs under the KEK that the caller may read (READ on the KEK)."""
+        """The subjects with DEKs under the KEK that the caller may read (READ on the KEK),
+        paged after that filter."""
         check_kek_name(kek_name)
         _check_context(context)
         self._guard(principal).check_kek(Action.READ, context, kek_name)
@@ -242,15 +253,15 @@ class DekRegistryService:
             _kek(store, context, kek_name, deleted)
             subjects = store.dek_subjects(context, kek_name, deleted)
         guard = self._guard(principal)
-        return subjects if guard.unrestricted else guard.filter(subjects)
+        return page(subjects if guard.unrestricted else guard.filter(subjects), offset, limit)
 
-    def dek_versions(self, kek_name: str, subject: str, algorithm: str | None, deleted: bool, *,
-                     principal: Principal = ANONYMOUS) -> list[int]:
+    def dek_versions(self, kek_name: str, subject: str, algorithm: str | None, deleted: bool, offset: int = 0,
+                     limit: int = -1, *, principal: Principal = ANONYMOUS) -> list[int]:
         key = self._key(kek_name, subject, algorithm)
         self._check_dek(principal, Action.READ, key)
         with self.storage.read() as store:
             _kek(store, key.context, kek_name, deleted)
-            return [dek.version for dek in store.deks(key, deleted)]
+            return page([dek.version for dek in store.deks(key, deleted)], offset, limit)
 
     def get_dek(self, kek_name: str, subject: str, version: str | None, algorithm: str | None, deleted: bool, *,
                 principal: Principal = ANONYMOUS) -> DekReply:
@@ -264,11 +275,18 @@ class DekRegistryService:
             dek = _dek(store, key, number, deleted)
         return self._reply(kek, dek)
 
-    def create_dek(self, kek_name: str, request: DekRequest, *, principal: Principal = ANONYMOUS,
-                   origin: Origin = NO_ORIGIN) -> DekReply:
+    def create_dek(self, kek_name: str, request: DekRequest, *, rewrap: bool = False,
+                   principal: Principal = ANONYMOUS, origin: Origin = NO_ORIGIN) -> DekReply:
         """Key material sent is checked before anything is stored (see the module's docstring);
         the KEK is read before the KMS is asked and again in the write, which starts over if
-        what the KMS reads of it changed meanwhile."""
+        what the KMS reads of it changed meanwhile.
+
+        `rewrap` (Confluent's `?rewrap=true`) lets the version exist already: under a shared
+        KEK, with no key material sent, its key is unwrapped and wrapped again through the KMS
+        (the same raw key, so data written under it still decrypts: what a KEK's KMS key
+        rotation asks for); under a KEK that is not shared, the key material sent replaces the
+        stored one. Material sent for an existing version under a shared KEK is still 40971,
+        as Confluent answers."""
         key = self._key(kek_name, request.subject, request.algorithm)
         version = MIN_VERSION if request.version is None else request.version
         if not MIN_VERSION <= version <= _INT32_MAX:
@@ -283,11 +301,18 @@ class DekRegistryService:
                     # Another DEK's wrapped key, replayed to have the server unwrap it here: under
                     # the local KMS every KEK shares one key, so the unwrap would succeed.
                     raise InvalidKey("encryptedKeyMaterial: it is another key's material")
-            material, raw = self._material(checked, key, request.encrypted_key_material, sent)
+                old = _version(store.deks(key, deleted=True), version) if rewrap else None
+            if old is not None and checked.shared and sent is not None:
+                raise KeyAlreadyExists.named(key.subject)
+            if old is not None and checked.shared:
+                raw = self._unwrap(checked, old)
+                material = base64.b64encode(self._wrap(checked, raw, key.subject)).decode("ascii")
+            else:
+                material, raw = self._material(checked, key, request.encrypted_key_material, sent)
             new = Dek(key, version, material, deleted=request.deleted)
             try:
-                stored = self._write(partial(self._put_dek, checked=checked, new=new, principal=principal,
-                                             origin=origin))
+                stored = self._write(partial(self._put_dek, checked=checked, new=new, rewrapped=old,
+                                             principal=principal, origin=origin))
             except _TestOutdated:
                 continue
             return DekReply(stored, None if raw is None else base64.b64encode(raw).decode("ascii"))
@@ -308,17 +333,26 @@ class DekRegistryService:
         except KmsError:
             raise InvalidKey(f"encryptedKeyMaterial: it does not unwrap with the shared key '{kek.name}'") from None
 
-    def _put_dek(self, store: Store, checked: Kek, new: Dek, principal: Principal, origin: Origin) -> Dek:
+    def _put_dek(self, store: Store, checked: Kek, new: Dek, rewrapped: Dek | None, principal: Principal,
+                 origin: Origin) -> Dek:
+        """`rewrapped`: the stored version a rewrap read (None: not a rewrap, or the version was
+        absent then); it must still be there as read, else the rewrap starts over."""
         kek = _kek(store, new.key.context, new.key.kek_name, new.deleted)
         if kek.shared != checked.shared or not _same_kms_key(kek, checked):
             raise _TestOutdated
         old = _version(store.deks(new.key, deleted=True), new.version)
-        # Creating a deleted DEK again, with the same key material, undeletes it.
-        if old is not None and (old.deleted == new.deleted
-                                or old.encrypted_key_material != new.encrypted_key_material):
+        if rewrapped is not None:
+            if old is None or old.encrypted_key_material != rewrapped.encrypted_key_material:
+                raise _TestOutdated
+            action = actions.REWRAP_DEK
+        elif old is not None and (old.deleted == new.deleted
+                                  or old.encrypted_key_material != new.encrypted_key_material):
+            # Creating a deleted DEK again, with the same key material, undeletes it.
             raise KeyAlreadyExists.named(new.key.subject)
+        else:
+            action = actions.CREATE_DEK
         stored = store.put_dek(new)
-        self._record_dek(store, principal, origin, actions.CREATE_DEK, stored)
+        self._record_dek(store, principal, origin, action, stored)
         return stored
 
     def delete_dek(self, kek_name: str, subject: str, version: str | None, algorithm: str | None,
@@ -429,6 +463,13 @@ class DekRegistryService:
         except KmsError as exc:
             raise DekGenerationFailed(f"Could not generate encrypted dek for {subject}: {exc}") from None
 
+    def _unwrap(self, kek: Kek, dek: Dek) -> bytes:
+        try:
+            return self.drivers.aead(kek).decrypt(base64.b64decode(dek.encrypted_key_material, validate=True),
+                                                  _EMPTY_AAD)
+        except (KmsError, binascii.Error) as exc:
+            raise DekGenerationFailed(f"Could not generate raw dek for {dek.key.subject}: {exc}") from None
+
     def _reply(self, kek: Kek, dek: Dek) -> DekReply:
         """For a shared KEK the DEK comes unwrapped too, so the client needs no KMS."""
         if not kek.shared:
@@ -461,6 +502,16 @@ def _check_doc_and_props(doc: str | None, props: Mapping[str, str] | None) -> No
     for key, value in (props or {}).items():
         check_text(key, "kmsProps", KMS_PROP_KEY_MAX_LENGTH)
         check_text(value, "kmsProps", KMS_PROP_VALUE_MAX_LENGTH)
+
+
+def _qualified_prefixes(context: str, prefixes: Sequence[str]) -> list[str]:
+    """Each prefix as given (it may be qualified) and, in a named context, also qualified with
+    it: a DEK's subject is stored qualified, and a client names it in its context."""
+    for prefix in prefixes:
+        check_text(prefix, "subjectPrefix", SUBJECT_MAX_LENGTH)
+    if context == DEFAULT_CONTEXT:
+        return list(prefixes)
+    return [*prefixes, *(QualifiedSubject(context, prefix).qualified() for prefix in prefixes)]
 
 
 def _visible(store: Store, guard: Guard, context: str) -> bool:

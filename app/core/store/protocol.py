@@ -35,6 +35,7 @@ from app.core.store.rows import (
     SchemaKeyRow,
     SettingsRead,
     SubjectHead,
+    SubjectName,
     SubjectRow,
     SubjectSummary,
     SubjectVersionRow,
@@ -79,6 +80,9 @@ class SchemaStore(Protocol):
     def max_id(self, context: str) -> int | None: ...
     def load_schemas(self, pks: Iterable[int]) -> dict[int, StoredSchema]: ...
     def referrers(self, context: str, subject: str, versions: Iterable[int]) -> list[ReferrerRow]: ...
+    def referring_subjects(self, context: str, subject: str) -> list[SubjectName]:
+        """Subjects with a live version whose schema references any version of the subject."""
+        ...
 
 
 class VersionWriter(Protocol):

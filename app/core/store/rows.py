@@ -83,6 +83,11 @@ class HintedHolders(NamedTuple):
     hint_config: dict[str, Any] | None
 
 
+class SubjectName(NamedTuple):
+    context: str
+    name: str
+
+
 class ReferrerRow(NamedTuple):
     """A subject-version whose schema references a given subject-version (`ref_version`)."""
 

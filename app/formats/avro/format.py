@@ -23,6 +23,7 @@ from app.formats.avro.outline import outline as outline_of
 from app.formats.avro.parser import Parser
 from app.formats.avro.tags import field_tags as inline_field_tags
 from app.formats.avro.tags import modify_tags as modify_inline_tags
+from app.formats.avro.tags import tagged_entities as inline_tagged_entities
 from app.formats.base import (
     STRICT_POLICY,
     EntityTags,
@@ -147,6 +148,11 @@ class AvroFormat:
         """`FieldTags`: the fields' `confluent:tags`."""
         native = _native(schema)
         return inline_field_tags(native.schema, set(native.referenced))
+
+    def tagged_entities(self, schema: ParsedSchema) -> list[EntityTags]:
+        """`TaggedEntities`: records' and fields' `confluent:tags`."""
+        native = _native(schema)
+        return inline_tagged_entities(native.schema, set(native.referenced))
 
     def outline(self, schema: ParsedSchema) -> Node:
         """`Outlines`: the field tree; types of referenced schemas show by name."""

@@ -142,5 +142,25 @@ def field_tags(root: Schema, known: set[str]) -> dict[str, tuple[str, ...]]:
         for field in record.fields:
             value = field.props.get(TAGS_PROPERTY)
             if isinstance(value, list) and value:
-                found[f"{record.name.full}.{field.name}"] = tuple(dict.fromkeys(_text(item) for item in value))
+                found[f"{record.name.full}.{field.name}"] = _distinct(value)
     return found
+
+
+def tagged_entities(root: Schema, known: set[str]) -> list[EntityTags]:
+    """`TaggedEntities` for Avro: each record with tags by its full name, each field with tags
+    as `Record.field` (records breadth-first, as `field_tags`; Confluent walks depth-first,
+    so only the order of the list can differ)."""
+    found: list[EntityTags] = []
+    for record in _records(root, known):
+        tags = record.props.get(TAGS_PROPERTY)
+        if isinstance(tags, list) and tags:
+            found.append(EntityTags(record.name.full, RECORD_ENTITY, _distinct(tags)))
+        for field in record.fields:
+            tags = field.props.get(TAGS_PROPERTY)
+            if isinstance(tags, list) and tags:
+                found.append(EntityTags(f"{record.name.full}.{field.name}", FIELD_ENTITY, _distinct(tags)))
+    return found
+
+
+def _distinct(tags: list[Any]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(_text(item) for item in tags))

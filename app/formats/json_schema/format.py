@@ -23,6 +23,7 @@ from app.formats import work_budget
 from app.formats.base import (
     LENIENT_POLICY,
     STRICT_POLICY,
+    EntityTags,
     Incompatibility,
     Node,
     ParsedSchema,
@@ -173,6 +174,12 @@ class JsonSchemaFormat:
         from app.formats.json_schema.field_tags import field_tags
 
         return field_tags(_native(schema).document)
+
+    def tagged_entities(self, schema: ParsedSchema) -> list[EntityTags]:
+        """`TaggedEntities`: objects' and properties' `confluent:tags`, named as Confluent's."""
+        from app.formats.json_schema.field_tags import tagged_entities
+
+        return tagged_entities(_native(schema).document)
 
     def formatted(self, schema: ParsedSchema, fmt: str) -> str | None:
         """Confluent's JSON Schema has no `format=` renderings: the canonical text is served."""

@@ -19,7 +19,15 @@ from collections.abc import Mapping
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from google.protobuf.message import DecodeError
 
-from app.formats.base import STRICT_POLICY, Incompatibility, Node, ParsedSchema, SchemaElement, SchemaParseError
+from app.formats.base import (
+    STRICT_POLICY,
+    EntityTags,
+    Incompatibility,
+    Node,
+    ParsedSchema,
+    SchemaElement,
+    SchemaParseError,
+)
 from app.formats.protobuf.compiler import REFUSAL, Compiled, compile_text, source_info_of
 from app.formats.protobuf.diff import compare, describe, incompatible
 from app.formats.protobuf.diff.report import description
@@ -160,6 +168,12 @@ class ProtobufFormat:
         from app.formats.protobuf.field_tags import field_tags
 
         return field_tags(_native(schema).file)
+
+    def tagged_entities(self, schema: ParsedSchema) -> list[EntityTags]:
+        """`TaggedEntities`: messages' `(confluent.message_meta).tags` and fields'."""
+        from app.formats.protobuf.field_tags import tagged_entities
+
+        return tagged_entities(_native(schema).file)
 
     def elements(self, schema: ParsedSchema, *, as_stored: bool = False) -> list[SchemaElement]:
         """`PolicyView`: messages, fields, enums, values, oneofs and the package, located by
