@@ -12,6 +12,7 @@ fail instead, so a CI image that lost PostgreSQL cannot pass silently.
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -124,6 +125,19 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if outcome is not None:
         with open(tally, "a", encoding="utf-8") as out:
             out.write(f"{outcome} {report.nodeid}\n")
+
+
+# ------------------------------------------------------------------ logging left by commands
+@pytest.fixture(autouse=True)
+def app_logger_as_it_was() -> Iterator[None]:
+    """A command run in process (`serve`'s set-up) gives the `app` logger a handler on the stderr
+    of that moment, a test's capture that closes when the test ends: later tests on the worker
+    then log into a closed stream. Each test leaves the logger as it found it."""
+    logger = logging.getLogger("app")
+    handlers, level = list(logger.handlers), logger.level
+    yield
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
 
 
 # ------------------------------------------------------------------ PostgreSQL
