@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from app.api.render import audit_entity, json_response
-from app.api.requests import text
+from app.api.requests import INT32_MAX, text
 from app.api.service import registry
 from app.core.audit import ACTIONS, MAX_LIMIT, OUTCOMES, parse_time
 from app.core.errors import BadRequest
@@ -61,6 +61,9 @@ def _count(name: str, default: int) -> int:
     value = text(name)
     if value is None:
         return default
-    if not value.strip().isdigit():
-        raise _invalid(name, value, "a non-negative integer")
-    return int(value)
+    digits = value.strip()
+    # ASCII digits only ('²' passes isdigit() but not int()), and within Java's int as Confluent's
+    # parameters are: a larger offset overflows the database's integer and answered 500.
+    if not (digits.isascii() and digits.isdigit()) or int(digits) > INT32_MAX:
+        raise _invalid(name, value, f"a non-negative integer up to {INT32_MAX}")
+    return int(digits)
