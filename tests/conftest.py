@@ -97,10 +97,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         group = next((XDIST_GROUPS[part] for part in (item.path.name, item.path.parent.name)
                       if part in XDIST_GROUPS), None)
-        if group == "spark" and "spark" not in getattr(item, "fixturenames", ()):
-            # No share in the session: a test whose Spark (if any) runs in a process of its own
-            # (the command's, a second reader's) runs beside the session's tests, not after them.
-            group = None
         if group is None and _uses_a_module_fixture(item):
             group = str(item.path.relative_to(item.path.parents[1]))
         if group is not None:
