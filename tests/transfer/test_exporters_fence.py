@@ -8,9 +8,9 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-import time
 from typing import Any
 
+from support.waiting import wait_for
 from app.server.runners import exporters as exporter_runner
 from app.server.runners.exporters import ExporterRunner
 from app.transfer.rest import RestRegistry
@@ -60,13 +60,6 @@ class Writes:
         return Observed
 
 
-def _wait(what: str, probe: Any) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not probe():
-        assert time.monotonic() < deadline, f"not within {WAIT_S:.0f}s: {what}"
-        time.sleep(0.05)
-
-
 def _ticks(runner: ExporterRunner) -> None:
     """Two turns of the coordinator: the first reloads the definitions, the second (a beat
     with an exporter to run) takes the lease and hands the pass to the exporter's thread."""
@@ -94,7 +87,7 @@ def test_a_holder_paused_past_its_lease_writes_nothing_once_another_runner_took_
         assert writes.paused.wait(WAIT_S), "the first pass never reached its third write"
         clock.now += exporter_runner.LEASE_MS + 1  # the paused holder's lease runs out ...
         _ticks(other)  # ... and the other runner takes it and copies everything
-        _wait("the other runner's pass", lambda: client.get("/exporters/fenced/status").json["state"] == "RUNNING")
+        wait_for("the other runner's pass", lambda: client.get("/exporters/fenced/status").json["state"] == "RUNNING")
         before = len(writes.sent)
         writes.resume.set()
         paused.stop(timeout=WAIT_S)  # waits for the paused pass to end

@@ -5,25 +5,17 @@ in ERROR with one sentence as the trace, never a Python exception's name."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from support.waiting import wait_for
 from app.server.runners.exporters import ExporterRunner
 from support.stub_server import Scripted, running_stubs
 from transfer_helpers import Rest, record
 
 WAIT_S = 60.0  # only ends a wait that would never succeed
-
-
-def _wait(what: str, probe: Any) -> Any:
-    deadline = time.monotonic() + WAIT_S
-    while not (value := probe()):
-        assert time.monotonic() < deadline, f"not within {WAIT_S:.0f}s: {what}"
-        time.sleep(0.05)
-    return value
 
 
 @pytest.fixture
@@ -47,11 +39,11 @@ def test_a_target_that_never_answers_does_not_delay_another_exporters_copies(ser
     _create(client, "b-healthy", healthy.url)
     runner = ExporterRunner(service, target_timeout=600.0).start()  # the silent target's request never times out here
     try:
-        _wait("the silent target asked", lambda: silent.hits)
-        copied = _wait("the healthy target's copy", lambda: "error_code" not in (
+        wait_for("the silent target asked", lambda: silent.hits)
+        copied = wait_for("the healthy target's copy", lambda: "error_code" not in (
             reply := healthy.call("GET", "/subjects/orders-value/versions/1", ok=(200, 404))) and reply)
         assert copied["subject"] == "orders-value"
-        _wait("the healthy one RUNNING", lambda: client.get("/exporters/b-healthy/status").json["state"] == "RUNNING")
+        wait_for("the healthy one RUNNING", lambda: client.get("/exporters/b-healthy/status").json["state"] == "RUNNING")
         assert len(silent.hits) == 1 and not never.is_set()  # its first request still unanswered
     finally:
         never.set()
@@ -71,7 +63,7 @@ def test_a_reply_of_the_wrong_shape_stops_the_exporter_with_one_sentence(service
     try:
         for _ in range(2):
             runner.tick()
-        status = _wait("ERROR", lambda: (s := client.get("/exporters/shaped/status").json)["state"] == "ERROR" and s)
+        status = wait_for("ERROR", lambda: (s := client.get("/exporters/shaped/status").json)["state"] == "ERROR" and s)
     finally:
         runner.stop(timeout=WAIT_S)
     assert status["trace"] == sentence
@@ -87,7 +79,7 @@ def test_a_target_nobody_listens_on_stops_the_exporter_with_a_sentence(service: 
     try:
         for _ in range(2):
             runner.tick()
-        status = _wait("ERROR", lambda: (s := client.get("/exporters/away/status").json)["state"] == "ERROR" and s)
+        status = wait_for("ERROR", lambda: (s := client.get("/exporters/away/status").json)["state"] == "ERROR" and s)
     finally:
         runner.stop(timeout=WAIT_S)
     assert status["trace"] == f"GET {dead}/schemas/types: cannot connect (Connection refused)"

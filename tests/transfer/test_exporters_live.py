@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,27 +17,16 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
+from support.waiting import wait_for
 from support.live import LiveServer, start_server
 from transfer_helpers import Rest, record, seg
 
-DEADLINE_S = 60.0
 
 BOTH = pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 
 V1 = record("Order", ("id", "long"))
 V2 = json.dumps({"type": "record", "name": "Order", "namespace": "com.acme",
                  "fields": [{"name": "id", "type": "long"}, {"name": "note", "type": "string", "default": ""}]})
-
-
-def wait_for(what: str, probe: Callable[[], Any], deadline: float = DEADLINE_S) -> Any:
-    end = time.monotonic() + deadline
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError(f"not within {deadline:.0f}s: {what}")
-        time.sleep(0.05)
 
 
 def version(rest: Rest, subject: str, number: int) -> dict[str, Any] | None:
