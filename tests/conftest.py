@@ -58,6 +58,7 @@ def in_ci() -> bool:
 RUN_DIR_VARIABLE = "SQLREGISTRY_TEST_RUN_DIR"
 # Tests that share one heavy thing per process run on one worker, so that a run starts it once.
 XDIST_GROUPS = {"pipeline": "spark", "test_browser.py": "browser"}
+SPARK_CONF_DIR = Path(__file__).resolve().parent / "support" / "spark_conf"
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -71,6 +72,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("the suite's per-test time limit needs pytest-timeout: pip install -e '.[test]'")
     if not _is_worker(config):
         os.environ[RUN_DIR_VARIABLE] = tempfile.mkdtemp(prefix="sqlregistry-tests-")
+    # Every Spark process a test starts, in this process or as a command, reads its defaults
+    # from support/spark_conf (the JIT's first tier only, no UI: see the file).
+    os.environ["SPARK_CONF_DIR"] = str(SPARK_CONF_DIR)
     # Live servers start as forks of a process that imported the registry once
     # (support/forkserver.py); SQLREGISTRY_TEST_FORK_SERVER=0 starts each as a new interpreter.
     if os.environ.get("SQLREGISTRY_TEST_FORK_SERVER", "1") != "0":

@@ -54,6 +54,7 @@ scope = "global"
 """
 ADMIN_HEADERS = {"Authorization": "Basic " + base64.b64encode(f"{ADMIN}:{PASSWORD}".encode()).decode()}
 UNAUTHENTICATED_CHECK = Path(__file__).with_name("unauthenticated_check.py")
+CONFIG = Path(__file__).with_name("schemathesis.toml")
 # Something for the examples phase to find: the documented example subject, in each format.
 SEED = (
     ("orders-value", {"schema": '{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}'}),
@@ -109,7 +110,7 @@ def run_schemathesis(
     REPORTS.mkdir(exist_ok=True)
     report = REPORTS / f"{name}.xml"
     command = [
-        sys.executable, "-m", "schemathesis.cli", "run", f"{server.url}/openapi.json",
+        sys.executable, "-m", "schemathesis.cli", "--config-file", str(CONFIG), "run", f"{server.url}/openapi.json",
         "--report", "junit", "--report-junit-path", str(report), "--seed", "18", "--no-color", *options,
     ]
     for path in unrouted_paths(server.url):

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import logging
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -76,6 +77,14 @@ class _RuleFailures(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.messages.append(record.getMessage())
+
+
+@pytest.fixture
+def database_url(sqlite_at_head: Callable[[Path], str], tmp_path: Path) -> str:
+    """SQLite only: the policy engine sits above storage, and each collected test runs on both
+    databases in its own module already; twice more here cost about a twentieth of the suite's time
+    for no storage path that module does not cover."""
+    return sqlite_at_head(tmp_path / "registry.db")
 
 
 @pytest.fixture
