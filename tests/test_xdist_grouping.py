@@ -37,8 +37,11 @@ def run_pytest(tmp_path: Path, conftest: str) -> subprocess.CompletedProcess[str
     (tmp_path / "test_sample.py").write_text(SAMPLE)
     (tmp_path / "conftest.py").write_text(conftest)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SQLREGISTRY_TEST"))}
+    # xdist alone: the venv's other plugins (Schemathesis, Hypothesis, Playwright...) took most
+    # of each run's start-up, in the controller and again in its worker.
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return run_command(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark", "-n", "1",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "xdist.plugin", "-n", "1",
          "--dist", "loadgroup", str(tmp_path)],
         cwd=tmp_path, env=env, capture_output=True, text=True,
     )
