@@ -1,0 +1,49 @@
+"""What `encode` asks of a schema format: a writer schema derived from a DataFrame's columns,
+the check that the columns fit a registered writer, and, in each Python worker, a function from
+one row (a dict of Arrow's Python values) to its framed bytes.
+
+Registration, the engine choice and the workers' batch loop are `app.pipeline.encode`'s and
+shared by every format; the row writer is always the client's serializer of the format pinned to
+the registered version, so the bytes are every other producer's of that schema id.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from pyspark.sql import types as T
+
+from app.client import RegistryClient, Schema
+
+# One row of the record's columns, by name, as Arrow's `to_pylist` gives it -> framed bytes.
+RowWriter = Callable[[dict[str, Any]], bytes]
+
+
+class FormatEncoder(Protocol):
+    name: str  # what log lines and errors call it: "Avro", "JSON Schema", "Protobuf"
+    jvm: bool  # whether the JVM encoder writes it
+
+    def derive(self, record_type: T.StructType, record_name: str, namespace: str | None) -> Schema:
+        """The writer schema for rows of `record_type` (the columns encoded), in this format."""
+
+    def check_columns(self, registry: RegistryClient, subject: str, writer: Schema, version: int | None,
+                      names: Sequence[str], message: str | None) -> None:
+        """Refuses, on the driver, columns that cannot fill the writer's record: a column the
+        record has no field for (it would be dropped silently), a field that must be given and
+        has no column. `version` None: `writer` is not registered yet (checked before it is)."""
+
+    def row_writer(self, client: RegistryClient, subject: str, version: int, record_type: T.StructType,
+                   message: str | None, rule_config: Mapping[str, str]) -> RowWriter:
+        """This worker's writer of rows of `record_type` with `version` of `subject` (the
+        client's serializer pinned to it, running the version's WRITE rules with `rule_config`)."""
+
+
+def pairs_to_dict(convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    """Arrow hands a map over as a list of (key, value) pairs; serializers take a dict."""
+    if convert is None:
+        return lambda pairs: None if pairs is None else dict(pairs)
+    return lambda pairs: None if pairs is None else {key: convert(value) for key, value in pairs}
+
+
+def each(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda items: None if items is None else [convert(item) for item in items]
