@@ -29,7 +29,7 @@ from app.client.rules.plans import WritePlan
 from app.pipeline.decode import BadRecord
 from app.pipeline.engine import choose_engine
 from app.pipeline.formats.avro_encoder import AVRO_ENCODER
-from app.pipeline.formats.encoding import FormatEncoder
+from app.pipeline.formats.encoding import FormatEncoder, batch_rows
 from app.pipeline.formats.json_schema_encoder import JSON_SCHEMA_ENCODER
 from app.pipeline.formats.protobuf_encoder import PROTOBUF_ENCODER
 from app.pipeline.jvm_encode import jvm_encode
@@ -130,12 +130,13 @@ class _BatchEncoder:
         self.rule_config, self.keep, self.output = rule_config, keep, output
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        write = encoder_of(self.schema_type).row_writer(worker_client(self.registry), self.subject, self.version,
-                                                        self.record_type, self.message, self.rule_config)
+        form = encoder_of(self.schema_type)
+        write = form.row_writer(worker_client(self.registry), self.subject, self.version, self.record_type,
+                                self.message, self.rule_config)
         names = self.record_type.names
         for batch in batches:
             encoded = []
-            for row, record in enumerate(batch.select(names).to_pylist()):
+            for row, record in enumerate(batch_rows(batch, names, form.timestamp_micros)):
                 try:
                     encoded.append(write(record))
                 except SerializationError as exc:  # a rule that refused it, a record its schema forbids

@@ -86,6 +86,7 @@ def _row_converter(data_type: T.DataType) -> Callable[[Any], Any] | None:
 class AvroEncoder:
     name = "Avro"
     jvm = True
+    timestamp_micros = False
 
     def derive(self, record_type: T.StructType, record_name: str, namespace: str | None) -> Schema:
         return Schema(json.dumps(spark_to_avro(record_type, record_name, namespace)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+import pyarrow as pa
 from pyspark.sql import types as T
 
 from app.client import RegistryClient, Schema
@@ -22,6 +23,9 @@ RowWriter = Callable[[dict[str, Any]], bytes]
 class FormatEncoder(Protocol):
     name: str  # what log lines and errors call it: "Avro", "JSON Schema", "Protobuf"
     jvm: bool  # whether the JVM encoder writes it
+    # Whether top-level timestamp columns reach the row writer as int microseconds since the
+    # epoch rather than datetimes (Arrow makes a zoned datetime per value: 3.4 us, most of a row).
+    timestamp_micros: bool
 
     def derive(self, record_type: T.StructType, record_name: str, namespace: str | None) -> Schema:
         """The writer schema for rows of `record_type` (the columns encoded), in this format."""
@@ -47,3 +51,15 @@ def pairs_to_dict(convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
 
 def each(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda items: None if items is None else [convert(item) for item in items]
+
+
+def batch_rows(batch: pa.RecordBatch, names: Sequence[str], timestamp_micros: bool) -> list[dict[str, Any]]:
+    """The rows of `names` in `batch` as dicts, read column by column (3x quicker than
+    `RecordBatch.to_pylist`, which builds each row's dict value by value)."""
+    columns = []
+    for name in names:
+        column = batch.column(name)
+        if timestamp_micros and pa.types.is_timestamp(column.type):
+            column = column.cast(pa.int64())
+        columns.append(column.to_pylist())
+    return [dict(zip(names, values)) for values in zip(*columns)]

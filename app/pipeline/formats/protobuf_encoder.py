@@ -128,9 +128,14 @@ def spark_to_proto(record_type: T.StructType, name: str, package: str | None = N
     return "\n".join([*head, "", *body]) + "\n"
 
 
-def _timestamp(value: datetime) -> dict[str, int]:
-    delta = value - EPOCH if value.tzinfo is not None else value.replace(tzinfo=timezone.utc) - EPOCH
-    micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+def _timestamp(value: datetime | int) -> dict[str, int]:
+    """A Timestamp's fields from a datetime, or from microseconds since the epoch (a top-level
+    column, `timestamp_micros`)."""
+    if isinstance(value, int):
+        micros = value
+    else:
+        delta = value - EPOCH if value.tzinfo is not None else value.replace(tzinfo=timezone.utc) - EPOCH
+        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
     return {"seconds": micros // 1_000_000, "nanos": micros % 1_000_000 * 1000}
 
 
@@ -192,6 +197,7 @@ def writer_message(registry: RegistryClient, subject: str, version: int, message
 class ProtobufEncoder:
     name = "Protobuf"
     jvm = False
+    timestamp_micros = True
 
     def derive(self, record_type: T.StructType, record_name: str, namespace: str | None) -> Schema:
         return Schema(spark_to_proto(record_type, record_name, namespace), PROTOBUF)
