@@ -290,7 +290,8 @@ def run_decode(args: argparse.Namespace) -> int:
             from app.pipeline.tables import write_table
 
             _stage(f"decoding into table {args.table}", started)
-            written = write_table(decoded, reader.schema, args.table, args.partition_by, column=args.column)
+            written = write_table(decoded, reader.schema, args.table, args.partition_by, column=args.column,
+                                  message=args.message)
             change = "created" if written.created else \
                 f"added columns {', '.join(written.added)}" if written.added else "columns unchanged"
             print(f"appended to table {args.table} ({change}; reader version {reader.version})")
