@@ -4,13 +4,13 @@ Avro writer does), and rows written by the client's `AvroSerializer` (fastavro).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyspark.sql import types as T
 
 from app.client import AvroSerializer, PinnedVersion, RegistryClient, Schema
-from app.pipeline.formats.encoding import RowWriter, each, pairs_to_dict
+from app.pipeline.formats.encoding import RowWriter, value_converter
 
 _PRIMITIVES: dict[type, Any] = {
     T.BooleanType: "boolean", T.ByteType: "int", T.ShortType: "int", T.IntegerType: "int", T.LongType: "long",
@@ -61,28 +61,6 @@ def _avro_type(data_type: T.DataType, name: str) -> Any:
     raise TypeError(f"{name}: Spark type {data_type.simpleString()} has no Avro equivalent")
 
 
-def _row_converter(data_type: T.DataType) -> Callable[[Any], Any] | None:
-    """Arrow's Python values -> fastavro's: only maps differ (Arrow gives a list of pairs)."""
-    if isinstance(data_type, T.MapType):
-        return pairs_to_dict(_row_converter(data_type.valueType))
-    if isinstance(data_type, T.ArrayType):
-        inner = _row_converter(data_type.elementType)
-        return None if inner is None else each(inner)
-    if isinstance(data_type, T.StructType):
-        fields = [(f.name, c) for f in data_type.fields if (c := _row_converter(f.dataType)) is not None]
-        if not fields:
-            return None
-
-        def convert(row: Any) -> Any:
-            if row is None:
-                return None
-            for field_name, field_convert in fields:
-                row[field_name] = field_convert(row[field_name])
-            return row
-        return convert
-    return None
-
-
 class AvroEncoder:
     name = "Avro"
     jvm = True
@@ -106,7 +84,7 @@ class AvroEncoder:
     def row_writer(self, client: RegistryClient, subject: str, version: int, record_type: T.StructType,
                    message: str | None, rule_config: Mapping[str, str]) -> RowWriter:
         serialize = AvroSerializer(client, subject=subject, writer=PinnedVersion(version), rule_config=rule_config)
-        convert = _row_converter(record_type)
+        convert = value_converter(record_type, lambda _: None)  # fastavro takes the rest as Arrow gives it
         return serialize if convert is None else lambda row: serialize(convert(row))
 
 

@@ -42,15 +42,34 @@ class FormatEncoder(Protocol):
         client's serializer pinned to it, running the version's WRITE rules with `rule_config`)."""
 
 
-def pairs_to_dict(convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
-    """Arrow hands a map over as a list of (key, value) pairs; serializers take a dict."""
-    if convert is None:
-        return lambda pairs: None if pairs is None else dict(pairs)
-    return lambda pairs: None if pairs is None else {key: convert(value) for key, value in pairs}
+Convert = Callable[[Any], Any]
 
 
-def each(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    return lambda items: None if items is None else [convert(item) for item in items]
+def value_converter(data_type: T.DataType, leaf: Callable[[T.DataType], Convert | None]) -> Convert | None:
+    """Arrow's Python value of `data_type` -> what a serializer takes (None: as it is): maps
+    from Arrow's list of (key, value) pairs to dicts, structs and arrays walked into, and
+    `leaf(type)` for every other type's values (a format's own conversions)."""
+    if isinstance(data_type, T.MapType):
+        inner = value_converter(data_type.valueType, leaf)
+        if inner is None:
+            return lambda pairs: None if pairs is None else dict(pairs)
+        return lambda pairs: None if pairs is None else {key: inner(value) for key, value in pairs}
+    if isinstance(data_type, T.ArrayType):
+        element = value_converter(data_type.elementType, leaf)
+        return None if element is None else lambda items: None if items is None else [element(x) for x in items]
+    if isinstance(data_type, T.StructType):
+        fields = [(f.name, c) for f in data_type.fields if (c := value_converter(f.dataType, leaf)) is not None]
+        if not fields:
+            return None
+
+        def convert(row: Any) -> Any:
+            if row is None:
+                return None
+            for name, field_convert in fields:
+                row[name] = field_convert(row[name])
+            return row
+        return convert
+    return leaf(data_type)
 
 
 def batch_rows(batch: pa.RecordBatch, names: Sequence[str], timestamp_micros: bool) -> list[dict[str, Any]]:

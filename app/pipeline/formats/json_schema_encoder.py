@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -32,10 +32,9 @@ from app.client import JsonSerializer, PinnedVersion, RegistryClient, Schema
 from app.client.json_schema import RecordCheck, compile_validator
 from app.client.records import JSON
 from app.client.rules.plans import WritePlan
-from app.pipeline.formats.encoding import RowWriter, each, pairs_to_dict
+from app.pipeline.formats.encoding import Convert, RowWriter, value_converter
 from app.pipeline.formats.json_schema import WriterCheck
 
-Convert = Callable[[Any], Any]
 DRAFT = "http://json-schema.org/draft-07/schema#"
 _INTEGERS = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 
@@ -83,31 +82,14 @@ def _timestamp(value: datetime) -> str:
     return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def _value_converter(data_type: T.DataType) -> Convert | None:
-    """Arrow's Python values -> JSON's (None: as they are)."""
+def _json_value(data_type: T.DataType) -> Convert | None:
+    """Arrow's Python values of a type JSON has no value of -> their JSON Schema spelling."""
     if isinstance(data_type, T.TimestampType):
         return lambda v: None if v is None else _timestamp(v)
     if isinstance(data_type, T.DateType):
         return lambda v: None if v is None else date.isoformat(v)
     if isinstance(data_type, T.BinaryType):
         return lambda v: None if v is None else base64.b64encode(v).decode("ascii")
-    if isinstance(data_type, T.MapType):
-        return pairs_to_dict(_value_converter(data_type.valueType))
-    if isinstance(data_type, T.ArrayType):
-        inner = _value_converter(data_type.elementType)
-        return None if inner is None else each(inner)
-    if isinstance(data_type, T.StructType):
-        fields = [(f.name, c) for f in data_type.fields if (c := _value_converter(f.dataType)) is not None]
-        if not fields:
-            return None
-
-        def convert(row: Any) -> Any:
-            if row is None:
-                return None
-            for name, field_convert in fields:
-                row[name] = field_convert(row[name])
-            return row
-        return convert
     return None
 
 
@@ -170,7 +152,7 @@ class JsonSchemaEncoder:
             compile_validator(client, writer.schema), f"JSON schema id {writer.schema_id} of {subject}"))
         properties = _object(writer.schema.text)["properties"]
         omitted = [name for name in record_type.names if not _admits_null(properties.get(name))]
-        convert = _value_converter(record_type)
+        convert = value_converter(record_type, _json_value)
 
         def write(row: dict[str, Any]) -> bytes:
             if convert is not None:

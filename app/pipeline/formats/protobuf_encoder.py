@@ -31,10 +31,9 @@ from app.client import (
 )
 from app.client.protobuf_files import SERIALIZED
 from app.client.records import PROTOBUF
-from app.pipeline.formats.encoding import RowWriter
+from app.pipeline.formats.encoding import Convert, RowWriter
 from app.pipeline.formats.protobuf import TIMESTAMP, WRAPPERS, reader_class
 
-Convert = Callable[[Any], Any]
 _F = FieldDescriptor
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SCALARS: dict[type, str] = {
