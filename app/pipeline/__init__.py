@@ -1,5 +1,5 @@
 """Registry-framed records on Spark, from PySpark alone: `decode` (Avro, JSON Schema, Protobuf)
-and `encode` (Avro) DataFrame columns.
+and `encode` (the same three) DataFrame columns.
 
 The only package of the project that imports pyspark; it is built on `app.client` (schemas
 fetched and cached through `RegistryClient`, records read and written as its serdes do), so
@@ -8,6 +8,7 @@ the bytes are the same as every other producer's and consumer's.
     decoded = decode(kafka_df, "value", registry, subject="orders-value", reader="latest")
     decoded = decode(df, "value", registry, subject="s", framing=SINGLE_OBJECT)  # C3 01 + fingerprint
     framed = encode(df, registry, subject="orders-value", schema=ORDER_AVSC, keep=["key"])
+    framed = encode(df, registry, subject="readings-value", schema_type="PROTOBUF", record_name="Reading")
     readings = decode(df, "value", registry, subject="readings-value", message="shop.Reading")  # Protobuf
     write_table(decoded, registry.get_version("orders-value", "latest").schema, "db.orders")
 

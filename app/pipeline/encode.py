@@ -1,114 +1,58 @@
-"""`encode`: DataFrame rows -> a binary column of Confluent-framed Avro, the Kafka sink's `value`.
+"""`encode`: DataFrame rows -> a binary column of Confluent-framed records (Avro, JSON Schema,
+Protobuf), the Kafka sink's `value`.
 
-The writer schema is one of: derived from the DataFrame's StructType, a schema text the caller
-gives (a team's `.avsc`, with its enums, fixed, uuids and docs), or a version already
-registered. The first two are registered under the subject on the driver before any task runs,
-so an incompatible change fails the job with the registry's reasons and nothing is written. The workers then
-write with `app.client`'s `AvroSerializer` pinned to that version, so the bytes are exactly
-what any other producer of the same schema id writes; the pinned version costs one registry
-request per worker, never per batch. When the JVM path can run (`engine=`, as for `decode`),
-a Java UDF writes the same bytes by fastavro's rules instead (`app.pipeline.jvm_encode`).
+The writer schema is one of: derived from the DataFrame's StructType in the format asked for
+(`schema_type`; the mapping is each format's, `app.pipeline.formats.*_encoder`), a schema the
+caller gives (a team's `.avsc`, `.json` or `.proto`, with its enums, docs and options), or a
+version already registered. The first two are registered under the subject on the driver before
+any task runs, so an incompatible change fails the job with the registry's reasons and nothing
+is written. The workers then write with `app.client`'s serializer of the format pinned to that
+version (`AvroSerializer`, `JsonSerializer`, `ProtobufSerializer`: the Protobuf frame carries
+the message indexes of `message`), so the bytes are exactly what any other producer of the
+same schema id writes; the pinned version costs one registry request per worker, never per
+batch. The serializers run the version's WRITE rules (conditions, field encryption) with
+`rule_config`; a row a rule refuses stops the job with one line naming the rule and the row.
+When the JVM path can run (`engine=`, as for `decode`), a Java UDF writes Avro by fastavro's
+rules instead (`app.pipeline.jvm_encode`); it runs no rules, so a writer with WRITE rules, and
+the other two formats, are written on the Python path, and the engine choice logs why.
 """
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
-
+from collections.abc import Iterator, Mapping, Sequence
 import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from app.client import (
-    AvroSerializer,
-    PinnedVersion,
-    RegisteredSchema,
-    RegistryClient,
-    Schema,
-)
+from app.client import RegisteredSchema, RegistryClient, Schema, SerializationError
+from app.client.records import AVRO, JSON, PROTOBUF
+from app.client.rules.plans import WritePlan
+from app.pipeline.decode import BadRecord
 from app.pipeline.engine import choose_engine
+from app.pipeline.formats.avro_encoder import AVRO_ENCODER
+from app.pipeline.formats.encoding import FormatEncoder, batch_rows
+from app.pipeline.formats.json_schema_encoder import JSON_SCHEMA_ENCODER
+from app.pipeline.formats.protobuf_encoder import PROTOBUF_ENCODER
 from app.pipeline.jvm_encode import jvm_encode
 from app.pipeline.workers import worker_client
 
-_PRIMITIVES: dict[type, Any] = {
-    T.BooleanType: "boolean", T.ByteType: "int", T.ShortType: "int", T.IntegerType: "int", T.LongType: "long",
-    T.FloatType: "float", T.DoubleType: "double", T.StringType: "string", T.BinaryType: "bytes",
-}
+_ENCODERS: dict[str, FormatEncoder] = {AVRO: AVRO_ENCODER, JSON: JSON_SCHEMA_ENCODER, PROTOBUF: PROTOBUF_ENCODER}
 
 
-def spark_to_avro(schema: T.StructType, name: str, namespace: str | None = None) -> dict[str, Any]:
-    """The Avro record schema for rows of `schema`; nullable fields become `["null", T]` with a
-    null default, so later columns can be added compatibly (as Spark's own Avro writer does)."""
-    record: dict[str, Any] = {"type": "record", "name": name, "fields": [
-        _field(field, name) for field in schema.fields
-    ]}
-    if namespace:
-        record["namespace"] = namespace
-    return record
+def encoder_of(schema_type: str) -> FormatEncoder:
+    """The pipeline's encoder for a registry schema type (`AVRO`, `JSON`, `PROTOBUF`)."""
+    try:
+        return _ENCODERS[schema_type]
+    except KeyError:
+        raise ValueError(f"the pipeline cannot encode {schema_type} schemas") from None
 
 
-def _field(field: T.StructField, parent: str) -> dict[str, Any]:
-    avro = _avro_type(field.dataType, f"{parent}_{field.name}")
-    if field.nullable:
-        return {"name": field.name, "type": ["null", avro], "default": None}
-    return {"name": field.name, "type": avro}
-
-
-def _avro_type(data_type: T.DataType, name: str) -> Any:
-    for spark_type, avro in _PRIMITIVES.items():
-        if isinstance(data_type, spark_type):
-            return avro
-    if isinstance(data_type, T.DateType):
-        return {"type": "int", "logicalType": "date"}
-    if isinstance(data_type, T.TimestampNTZType):
-        return {"type": "long", "logicalType": "local-timestamp-micros"}
-    if isinstance(data_type, T.TimestampType):
-        return {"type": "long", "logicalType": "timestamp-micros"}
-    if isinstance(data_type, T.DecimalType):
-        return {"type": "bytes", "logicalType": "decimal", "precision": data_type.precision,
-                "scale": data_type.scale}
-    if isinstance(data_type, T.StructType):
-        return spark_to_avro(data_type, name)
-    if isinstance(data_type, T.ArrayType):
-        item = _avro_type(data_type.elementType, name)
-        return {"type": "array", "items": ["null", item] if data_type.containsNull else item}
-    if isinstance(data_type, T.MapType):
-        if not isinstance(data_type.keyType, T.StringType):
-            raise TypeError(f"Avro maps have string keys; {name} has {data_type.keyType.simpleString()} keys")
-        value = _avro_type(data_type.valueType, name)
-        return {"type": "map", "values": ["null", value] if data_type.valueContainsNull else value}
-    raise TypeError(f"{name}: Spark type {data_type.simpleString()} has no Avro equivalent")
-
-
-def _pairs_to_dict(convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
-    if convert is None:
-        return lambda pairs: None if pairs is None else dict(pairs)
-    return lambda pairs: None if pairs is None else {key: convert(value) for key, value in pairs}
-
-
-def _each(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    return lambda items: None if items is None else [convert(item) for item in items]
-
-
-def _row_converter(data_type: T.DataType) -> Callable[[Any], Any] | None:
-    """Arrow's Python values -> fastavro's: only maps differ (Arrow gives a list of pairs)."""
-    if isinstance(data_type, T.MapType):
-        return _pairs_to_dict(_row_converter(data_type.valueType))
-    if isinstance(data_type, T.ArrayType):
-        inner = _row_converter(data_type.elementType)
-        return None if inner is None else _each(inner)
-    if isinstance(data_type, T.StructType):
-        fields = [(f.name, c) for f in data_type.fields if (c := _row_converter(f.dataType)) is not None]
-        if not fields:
-            return None
-
-        def convert(row: Any) -> Any:
-            if row is None:
-                return None
-            for field_name, field_convert in fields:
-                row[field_name] = field_convert(row[field_name])
-            return row
-        return convert
+def jvm_encode_refusal(writer: Schema) -> str | None:
+    """Why the JVM encoder cannot write with `writer` (None: it can), as the engine choice logs it."""
+    form = encoder_of(writer.schema_type)
+    if not form.jvm:
+        return f"the JVM encoder writes Avro only; {form.name} encodes in Spark's Python workers"
+    if WritePlan.needed(writer):
+        return "the writer schema has WRITE rules, which only the Python path's serializer runs"
     return None
 
 
@@ -122,69 +66,86 @@ def encode(
     output: str = "value",
     version: int | None = None,
     schema: str | Schema | None = None,
+    schema_type: str = AVRO,
+    message: str | None = None,
     record_name: str = "Record",
     namespace: str | None = None,
     engine: str = "auto",
+    rule_config: Mapping[str, str] | None = None,
 ) -> DataFrame:
     """A DataFrame of `keep` columns plus `output`, the framed record of `columns` (default: every
-    column not kept). With `version`, write with that registered version of `subject`; with
-    `schema` (Avro text of a record), register it and write with it; else derive the schema from
-    the columns' types and register it. Registration is where compatibility is checked: an
-    `IncompatibleSchema` carrying the registry's reasons is raised here, before any task.
-    `engine` picks the JVM or the Python writer, as for `decode` (`app.pipeline.engine`)."""
-    if version is not None and schema is not None:
-        raise ValueError("give a schema or a registered version to write with, not both")
+    column not kept). With `version`, write with that registered version of `subject` (of any
+    format); with `schema` (a `Schema`, or text of `schema_type`), register it and write with
+    it; else derive a `schema_type` schema (AVRO, JSON or PROTOBUF) from the columns' types,
+    named `record_name` in `namespace`, and register it. Registration is where compatibility is
+    checked: an `IncompatibleSchema` carrying the registry's reasons is raised here, before any
+    task. `message` names the Protobuf message written (full name; default the file's first).
+    `rule_config` goes to the serializers' rule executors (a local KMS `secret`, ...). `engine`
+    picks the JVM or the Python writer, as for `decode` (`app.pipeline.engine`)."""
     names = list(columns) if columns is not None else [c for c in df.columns if c not in keep]
     record_type = T.StructType([df.schema[name] for name in names])
-    if version is not None:
-        registered = registry.get_version(subject, version)
-    else:
-        if schema is None:
-            schema = Schema(json.dumps(spark_to_avro(record_type, record_name, namespace)))
-        elif isinstance(schema, str):
-            schema = Schema(schema)
-        _check_columns(schema, names)
-        registered = registry.register(subject, schema)
-        registered = registry.lookup(subject, registered.schema) if registered.version is None else registered
-    if registered.version is None:
-        raise ValueError(f"the registry named no version of {subject} for schema id {registered.schema_id}")
-    if choose_engine(df.sparkSession, engine, work="encoding").jvm:
-        # The version's own schema, as the Python path's PinnedVersion serializer writes with.
-        return jvm_encode(df, registry, registry.get_version(subject, registered.version), names, keep, output)
+    if version is None:
+        version = register_writer(registry, subject, record_type, schema, schema_type, record_name, namespace,
+                                  message)
+    elif schema is not None:
+        raise ValueError("give a schema or a registered version to write with, not both")
+    # The version's own schema (with its rule set), as the workers' PinnedVersion serializers write with.
+    writer = registry.get_version(subject, version)
+    encoder_of(writer.schema.schema_type).check_columns(registry, subject, writer.schema, version, names, message)
+    choice = choose_engine(df.sparkSession, engine, work="encoding", python_only=jvm_encode_refusal(writer.schema))
+    if choice.jvm:
+        return jvm_encode(df, registry, writer, names, keep, output)
     out_schema = T.StructType([df.schema[name] for name in keep] + [T.StructField(output, T.BinaryType(), False)])
-    job = _BatchEncoder(registry, subject, registered, names, list(keep), output, _row_converter(record_type))
+    job = _BatchEncoder(registry, subject, writer, record_type, message, dict(rule_config or {}), list(keep), output)
     return df.select(*dict.fromkeys([*keep, *names])).mapInArrow(job, out_schema)
 
 
-def _check_columns(schema: Schema, names: Sequence[str]) -> None:
-    """Refuse, on the driver, columns that cannot fill the record: a field with no column and no
-    default, or a column the record has no field for (it would be dropped silently)."""
-    record = json.loads(schema.text)
-    if not isinstance(record, dict) or record.get("type") != "record":
-        raise ValueError("encode writes records: the schema must be an Avro record")
-    fields = {field["name"]: field for field in record["fields"]}
-    unfilled = [name for name, field in fields.items() if name not in names and "default" not in field]
-    extra = [name for name in names if name not in fields]
-    if unfilled or extra:
-        raise ValueError(f"the columns do not fit the record {record.get('name')}: "
-                         f"fields without a column or a default {unfilled}, columns without a field {extra}")
+def register_writer(registry: RegistryClient, subject: str, record_type: T.StructType, schema: str | Schema | None,
+                    schema_type: str = AVRO, record_name: str = "Record", namespace: str | None = None,
+                    message: str | None = None) -> int:
+    """Registers `schema` (or the `schema_type` schema derived from `record_type`) under
+    `subject` and returns its version, once the columns of `record_type` are known to fit it
+    (as far as the format can tell before registering); raises the registry's
+    `IncompatibleSchema` for a change the subject's compatibility refuses."""
+    if schema is None:
+        schema = encoder_of(schema_type).derive(record_type, record_name, namespace)
+    elif isinstance(schema, str):
+        schema = Schema(schema, schema_type)
+    encoder_of(schema.schema_type).check_columns(registry, subject, schema, None, record_type.names, message)
+    registered = registry.register(subject, schema)
+    registered = registry.lookup(subject, registered.schema) if registered.version is None else registered
+    if registered.version is None:
+        raise ValueError(f"the registry named no version of {subject} for schema id {registered.schema_id}")
+    return registered.version
 
 
 class _BatchEncoder:
     """The function `mapInArrow` ships to the workers (picklable: settings only)."""
 
-    def __init__(self, registry: RegistryClient, subject: str, registered: RegisteredSchema, names: list[str],
-                 keep: list[str], output: str, convert: Callable[[Any], Any] | None) -> None:
-        assert registered.version is not None  # encode() refused a version-less answer
-        self.registry, self.subject, self.version = registry, subject, registered.version
-        self.names, self.keep, self.output, self.convert = names, keep, output, convert
+    def __init__(self, registry: RegistryClient, subject: str, writer: RegisteredSchema, record_type: T.StructType,
+                 message: str | None, rule_config: dict[str, str], keep: list[str], output: str) -> None:
+        assert writer.version is not None  # encode() refused a version-less answer
+        self.registry, self.subject, self.version = registry, subject, writer.version
+        self.schema_type, self.record_type, self.message = writer.schema.schema_type, record_type, message
+        self.rule_config, self.keep, self.output = rule_config, keep, output
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        serialize = AvroSerializer(worker_client(self.registry), subject=self.subject,
-                                   writer=PinnedVersion(self.version))
+        form = encoder_of(self.schema_type)
+        write = form.row_writer(worker_client(self.registry), self.subject, self.version, self.record_type,
+                                self.message, self.rule_config)
+        names = self.record_type.names
         for batch in batches:
-            rows = batch.select(self.names).to_pylist()
-            convert = self.convert
-            encoded = [serialize(row if convert is None else convert(row)) for row in rows]
+            encoded = []
+            for row, record in enumerate(batch_rows(batch, names, form.timestamp_micros)):
+                try:
+                    encoded.append(write(record))
+                except SerializationError as exc:  # a rule that refused it, a record its schema forbids
+                    raise BadRecord(f"cannot encode {self._where(batch, row)}: {exc}") from exc
             arrays = [batch.column(name) for name in self.keep] + [pa.array(encoded, type=pa.binary())]
             yield pa.RecordBatch.from_arrays(arrays, names=[*self.keep, self.output])
+
+    def _where(self, batch: pa.RecordBatch, row: int) -> str:
+        """The row, by its kept columns (a key) when there are any."""
+        if not self.keep:
+            return f"row {row} of its batch"
+        return "the row with " + ", ".join(f"{name}={batch.column(name)[row].as_py()!r}" for name in self.keep)

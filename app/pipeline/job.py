@@ -5,7 +5,8 @@
         [--reader latest|N|latest-seen] [--column value] [--on-error fail|route] [--master local[*]]
         [--framing confluent|single-object] [--engine auto|jvm|python] [--message NAME] [--debug]
     python -m app.pipeline encode --registry URL (--input PARQUET | --table NAME) --subject S --output DIR
-        [--schema FILE] [--writer auto-register|lookup|latest|N] [--key COL] [--columns A,B]
+        [--schema FILE] [--schema-type AVRO|JSON|PROTOBUF] [--message NAME]
+        [--writer auto-register|lookup|latest|N] [--key COL] [--columns A,B] [--rule-config KEY=VALUE ...]
         [--warehouse DIR] [--engine auto|jvm|python] [--master local[*]] [--debug]
     python -m app.pipeline sample --registry URL --output FILE [--subject S] [--records N]
 
@@ -86,8 +87,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     source.add_argument("--table", help="catalog table of rows")
     encode.add_argument("--subject", required=True)
     encode.add_argument("--output", required=True, help="Parquet folder of key and value columns; each run appends")
-    encode.add_argument("--schema", help="file of the Avro record schema to write with (default: derived from "
-                                         "the columns' types)")
+    encode.add_argument("--schema", help="file of the schema to write with: .avsc (Avro), .json (JSON Schema) or "
+                                         ".proto (Protobuf) (default: derived from the columns' types)")
+    encode.add_argument("--schema-type", choices=SCHEMA_TYPES, type=str.upper,
+                        help="the format of --schema, or of the schema derived from the columns (default: from "
+                             "the --schema file's extension, else AVRO)")
+    encode.add_argument("--message", help="Protobuf: the message (full name) rows are written as (default: the "
+                                          "file's first)")
     encode.add_argument("--writer", type=_reader, default="auto-register",
                         help="auto-register (the schema, the default), lookup (the schema must be registered), "
                              "latest or a version number of the subject")
@@ -97,6 +103,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     encode.add_argument("--namespace", help="the derived schema's namespace")
     encode.add_argument("--engine", choices=("auto", "jvm", "python"), default="auto",
                         help="encoder: the JVM one when it can be built and loaded (auto, the default), or force one")
+    rule_config_argument(encode)
     _warehouse_argument(encode)
     encode.add_argument("--master", default="local[*]")
     encode.add_argument("--debug", action="store_true", help="on failure, print Spark's whole trace")
@@ -114,11 +121,36 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         parser.error(f"--schema is written with --writer {' or '.join(WRITERS_OF_THE_SCHEMA)}, not {args.writer}")
     if args.command == "encode" and not isinstance(args.writer, int) and args.writer not in WRITERS:
         parser.error(f"--writer must be {', '.join(WRITERS)} or a version number, not {args.writer!r}")
+    if args.command == "encode" and args.schema and not args.schema_type:
+        args.schema_type = SCHEMA_EXTENSIONS.get(Path(args.schema).suffix.lower())
+        if args.schema_type is None:
+            parser.error(f"--schema {args.schema}: give --schema-type, or name the file .avsc, .json or .proto")
     return args
 
 
 WRITERS_OF_THE_SCHEMA = ("auto-register", "lookup")
 WRITERS = (*WRITERS_OF_THE_SCHEMA, "latest")
+SCHEMA_TYPES = ("AVRO", "JSON", "PROTOBUF")
+SCHEMA_EXTENSIONS = {".avsc": "AVRO", ".json": "JSON", ".proto": "PROTOBUF"}
+
+
+class _RuleConfigEntry(argparse.Action):
+    """One `KEY=VALUE` of `--rule-config`, added to the dict `args.rule_config`."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        key, equals, value = str(values).partition("=")
+        if not equals or not key:
+            parser.error(f"{option_string} takes KEY=VALUE, not {values!r}")
+        setattr(namespace, self.dest, {**getattr(namespace, self.dest), key: value})
+
+
+def rule_config_argument(command: argparse.ArgumentParser) -> None:
+    """`--rule-config KEY=VALUE`, repeatable, into `args.rule_config: dict[str, str]`: what the
+    client's serdes hand their rule executors (a local KMS `secret`, AWS credentials)."""
+    command.add_argument("--rule-config", action=_RuleConfigEntry, default={}, metavar="KEY=VALUE",
+                         help="a setting for the schema's rule executors (e.g. secret=... for the local KMS); "
+                              "repeatable")
 
 
 def _warehouse_argument(command: argparse.ArgumentParser) -> None:
@@ -258,7 +290,8 @@ def run_decode(args: argparse.Namespace) -> int:
             from app.pipeline.tables import write_table
 
             _stage(f"decoding into table {args.table}", started)
-            written = write_table(decoded, reader.schema, args.table, args.partition_by, column=args.column)
+            written = write_table(decoded, reader.schema, args.table, args.partition_by, column=args.column,
+                                  message=args.message)
             change = "created" if written.created else \
                 f"added columns {', '.join(written.added)}" if written.added else "columns unchanged"
             print(f"appended to table {args.table} ({change}; reader version {reader.version})")
@@ -290,27 +323,29 @@ def run_encode(args: argparse.Namespace) -> int:
 
     _require_extra()
     registry = RegistryClient(args.registry)
-    schema = Schema(Path(args.schema).read_text(encoding="utf-8")) if args.schema else None
+    schema_type = args.schema_type or "AVRO"
+    schema = Schema(Path(args.schema).read_text(encoding="utf-8"), schema_type) if args.schema else None
     if args.writer == "latest" or isinstance(args.writer, int):
         _stage(f"looking up {args.subject} in {args.registry}", started)
-        check_subject(registry, args.subject, args.writer)
+        schema_type = check_subject(registry, args.subject, args.writer)
 
-    from app.pipeline.encode import encode
+    from app.pipeline.encode import encode, jvm_encode_refusal
     from app.pipeline.engine import choose_engine
 
-    session = start_session(args, started, hive=bool(args.table))
+    # The JVM encoder writes Avro only: a session for another format does without its jar.
+    session = start_session(args, started, hive=bool(args.table), jvm=schema_type == "AVRO")
     spark = session.spark
     try:
-        choice = choose_engine(spark, args.engine, work="encoding")
-        print(f"sqlregistry pipeline: {choice}", file=sys.stderr, flush=True)
         _stage(f"reading {args.input or args.table}", started)
         source = spark.table(args.table) if args.table else spark.read.parquet(args.input)
         key = args.key or ("key" if "key" in source.columns else None)
         columns = args.columns.split(",") if args.columns else [name for name in source.columns if name != key]
-        version = writer_version(source, columns, registry, args, schema)
+        version = writer_version(source, columns, registry, args, schema, schema_type)
+        writer = registry.get_version(args.subject, version).schema
+        choice = choose_engine(spark, args.engine, work="encoding", python_only=jvm_encode_refusal(writer))
+        print(f"sqlregistry pipeline: {choice}", file=sys.stderr, flush=True)
         framed = encode(source, registry, subject=args.subject, columns=columns, keep=[key] if key else [],
-                        version=version, schema=None if version is not None else schema,
-                        record_name=args.record_name, namespace=args.namespace, engine=choice.engine)
+                        version=version, message=args.message, engine=choice.engine, rule_config=args.rule_config)
         if key and key != "key":
             framed = framed.withColumnRenamed(key, "key")
         _stage(f"encoding to {args.output}", started)
@@ -322,25 +357,30 @@ def run_encode(args: argparse.Namespace) -> int:
 
 
 def writer_version(source: DataFrame, columns: list[str], registry: RegistryClient, args: argparse.Namespace,
-                   schema: Schema | None) -> int | None:
-    """The registered version `--writer` names, or None for auto-register (encode registers the
-    schema, or the one derived from the columns, itself): `lookup` finds the schema (derived
-    when not given) among the subject's versions, as the client's LookupOnly does."""
+                   schema: Schema | None, schema_type: str) -> int:
+    """The registered version `--writer` names: auto-register registers the schema (or the one
+    derived from the columns) and `lookup` finds it among the subject's versions, as the
+    client's AutoRegister and LookupOnly do."""
     if isinstance(args.writer, int):
         return args.writer
     if args.writer == "latest":
-        return registry.get_version(args.subject, "latest").version
-    if args.writer == "lookup":
-        from pyspark.sql import types as T
+        version = registry.get_version(args.subject, "latest").version
+        assert version is not None  # a subject's version always has its number
+        return version
+    from pyspark.sql import types as T
 
-        from app.client import Schema
-        from app.pipeline.encode import spark_to_avro
+    from app.pipeline.encode import encoder_of, register_writer
 
-        if schema is None:
-            record = T.StructType([source.schema[name] for name in columns])
-            schema = Schema(json.dumps(spark_to_avro(record, args.record_name, args.namespace)))
-        return registry.lookup(args.subject, schema).version
-    return None
+    record = T.StructType([source.schema[name] for name in columns])
+    if args.writer == "auto-register":
+        return register_writer(registry, args.subject, record, schema, schema_type, args.record_name, args.namespace,
+                               args.message)
+    if schema is None:
+        schema = encoder_of(schema_type).derive(record, args.record_name, args.namespace)
+    found = registry.lookup(args.subject, schema).version
+    if found is None:
+        raise ValueError(f"the registry named no version of {args.subject} for the schema")
+    return found
 
 
 def _decoder_jar(engine: str) -> str | None:

@@ -2,6 +2,7 @@
 runs it: `sqlregistry pipeline decode` as a process of its own, and `spark-submit --jars` for a job
 of one's own. The executor is a separate JVM under the Worker, so the decoder jar and the plan
 must travel to it; the Worker's work folder shows they did and that its executor ran the tasks.
+A JSON Schema decode runs there too, in the executor's Python workers.
 
 One Master and one Worker (1 core) are shared by the module's tests. Without Java or a JDK the
 module skips locally and fails under CI, as the other Spark tests do."""
@@ -14,10 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from format_samples import READING_V1, reading
 from support.commands import run_command
 from support.live import REPO_ROOT
 from support.spark_standalone import StandaloneCluster, loopback_env, spark_bin, start_cluster
 
+from app.client import JsonSerializer, RegistryClient
+from app.pipeline import decode
 from app.pipeline.sample import payment, write_sample
 
 pytestmark = [pytest.mark.parametrize("live_server", ["sqlite"], indirect=True), pytest.mark.slow,
@@ -120,3 +124,28 @@ def test_spark_submit_with_the_jar_in_jars_decodes_on_the_clusters_executor(
     assert finished is not None and finished["name"] == "sqlregistry-submitted-job"
     rows = spark.read.parquet(str(tmp_path / "out")).orderBy("offset").collect()
     assert [row["value"].asDict() for row in rows] == expected
+
+
+def test_the_decode_command_runs_a_json_schema_decode_in_the_clusters_python_workers(
+        spark, cluster, live_server, unique_subject, tmp_path):
+    subject = unique_subject()
+    serialize = JsonSerializer(RegistryClient(live_server), READING_V1, subject=subject)
+    rows = [(f"k{n}".encode(), serialize(reading(n)), "readings", 0, n) for n in range(RECORDS)]
+    spark.createDataFrame(rows, "key binary, value binary, topic string, partition int, offset long") \
+        .coalesce(1).write.parquet(str(tmp_path / "dump.parquet"))
+    before = cluster.app_dirs()
+    done = run([sys.executable, "-m", "app.cli", "pipeline", "decode", "--registry", live_server,
+                "--subject", subject, "--input", str(tmp_path / "dump.parquet"), "--output", str(tmp_path / "out"),
+                "--master", cluster.url], tmp_path)
+
+    assert "decoding on the Python path: the JVM decoder reads Avro only; JSON Schema" in done.stderr
+    new = cluster.app_dirs() - before
+    assert len(new) == 1
+    (executor,) = next(iter(new)).iterdir()
+    assert "Finished task" in (executor / "stderr").read_text(errors="replace")
+    local = decode(spark.read.parquet(str(tmp_path / "dump.parquet")), "value", RegistryClient(live_server),
+                   subject=subject)  # the same decode in this process's session
+    got = spark.read.parquet(str(tmp_path / "out")).orderBy("offset").collect()
+    assert [row.asDict(recursive=True) for row in got] == \
+        [row.asDict(recursive=True) for row in local.orderBy("offset").collect()]
+    assert [row["value"]["name"] for row in got] == [f"r-{n}" for n in range(RECORDS)]

@@ -182,3 +182,33 @@ def test_a_stream_writer_with_references_decodes_with_them_fetched_first(engine,
     out = everything_decoded(decoded, f"referenced_{engine}", tmp_path / "checkpoint")
     assert [row["value"].asDict(recursive=True) for row in out] == [{"id": n, "to": {"city": f"c{n}"}}
                                                                     for n in range(3)]
+
+
+@live_sqlite
+def test_a_protobuf_stream_decodes_as_the_message_named_and_routes_bad_records(spark, live_server, unique_subject,
+                                                                               tmp_path):
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
+    from format_samples import compile_proto, proto_reading
+    from support.interop import context
+
+    samples = compile_proto(tmp_path / "proto")
+    topic = unique_subject("t")
+    confluent = SchemaRegistryClient({"url": live_server})
+    serialize = ProtobufSerializer(samples.Reading, confluent)
+    written = [serialize(proto_reading(samples, n), context(topic)) for n in range(6)]
+    confluent.close()
+    dumps = tmp_path / "dumps"
+    drop(spark, dumps / "part-0", written[:3], 0)
+    drop(spark, dumps / "part-1", [*written[3:], b"\x00\x00\x00"], 10)
+    client = RegistryClient(live_server)
+    options = dict(subject=f"{topic}-value", message="pipeline.samples.Reading", on_error="route")
+    decoded = decode(stream_of(spark, dumps), "value", client, **options)
+    assert decoded.isStreaming
+    out = everything_decoded(decoded, "decoded_protobuf_readings", tmp_path / "checkpoint")
+    batch = decode(spark.read.parquet(str(dumps / "part-0"), str(dumps / "part-1")), "value", client, **options) \
+        .orderBy("offset").collect()
+    assert [row["offset"] for row in out] == [0, 1, 2, 10, 11, 12, 13]
+    assert [row.asDict(recursive=True) for row in out] == [row.asDict(recursive=True) for row in batch]
+    assert [row["value"]["small"] for row in out[:6]] == [0, -1, -2, -3, -4, -5]
+    assert out[6]["value"] is None and out[6]["value_error"]

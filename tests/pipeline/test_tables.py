@@ -90,3 +90,52 @@ def test_json_schema_descriptions_and_defaults_are_the_field_notes():
     notes = field_notes(Schema(text, "JSON"))
     assert notes["id"].doc == "the id" and not notes["id"].has_default
     assert notes["tier"].default == "basic" and notes["tier"].has_default
+
+
+ORDER_PROTO = """syntax = "proto3";
+package shop;
+// An order.
+message Order {
+  // The order's id.
+  // Unique per shop.
+  int64 id = 1;
+
+  // a detached note, not the item's
+
+  string item = 2; // trailing, not leading
+  /* What it cost,
+   * in cents. */
+  int64 cents = 3;
+  oneof paid_by {
+    // the card's last digits
+    string card = 4;
+  }
+  message Line {
+    // not a field of Order
+    string sku = 1;
+  }
+}
+"""
+
+
+def test_protobuf_leading_comments_become_column_comments(spark, database):
+    table = f"{database}.orders"
+    rows = spark.createDataFrame([((1, "pen", 250, "1234"), 0)],
+                                 "value struct<id:bigint,item:string,cents:bigint,card:string>, offset long")
+    write_table(rows, Schema(ORDER_PROTO, "PROTOBUF"), table)
+    described = {row["col_name"]: row["comment"] for row in spark.sql(f"DESCRIBE TABLE {table}").collect()}
+    assert described == {"id": "The order's id. Unique per shop.", "item": None, "cents": "What it cost, in cents.",
+                         "card": "the card's last digits", "offset": None}
+    assert field_notes(Schema(ORDER_PROTO, "PROTOBUF"), "shop.Order.Line")["sku"].doc == "not a field of Order"
+
+
+def test_a_field_added_inside_a_struct_column_is_refused_naming_the_nested_field(spark, database):
+    table = f"{database}.nested"
+    first = spark.createDataFrame([((1, (2,)), 0)], "value struct<id:bigint,s:struct<a:int>>, offset long")
+    write_table(first, json.dumps({"type": "record", "name": "N", "fields": []}), table)
+    before = spark.table(table).schema
+    wider = spark.createDataFrame([((1, (2, 3)), 1)], "value struct<id:bigint,s:struct<a:int,b:int>>, offset long")
+    with pytest.raises(TableRefused, match=r"column 's' of table .*: field s\.b added; Spark's catalog cannot change "
+                                           r"the type of a column inside a struct"):
+        write_table(wider, json.dumps({"type": "record", "name": "N", "fields": []}), table)
+    assert spark.table(table).schema == before and spark.table(table).count() == 1
