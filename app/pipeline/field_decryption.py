@@ -7,14 +7,14 @@ to Spark's Python workers, a batch at a time, in one Arrow UDF; the decoded stru
 with `withField`. No row crosses into Python whole.
 
 Each worker keeps one `FieldDecryptor` per (registry, reader, fields, rule configuration)
-across tasks. It runs the rules with `app.client`'s own `RuleRunner` and ENCRYPT executor over
-a whole batch at once: the batch is the "message", and `ColumnWalker` hands each selected
-column's values to the executor's field transform, so rule order, `disabled`, `enableAt`, DEK
-versions, AES256_SIV and every cache are the client's (a DEK fetched and unwrapped once per
-worker and key). A value that does not decrypt is set aside by the walker and its row is run
-again alone, strictly, through the same runner: the rule's onFailure action then decides
-exactly as in a client deserializer (NONE keeps the stored value; ERROR fails the row: routed,
-or the job stops naming the record).
+across tasks. Each column goes through its rule's `app.client` ENCRYPT executor whole
+(`FieldEncryptionExecutor.decrypt_column`: the client's DEK lookups, KMS unwrap and Tink
+primitives, each DEK version's primitive found once per batch, and the client's per-process
+caches, so a DEK is fetched and unwrapped once per worker and key). A value that does not
+decrypt is left as it was and its row runs again alone through the client's own `RuleRunner`
+(a `ColumnWalker` over that row's values): the rule's onFailure action then decides exactly as
+in a client deserializer (NONE keeps the stored value; ERROR fails the row: routed, or the job
+stops naming the record).
 """
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from app.client import RegistryClient, Schema, SchemaNotFound, SerializationError
-from app.client.rules.context import READ, FieldContext, FieldTransform, FieldType, RuleContext
+from app.client.records import Rule
+from app.client.rules.context import READ, FieldTransform, FieldType, RuleContext
 from app.client.rules.execution import DOMAIN, RuleRunner
 from app.client.serde import rule_runner
 from app.pipeline.formats.writer_cache import kept_decoder
@@ -39,62 +40,58 @@ _ERROR = "error"
 
 
 class ColumnWalker:
-    """A field walker over a batch: the message is {field full name: the column's values}. With
-    `failed` given, a value whose transform raises stays as it was and its row is noted."""
+    """A field walker over some rows: the message is {field full name: those rows' values}."""
 
-    def __init__(self, fields: tuple[EncryptedField, ...], failed: set[int] | None) -> None:
-        self.fields, self.failed = fields, failed
+    def __init__(self, fields: tuple[EncryptedField, ...]) -> None:
+        self.fields = fields
 
     def walk(self, ctx: RuleContext, message: dict[str, list[Any]], transform: FieldTransform) -> Any:
         out = dict(message)
         for found in self.fields:
-            entered = ctx.enter_field(None, found.full_name, found.path[-1],
-                                      FieldType.BYTES if found.binary else FieldType.STRING, found.inline_tags)
+            entered = ctx.enter_field(None, found.full_name, found.path[-1], _field_type(found), found.inline_tags)
             try:
                 if ctx.selects(entered):
-                    out[found.full_name] = self._each(ctx, entered, message[found.full_name], transform)
+                    out[found.full_name] = [transform(ctx, entered, value) for value in message[found.full_name]]
             finally:
                 ctx.exit_field()
         return out
 
-    def _each(self, ctx: RuleContext, entered: FieldContext, values: list[Any], transform: FieldTransform
-              ) -> list[Any]:
-        failed = self.failed
-        if failed is None:
-            return [transform(ctx, entered, value) for value in values]
-        changed: list[Any] = []
-        for row, value in enumerate(values):
-            try:
-                changed.append(transform(ctx, entered, value))
-            except Exception:  # noqa: BLE001 - the row runs again alone, where its failure is judged
-                failed.add(row)
-                changed.append(value)
-        return changed
+
+def _field_type(found: EncryptedField) -> FieldType:
+    return FieldType.BYTES if found.binary else FieldType.STRING
 
 
 class FieldDecryptor:
     """One worker's decryption of a job's ENCRYPT'd fields, a batch of columns at a time."""
 
     def __init__(self, client: RegistryClient, reader: Schema, rules: DecodeRules) -> None:
-        assert rules.subject is not None
+        assert rules.subject is not None and reader.rule_set is not None
         self.runner: RuleRunner = rule_runner(client, rules.config, None, None)
         self.reader, self.rules, self.subject = reader, rules, rules.subject
         self.fields = rules.fields
+        domain = tuple(reversed(reader.rule_set.domain_rules))  # READ runs them in reverse, as the runner does
+        self.contexts = [self._context(domain, found.rule) for found in self.fields]
+        self.executor = self.runner.executors.executor("ENCRYPT")
 
-    def _run(self, message: dict[str, list[Any]], walker: ColumnWalker) -> dict[str, list[Any]]:
-        return self.runner.run(READ, DOMAIN, self.subject, self.rules.reader_version, None, self.reader, message,
-                               walker)
+    def _context(self, rules: tuple[Rule, ...], name: str) -> RuleContext:
+        index = next(index for index, rule in enumerate(rules) if rule.name == name and rule.type == "ENCRYPT")
+        return RuleContext(self.subject, self.rules.reader_version, READ, rules[index], index, rules, None,
+                           self.reader, self.runner.config, None, self.runner.registry, self.runner.config_digest)
 
     def decrypt(self, columns: list[list[Any]], bad: Callable[[int, Exception], None]) -> list[list[Any]]:
         """The columns' values in clear (rows that fail: as `bad` leaves them)."""
-        names = [found.full_name for found in self.fields]
+        out: list[list[Any]] = []
         failed: set[int] = set()
-        clear = self._run(dict(zip(names, columns)), ColumnWalker(self.fields, failed))
-        out = [list(clear[name]) for name in names]
+        for found, ctx, values in zip(self.fields, self.contexts, columns):
+            clear, refused = self.executor.decrypt_column(ctx, _field_type(found), values)
+            out.append(clear)
+            failed |= refused
+        names = [found.full_name for found in self.fields]
         for row in sorted(failed):
             try:
-                alone = self._run({name: [column[row]] for name, column in zip(names, columns)},
-                                  ColumnWalker(self.fields, None))
+                alone = self.runner.run(READ, DOMAIN, self.subject, self.rules.reader_version, None, self.reader,
+                                        {name: [column[row]] for name, column in zip(names, columns)},
+                                        ColumnWalker(self.fields))
             except (SerializationError, SchemaNotFound) as exc:
                 failure = job_failure(exc)
                 if failure is not None:

@@ -55,6 +55,7 @@ class EncryptedField:
     full_name: str
     binary: bool
     inline_tags: frozenset[str]
+    rule: str  # the name of the ENCRYPT rule that selects it
 
 
 @dataclass(frozen=True)
@@ -162,12 +163,16 @@ def encrypted_fields(reader: Schema, rules: list[Rule], subject: str, version: i
                      ) -> tuple[EncryptedField, ...] | None:
     """The fields `rules` decrypt, when they can be decrypted column by column after an
     ordinary decode: Avro, every rule an ENCRYPT transform with tags, each selected string or
-    bytes field reached through records (or nullable records) only, and selected by one rule.
+    bytes field reached through records (or nullable records) only, and selected by one rule
+    (so the order the rules run in does not matter), no rule with an onSuccess action.
     None when not (a field in an array, map or union of several types; a rule without tags;
     another rule type): the records path then runs them."""
     if reader.schema_type != AVRO or reader.references:
         return None
-    if any(rule.type != ENCRYPT or rule.kind != TRANSFORM or not rule.tags for rule in rules):
+    if any(rule.type != ENCRYPT or rule.kind != TRANSFORM or not rule.tags
+           or (rule.on_success or "NONE").upper() not in ("NONE", "NONE,NONE") for rule in rules):
+        return None
+    if len({rule.name for rule in rules}) < len(rules):
         return None
     contexts = [RuleContext(subject, version, READ, rule, index, tuple(rules), None, reader, {})
                 for index, rule in enumerate(rules)]
@@ -184,7 +189,7 @@ def encrypted_fields(reader: Schema, rules: list[Rule], subject: str, version: i
             continue  # an ENCRYPT rule on READ leaves other types as they are
         if not plain or len(selecting) > 1:
             return None
-        found.append(EncryptedField(path, full_name, kind == "bytes", inline))
+        found.append(EncryptedField(path, full_name, kind == "bytes", inline, selecting[0].rule.name))
     return tuple(found)
 
 

@@ -180,3 +180,19 @@ def test_a_subject_whose_rules_do_not_run_on_read_keeps_the_jvm_path(engine, spa
     said = choices(caplog)
     assert any(line.startswith(f"decoding on the {'JVM' if engine == 'jvm' else 'Python'} path") for line in said)
     assert not any("decrypting" in line or "app.client's rules" in line for line in said)
+
+
+def test_the_command_takes_the_secret_from_rule_config_and_never_prints_it(encrypted_people, live_server,
+                                                                             tmp_path, capsys):
+    from app.pipeline.job import main
+
+    subject, df = encrypted_people
+    df.write.parquet(str(tmp_path / "dump"))
+    assert main(["decode", "--registry", live_server, "--subject", subject, "--input", str(tmp_path / "dump"),
+                 "--output", str(tmp_path / "out"), "--rule-config", f"secret={SECRET}"]) == 0
+    rows = df.sparkSession.read.parquet(str(tmp_path / "out")).orderBy("offset").collect()
+    assert [row["value"].asDict() if row["value"] else None for row in rows] == [*PEOPLE, None]
+    err = capsys.readouterr().err
+    assert "sqlregistry pipeline: decoding on the JVM path" in err
+    assert "sqlregistry pipeline: then decrypting shop.Person.ssn in Spark's Python workers" in err
+    assert SECRET not in err
