@@ -32,6 +32,7 @@ from app.client.rules.context import READ, FieldTransform, FieldType, RuleContex
 from app.client.rules.execution import DOMAIN, RuleRunner
 from app.client.serde import rule_runner
 from app.pipeline.formats.writer_cache import kept_decoder
+from app.pipeline.jvm_decode import record_position
 from app.pipeline.rule_decoder import job_failure
 from app.pipeline.rule_plan import DecodeRules, EncryptedField
 
@@ -117,22 +118,14 @@ def decrypt_fields(df: DataFrame, registry: RegistryClient, reader: Schema, rule
     types = [pa.binary() if found.binary else pa.string() for found in fields]
     result = T.StructType([T.StructField(f"f{index}", T.BinaryType() if found.binary else T.StringType(), True)
                            for index, found in enumerate(fields)] + [T.StructField(_ERROR, T.StringType(), True)])
-    routing = on_error == "route"
     key = ("fields", reader.text, rules.subject, rules.reader_version, fields, rules.config_key)
 
     def decrypt(*arrays: pa.Array) -> pa.Array:
         decryptor = kept_decoder(registry, key, lambda client: FieldDecryptor(client, reader, rules))
-        values = [array.to_pylist() for array in arrays[:len(fields)]]
-        where = arrays[len(fields):]
-        errors: list[str | None] = [None] * (len(values[0]) if values else 0)
+        values = [array.to_pylist() for array in arrays]
+        errors: list[str | None] = [None] * len(arrays[0])
 
         def bad(row: int, exc: Exception) -> None:
-            if not routing:
-                from app.pipeline.decode import BadRecord
-
-                place = ", ".join(f"{name}={array[row].as_py()}" for name, array in zip(position, where)) \
-                    if position else f"row {row} of its batch"
-                raise BadRecord(f"cannot decode {column} at {place}: {exc}") from exc
             errors[row] = f"{type(exc).__name__}: {exc}"
 
         clear = decryptor.decrypt(values, bad)
@@ -141,16 +134,17 @@ def decrypt_fields(df: DataFrame, registry: RegistryClient, reader: Schema, rule
         return pa.StructArray.from_arrays(arrays_out, names=[field.name for field in result.fields])
 
     udf = F.arrow_udf(decrypt, result)
-    inputs = [_field_column(output, found) for found in fields] + [F.col(name) for name in position]
-    staged = df.withColumn(_CLEAR, udf(*inputs))
+    staged = df.withColumn(_CLEAR, udf(*[_field_column(output, found) for found in fields]))
     value = F.col(output)
     for index, found in enumerate(fields):
         value = value.withField(".".join(found.path), F.col(_CLEAR)[f"f{index}"])
-    if routing:
+    error = F.col(_CLEAR)[_ERROR]
+    if on_error == "route":
         error_column = f"{output}_error"
-        failed = F.col(_CLEAR)[_ERROR].isNotNull()
-        staged = staged.withColumn(output, F.when(failed, F.lit(None)).otherwise(value)) \
-            .withColumn(error_column, F.coalesce(F.col(error_column), F.col(_CLEAR)[_ERROR]))
+        staged = staged.withColumn(output, F.when(error.isNull(), value)) \
+            .withColumn(error_column, F.coalesce(F.col(error_column), error))
     else:
-        staged = staged.withColumn(output, value)
+        # As the JVM path stops a job: Spark's raise_error, naming the record's position.
+        message = F.concat(F.lit(f"cannot decode {column}"), record_position(position), F.lit(": "), error)
+        staged = staged.withColumn(output, F.when(error.isNull(), value).otherwise(F.raise_error(message)))
     return staged.drop(_CLEAR)

@@ -103,6 +103,9 @@ def test_without_the_secret_a_field_that_does_not_decrypt_is_routed_naming_the_r
     assert all("RuleFailed" in error and "'encrypt-pii' (ENCRYPT)" in error and f"{subject} version 1" in error
                for error in errors)
     assert out[5]["value_error"] is None and "not-the-secret" not in " ".join(errors)
+    with pytest.raises(PySparkException, match=r"topic=people, partition=0, offset=0: .*'encrypt-pii' \(ENCRYPT\)"):
+        decode(df, "value", RegistryClient(live_server), subject=subject,
+               rule_config={"secret": "not-the-secret"}).collect()
 
 
 def test_a_read_condition_routes_the_records_it_refuses_and_fail_mode_names_rule_and_record(spark, live_server):
@@ -196,3 +199,25 @@ def test_the_command_takes_the_secret_from_rule_config_and_never_prints_it(encry
     assert "sqlregistry pipeline: decoding on the JVM path" in err
     assert "sqlregistry pipeline: then decrypting shop.Person.ssn in Spark's Python workers" in err
     assert SECRET not in err
+
+
+def test_a_missing_rules_library_is_one_line_naming_the_extra_before_any_spark_work(spark, live_server, tmp_path,
+                                                                                  capsys, monkeypatch):
+    import sys
+
+    from app.client.rules.executors import DEFAULT_EXECUTORS
+    from app.pipeline.job import main
+
+    client = RegistryClient(live_server)
+    subject = f"uncheckable-{uuid.uuid4().hex[:8]}-value"
+    client.register(subject, Schema(json.dumps(PERSON), rule_set=RuleSet(domain_rules=(
+        Rule("adult", "CONDITION", "READ", "CEL", expr="message.age >= 18"),))))
+    spark.createDataFrame([(b"\x00",)], "value binary").write.parquet(str(tmp_path / "dump"))
+    monkeypatch.setattr(DEFAULT_EXECUTORS, "_executors", {})  # as in a process that never ran a CEL rule
+    monkeypatch.setitem(sys.modules, "app.client.rules.cel_executor", None)  # as without cel-python
+    assert main(["decode", "--registry", live_server, "--subject", subject, "--input", str(tmp_path / "dump"),
+                 "--output", str(tmp_path / "out")]) == 1
+    failure = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert len(failure) == 1 and "CEL rules need cel-python" in failure[0]
+    assert "pip install 'sqlregistry[rules]'" in failure[0]
+    assert not (tmp_path / "out").exists()
