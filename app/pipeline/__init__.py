@@ -10,6 +10,7 @@ the bytes are the same as every other producer's and consumer's.
     framed = encode(df, registry, subject="orders-value", schema=ORDER_AVSC, keep=["key"])
     framed = encode(df, registry, subject="readings-value", schema_type="PROTOBUF", record_name="Reading")
     readings = decode(df, "value", registry, subject="readings-value", message="shop.Reading")  # Protobuf
+    people = decode(df, "value", registry, subject="people-value", rule_config={"secret": s})  # data contracts
     write_table(decoded, registry.get_version("orders-value", "latest").schema, "db.orders")
 
 `decode` and `encode` run in Spark's JVM (Java UDFs built from `app/pipeline/jvm/src`) when they

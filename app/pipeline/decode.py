@@ -30,10 +30,20 @@ stops the job with the reason and the record's topic/partition/offset when the i
 them; `on_error="route"` puts the reason in an `<output>_error` column and a null struct, so
 every input row still comes out exactly once. A null value (a Kafka tombstone) decodes to null.
 A registry that cannot be reached fails the job in both modes: that is no record's fault.
+
+Data-contract rules (`rule_config=`: the client's rule configuration, e.g. a local KMS
+`secret`): the driver decides once, before Spark work starts, whether records must pass through
+rules (`app.pipeline.rule_plan`) and logs it beside the engine choice. Without rules the decode
+is exactly the one above. With field-level ENCRYPT rules only, it is that decode followed by
+the encrypted columns decrypted in Python workers (`app.pipeline.field_decryption`); with any
+other rule (CEL, JSONata migrations, ENCRYPT_PAYLOAD), every record goes through an
+`app.client` deserializer in the Python workers (`app.pipeline.rule_decoder`). A rule that
+refuses a record is that record's fault (routed or stopping the job, naming the rule); a KMS
+or registry that cannot be reached fails the job in both modes.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -42,11 +52,14 @@ from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_type
 
 from app.client import CONFLUENT, ConfluentFraming, RegistryClient, Schema, SchemaNotFound, SingleObjectFraming
+from app.client.errors import RegistryRequestError
 from app.client.framing import Framing, id_framing_only
 from app.pipeline.engine import LOG, choose_engine
+from app.pipeline.field_decryption import decrypt_fields
 from app.pipeline.formats import format_of, jvm_refusal
 from app.pipeline.formats.format import RecordDecoder
 from app.pipeline.jvm_decode import jvm_decode_with_schema
+from app.pipeline.rule_plan import NO_RULES, DecodeRules, RulePath, plan_rules
 
 ON_ERROR = ("fail", "route")
 POSITION_COLUMNS = ("topic", "partition", "offset")
@@ -62,13 +75,18 @@ class BadRecord(RuntimeError):
 def reader_schema(registry: RegistryClient, subject: str, reader: str | int) -> Schema:
     """The reader schema for `"latest"` or a version number, read once on the driver, in the
     rendering its format reads (Protobuf: serialized descriptors)."""
+    return _reader_version(registry, subject, reader)[1]
+
+
+def _reader_version(registry: RegistryClient, subject: str, reader: str | int) -> tuple[int | None, Schema]:
+    """`reader_schema` with the version number it is (what migrations run up or down to)."""
     if reader == "latest" or isinstance(reader, int):
         stored = registry.get_version(subject, reader)
         rendering = format_of(stored.schema.schema_type).schema_format
         if rendering is None:
-            return stored.schema
+            return stored.version, stored.schema
         # `latest` again by its number: the rendering must be of the version just read.
-        return registry.get_version(subject, stored.version or reader, format=rendering).schema
+        return stored.version, registry.get_version(subject, stored.version or reader, format=rendering).schema
     raise ValueError(f"reader must be 'latest', a version number, 'latest-seen' or 'writer', not {reader!r}")
 
 
@@ -153,6 +171,11 @@ def latest_seen_schema(headers: list[bytes], column: str, registry: RegistryClie
                        framing: Framing = CONFLUENT) -> Schema:
     """The schema of the newest version of `subject` that wrote any record with one of
     `headers` (the distinct headers of `column`)."""
+    return _latest_seen(headers, column, registry, subject, framing)[1]
+
+
+def _latest_seen(headers: list[bytes], column: str, registry: RegistryClient, subject: str,
+                 framing: Framing) -> tuple[int, Schema]:
     best: tuple[int, Schema] | None = None
     for schema_id in sorted(_ids_of_headers(headers, registry, framing)):
         for found in registry.get_versions_for_id(schema_id):
@@ -160,7 +183,7 @@ def latest_seen_schema(headers: list[bytes], column: str, registry: RegistryClie
                 best = (found.version, schema_by_id(registry, schema_id, subject))
     if best is None:
         raise ValueError(f"no record of column {column!r} was written with a version of subject {subject!r}")
-    return best[1]
+    return best
 
 
 def decode(
@@ -175,11 +198,14 @@ def decode(
     framing: Framing = CONFLUENT,
     engine: str = "auto",
     message: str | None = None,
+    rule_config: Mapping[str, str] | None = None,
 ) -> DataFrame:
     """`df` with `output` (default: `column` itself, replaced) holding the decoded struct;
     `engine` picks the JVM or the Python decoder (see `app.pipeline.engine`). The subject's
     schema type picks the format (`app.pipeline.formats`); `message` names the Protobuf
-    message (full name) records are read as, by default the reader file's first."""
+    message (full name) records are read as, by default the reader file's first.
+    `rule_config`: the rule configuration of the subject's data-contract rules (as the
+    client's deserializers take it: a local KMS `secret`, AWS credentials)."""
     if reader == "writer":
         raise ValueError("reader='writer' gives one DataFrame per writer schema: use decode_by_writer")
     if subject is None:
@@ -190,16 +216,18 @@ def decode(
             raise ValueError("reader='latest-seen' scans the data first, which a streaming DataFrame cannot do; "
                              "use 'latest' or a version number")
         headers = writer_headers(df, column, framing)
-        schema = latest_seen_schema(headers, column, registry, subject, framing)
+        version, schema = _latest_seen(headers, column, registry, subject, framing)
     else:
-        schema = reader_schema(registry, subject, reader)
-    return decode_with_schema(df, column, registry, schema, output=output, on_error=on_error, framing=framing,
-                              engine=engine, headers=headers, message=message)
+        version, schema = _reader_version(registry, subject, reader)
+    rules = plan_rules(registry, subject, schema, version, rule_config)
+    return _decode(df, column, registry, schema, rules, output=output, on_error=on_error, framing=framing,
+                   engine=engine, headers=headers, message=message)
 
 
 def decode_by_writer(
     df: DataFrame, column: str, registry: RegistryClient, *, output: str | None = None, on_error: str = "fail",
     framing: Framing = CONFLUENT, engine: str = "auto", message: str | None = None,
+    rule_config: Mapping[str, str] | None = None,
 ) -> dict[int, DataFrame]:
     """One DataFrame per writer schema id present in `df`, each record in its own writer's shape
     (Protobuf: as `message`, by default the writer file's first message).
@@ -210,8 +238,14 @@ def decode_by_writer(
     for schema_id, headers in writer_schema_ids(df, column, registry, framing).items():
         part = df.where(header.isin([h.hex().upper() for h in headers]))
         writer = schema_by_id(registry, schema_id)
-        frames[schema_id] = decode_with_schema(part, column, registry, writer, output=output, on_error=on_error,
-                                               framing=framing, engine=engine, headers=headers, message=message)
+        rules = NO_RULES
+        if writer.rule_set is not None:
+            # Its rules run under the subject that holds it, as the client's deserializer runs them.
+            found = registry.get_versions_for_id(schema_id)
+            if found:
+                rules = plan_rules(registry, found[0].subject, writer, found[0].version, rule_config)
+        frames[schema_id] = _decode(part, column, registry, writer, rules, output=output, on_error=on_error,
+                                    framing=framing, engine=engine, headers=headers, message=message)
     return frames
 
 
@@ -227,29 +261,57 @@ def decode_with_schema(
     engine: str = "auto",
     headers: list[bytes] | None = None,
     message: str | None = None,
+    subject: str | None = None,
+    rule_config: Mapping[str, str] | None = None,
 ) -> DataFrame:
     """Decode `column` projected onto `reader` (Avro schema text, or a `Schema` of any format,
     Protobuf's in its serialized rendering). `headers`: the distinct headers of `column` when
     the caller has read them already (`writer_headers`), so that the JVM path plans from them
-    instead of reading the data once more."""
+    instead of reading the data once more. `subject`: the subject whose rules (and versions,
+    for migrations to the reader's) records pass through, with `rule_config`; a reader schema
+    with READ rules needs it."""
+    schema = reader if isinstance(reader, Schema) else Schema(reader)
+    version = None
+    if subject is not None:
+        try:
+            version = registry.lookup(subject, schema, deleted=True).version
+        except RegistryRequestError:
+            version = None  # not one of the subject's versions: its rules run, no migration
+    rules = plan_rules(registry, subject, schema, version, rule_config)
+    return _decode(df, column, registry, schema, rules, output=output, on_error=on_error, framing=framing,
+                   engine=engine, headers=headers, message=message)
+
+
+def _decode(df: DataFrame, column: str, registry: RegistryClient, schema: Schema, rules: DecodeRules, *,
+            output: str | None, on_error: str, framing: Framing, engine: str, headers: list[bytes] | None,
+            message: str | None) -> DataFrame:
+    """The engine and the rules path chosen (both logged), the decode they make."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
-    schema = reader if isinstance(reader, Schema) else Schema(reader)
     python_only = jvm_refusal(schema.schema_type)
     if python_only is not None:
         id_framing_only(framing)  # fingerprints name Avro schemas only
+    if rules.path is RulePath.RECORDS:
+        python_only = f"every record passes through app.client's rules ({rules.reason})"
+    position = [name for name in POSITION_COLUMNS if name in df.columns]
     if choose_engine(df.sparkSession, engine, streaming=df.isStreaming, python_only=python_only).jvm:
         if df.isStreaming or (headers is not None and len(headers) > MAX_PLANNED_HEADERS):
             headers = None  # read ahead they cannot be (a stream), or too many to plan: executors fetch writers
         elif headers is None:
             headers = planned_headers(df, column, framing)
-        return jvm_decode_with_schema(
+        decoded = jvm_decode_with_schema(
             df, column, registry, schema.text, headers=headers, marker=_marker(framing),
-            output=output or column, on_error=on_error, framing=framing,
-            position=[name for name in POSITION_COLUMNS if name in df.columns])
-    job, out_schema = batch_decoder(df.schema, column, registry, schema, output=output, on_error=on_error,
-                                    framing=framing, message=message)
-    return df.mapInArrow(job, out_schema)
+            output=output or column, on_error=on_error, framing=framing, position=position)
+    else:
+        job, out_schema = batch_decoder(df.schema, column, registry, schema, output=output, on_error=on_error,
+                                        framing=framing, message=message, rules=rules)
+        decoded = df.mapInArrow(job, out_schema)
+    if rules.path is not RulePath.FIELDS:
+        return decoded
+    LOG.info("then decrypting %s in Spark's Python workers: %s",
+             ", ".join(found.full_name for found in rules.fields), rules.reason)
+    return decrypt_fields(decoded, registry, schema, rules, column=column, output=output or column,
+                          on_error=on_error, position=position)
 
 
 def batch_decoder(
@@ -262,10 +324,12 @@ def batch_decoder(
     on_error: str = "fail",
     framing: Framing = CONFLUENT,
     message: str | None = None,
+    rules: DecodeRules = NO_RULES,
 ) -> tuple[Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], T.StructType]:
     """The function `mapInArrow` runs on each partition's Arrow batches, and the schema it
     yields, for input rows of `schema`. Public so that a profiler can run exactly what one
-    Python worker runs, on batches read without Spark (`bench/pipeline_decode.py`)."""
+    Python worker runs, on batches read without Spark (`bench/pipeline_decode.py`). With
+    `rules` on the records path, each record goes through `app.client`'s deserializer."""
     if on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
     output = output or column
@@ -281,7 +345,7 @@ def batch_decoder(
     names = [field.name for field in fields]
     position = [name for name in POSITION_COLUMNS if name in schema.names]
     job = _BatchDecoder(registry, target, message, framing, column, output, error_column, on_error,
-                        arrow_type, names, position)
+                        arrow_type, names, position, rules)
     return job, out_schema
 
 
@@ -290,13 +354,17 @@ class _BatchDecoder:
 
     def __init__(self, registry: RegistryClient, reader: Schema, message: str | None, framing: Framing,
                  column: str, output: str, error_column: str, on_error: str, arrow_type: pa.DataType,
-                 names: list[str], position: list[str]) -> None:
+                 names: list[str], position: list[str], rules: DecodeRules) -> None:
         self.registry, self.reader, self.message, self.framing = registry, reader, message, framing
         self.column, self.output, self.error_column, self.on_error = column, output, error_column, on_error
-        self.arrow_type, self.names, self.position = arrow_type, names, position
+        self.arrow_type, self.names, self.position, self.rules = arrow_type, names, position, rules
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        decoder = format_of(self.reader.schema_type).decoder(self.registry, self.reader, self.framing, self.message)
+        form = format_of(self.reader.schema_type)
+        if self.rules.path is RulePath.RECORDS:
+            decoder = form.rule_decoder(self.registry, self.reader, self.framing, self.message, self.rules)
+        else:
+            decoder = form.decoder(self.registry, self.reader, self.framing, self.message)
         for batch in batches:
             yield self._decode_batch(batch, decoder)
 

@@ -3,7 +3,8 @@
     python -m app.pipeline decode --registry URL --input DUMP --subject S (--output DIR | --table NAME)
         [--warehouse DIR] [--partition-by COL]
         [--reader latest|N|latest-seen] [--column value] [--on-error fail|route] [--master local[*]]
-        [--framing confluent|single-object] [--engine auto|jvm|python] [--message NAME] [--debug]
+        [--framing confluent|single-object] [--engine auto|jvm|python] [--message NAME]
+        [--rule-config KEY=VALUE ...] [--debug]
     python -m app.pipeline encode --registry URL (--input PARQUET | --table NAME) --subject S --output DIR
         [--schema FILE] [--schema-type AVRO|JSON|PROTOBUF] [--message NAME]
         [--writer auto-register|lookup|latest|N] [--key COL] [--columns A,B] [--rule-config KEY=VALUE ...]
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import logging
 import os
 import re
 import sys
@@ -77,6 +79,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="decoder: the JVM one when it can be built and loaded (auto, the default), or force one")
     decode.add_argument("--message", help="Protobuf: the message (full name) records are read as "
                                           "(default: the reader file's first)")
+    rule_config_argument(decode)
     decode.add_argument("--master", default="local[*]")
     decode.add_argument("--debug", action="store_true", help="on failure, print Spark's whole trace")
     encode = commands.add_parser("encode", help="encode a DataFrame's rows to framed records in Parquet")
@@ -151,6 +154,30 @@ def rule_config_argument(command: argparse.ArgumentParser) -> None:
     command.add_argument("--rule-config", action=_RuleConfigEntry, default={}, metavar="KEY=VALUE",
                          help="a setting for the schema's rule executors (e.g. secret=... for the local KMS); "
                               "repeatable")
+
+
+class _RuleConfigItem(argparse.Action):
+    """One `--rule-config KEY=VALUE` into `args.rule_config`. A malformed item is refused
+    without echoing it: it may be a secret."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        key, sep, value = str(values).partition("=")
+        if not sep or not key.strip():
+            raise argparse.ArgumentError(self, "expected KEY=VALUE (the item given has no key or no '=')")
+        items = dict(getattr(namespace, self.dest) or {})
+        items[key.strip()] = value
+        setattr(namespace, self.dest, items)
+
+
+def rule_config_argument(command: argparse.ArgumentParser) -> None:
+    """`--rule-config KEY=VALUE` (repeatable) on a command: the data-contract rules'
+    configuration as the client's serdes take it (`secret` for the local KMS, `access.key.id`,
+    `secret.access.key`, `profile` for AWS), parsed into `args.rule_config: dict[str, str]`.
+    The environment the client reads (LOCAL_SECRET, AWS_*) applies as well."""
+    command.add_argument("--rule-config", action=_RuleConfigItem, default={}, metavar="KEY=VALUE",
+                         help="rule configuration for data-contract rules, e.g. secret=... for the local KMS "
+                              "(repeatable; LOCAL_SECRET and AWS_* from the environment apply too)")
 
 
 def _warehouse_argument(command: argparse.ArgumentParser) -> None:
@@ -265,13 +292,16 @@ def run_decode(args: argparse.Namespace) -> int:
     from app.pipeline.formats import jvm_refusal
 
     from app.pipeline.decode import decode
-    from app.pipeline.engine import choose_engine
+    from app.pipeline.engine import LOG
 
     session = start_session(args, started, hive=bool(args.table), jvm=not jvm_refusal(schema_type))
     spark = session.spark
+    # The engine choice and the rules path are decided inside `decode` (they depend on the
+    # reader and the subject's rules) and logged there: each of its lines goes to stderr.
+    told, level = _TellChoices(), LOG.level
+    LOG.addHandler(told)
+    LOG.setLevel(logging.INFO)
     try:
-        choice = choose_engine(spark, args.engine, python_only=jvm_refusal(schema_type))
-        print(f"sqlregistry pipeline: {choice}", file=sys.stderr, flush=True)
         _stage(f"reading {args.input}", started)
         source = spark.read.parquet(args.input)
         _stage(f"resolving reader {args.reader!r} of {args.subject}", started)
@@ -281,8 +311,8 @@ def run_decode(args: argparse.Namespace) -> int:
             if args.table else None
         decoded = decode(source, args.column, registry, subject=args.subject,
                          reader=args.reader if reader is None else reader.version,
-                         on_error=args.on_error, framing=framing, engine=choice.engine,
-                         message=args.message)
+                         on_error=args.on_error, framing=framing, engine=args.engine,
+                         message=args.message, rule_config=args.rule_config)
         if reader is None:
             _stage(f"decoding to {args.output}", started)
             decoded.write.mode("append").parquet(args.output)
@@ -297,8 +327,20 @@ def run_decode(args: argparse.Namespace) -> int:
             print(f"appended to table {args.table} ({change}; reader version {reader.version})")
         _stage("done", started)
     finally:
+        LOG.removeHandler(told)
+        LOG.setLevel(level)
         stop_session(session)
     return 0
+
+
+class _TellChoices(logging.Handler):
+    """Prints the pipeline's INFO lines (which path decodes and why) on stderr, as the job's own."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"sqlregistry pipeline: {record.getMessage()}", file=sys.stderr, flush=True)
 
 
 def table_reader(source: DataFrame, column: str, registry: RegistryClient, subject: str, reader: str | int,

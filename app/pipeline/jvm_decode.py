@@ -58,7 +58,9 @@ def decode_plan(headers: list[bytes] | None, registry: RegistryClient, reader_te
             "registry": registry_access(registry) if headers is None else None}
 
 
-def _where(position: list[str]) -> Column:
+def record_position(position: list[str]) -> Column:
+    """` at topic=..., partition=..., offset=...` of each row (empty without such columns), for
+    the line that stops a job on a bad record."""
     if not position:
         return F.lit("")
     return F.concat(F.lit(" at "), F.concat_ws(", ", *[
@@ -77,7 +79,7 @@ def jvm_decode_with_schema(df: DataFrame, column: str, registry: RegistryClient,
     decoded = df.withColumn(_DECODED, plan_call(df.sparkSession, "decode", plan, UDF_CLASS, result, F.col(column)))
     value, error = F.col(f"{_DECODED}.value"), F.col(f"{_DECODED}.error")
     if on_error == "fail":
-        message = F.concat(F.lit(f"cannot decode {column}"), _where(position), F.lit(": "), error)
+        message = F.concat(F.lit(f"cannot decode {column}"), record_position(position), F.lit(": "), error)
         value = F.when(error.isNull(), value).otherwise(F.raise_error(message))
     columns = [F.col(f"`{field}`") for field in df.columns if field != output]
     columns.append(value.alias(output))

@@ -242,6 +242,38 @@ class _Encryptor:
             return plaintext.decode("utf-8") if field_type == FieldType.STRING else plaintext
         raise RuleError(f"ENCRYPT rules run on WRITE and READ, not {self.ctx.mode}")
 
+    def decrypt_all(self, field_type: FieldType, values: list[Any]) -> tuple[list[Any], set[int]]:
+        """`transform` on READ over many values at once, each DEK version's primitive found
+        once: the values in clear, and the rows that did not decrypt, left as they were, for
+        the caller to run again one by one (where `transform` words the reason and the rule's
+        onFailure action decides). Ciphertext is authenticated, so a value `transform` would
+        refuse never decrypts here either."""
+        primitives: dict[int | None, Any] = {}
+        rotating, text = self.expiry_days > 0, field_type == FieldType.STRING
+        siv = self.cipher.algorithm == "AES256_SIV"
+        unbase64 = binascii.a2b_base64
+        out: list[Any] = []
+        failed: set[int] = set()
+        for row, value in enumerate(values):
+            if value is None:
+                out.append(None)
+                continue
+            try:
+                ciphertext = unbase64(value) if text else bytes(value)
+                version = None
+                if rotating:
+                    version, ciphertext = int.from_bytes(ciphertext[1:5], "big"), ciphertext[5:]
+                primitive = primitives.get(version)
+                if primitive is None:
+                    primitive = primitives[version] = self.cipher.primitive(self.dek(version)[1])
+                plaintext = primitive.decrypt_deterministically(ciphertext, _NO_AAD) if siv \
+                    else primitive.decrypt(ciphertext, _NO_AAD)
+                out.append(plaintext.decode("utf-8") if text else bytes(plaintext))
+            except Exception:  # noqa: BLE001 - judged again by `transform`, value by value
+                failed.add(row)
+                out.append(value)
+        return out, failed
+
 
 def _as_bytes(field_type: FieldType, value: Any) -> bytes | None:
     if field_type == FieldType.STRING and isinstance(value, str):
@@ -277,6 +309,12 @@ class FieldEncryptionExecutor(FieldRuleExecutor):
             return _guarded(lambda: encryptor.transform(field.field_type, value))
 
         return transform
+
+    def decrypt_column(self, ctx: RuleContext, field_type: FieldType, values: list[Any]) -> tuple[list[Any], set[int]]:
+        """READ over one field's values of many records at once (the pipeline decrypts a
+        column per batch): the values in clear and the rows left as they were because they did
+        not decrypt (see `_Encryptor.decrypt_all`)."""
+        return _guarded(lambda: _Encryptor(ctx, self.clock)).decrypt_all(field_type, values)
 
 
 class PayloadEncryptionExecutor:

@@ -54,7 +54,9 @@ def _phase_rules(rule_set: RuleSet | None, phase: str) -> tuple[Rule, ...]:
     return rule_set.encoding_rules if phase == ENCODING else rule_set.domain_rules
 
 
-def _applies(rule: Rule, mode: str) -> bool:
+def rule_applies(rule: Rule, mode: str) -> bool:
+    """Whether a rule of its own mode runs in a serde's mode: WRITEREAD on WRITE and READ,
+    UPDOWN on UPGRADE and DOWNGRADE (public for the pipeline, which plans rules ahead)."""
     if rule.mode == WRITEREAD:
         return mode in (WRITE, READ)
     if rule.mode == UPDOWN:
@@ -65,7 +67,7 @@ def _applies(rule: Rule, mode: str) -> bool:
 def has_rules(schema: Schema | None, phase: str, mode: str) -> bool:
     """Whether `schema` has a rule of `phase` that a serde in `mode` would consider: the
     check a serde makes once per schema, so that schemas without rules cost nothing."""
-    return schema is not None and any(_applies(rule, mode) for rule in _phase_rules(schema.rule_set, phase))
+    return schema is not None and any(rule_applies(rule, mode) for rule in _phase_rules(schema.rule_set, phase))
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ class RuleRunner:
         assert owner.rule_set is not None
         enabled = owner.rule_set.enable_at in (None, "ALL", "CLIENT")
         for index, rule in enumerate(rules):
-            if rule.disabled or not enabled or not _applies(rule, mode):
+            if rule.disabled or not enabled or not rule_applies(rule, mode):
                 continue
             ctx = RuleContext(subject, version, mode, rule, index, rules, source, target, self.config, walker,
                               self.registry, self.config_digest)

@@ -8,11 +8,14 @@ by every format; a format module only knows its own schemas and payloads.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.client import RegistryClient, Schema
 from app.client.framing import Framing
 from app.pipeline.types import SparkShape
+
+if TYPE_CHECKING:
+    from app.pipeline.rule_plan import DecodeRules
 
 # Told about each record a decoder cannot read: its row in the batch and why.
 BadRecordHook = Callable[[int, Exception], None]
@@ -40,3 +43,9 @@ class PipelineFormat(Protocol):
     def decoder(self, registry: RegistryClient, reader: Schema, framing: Framing,
                 message: str | None) -> RecordDecoder:
         """This Python worker's decoder for records read as `reader` (kept between tasks)."""
+
+    def rule_decoder(self, registry: RegistryClient, reader: Schema, framing: Framing, message: str | None,
+                     rules: DecodeRules) -> RecordDecoder:
+        """This Python worker's decoder for records that pass through `rules` on their way to
+        `reader`: `app.client`'s deserializer of the format (kept between tasks), then the
+        reader's Spark shape (`app.pipeline.rule_decoder`)."""

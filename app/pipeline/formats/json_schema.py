@@ -33,12 +33,14 @@ from typing import Any
 import jsonschema_rs
 from pyspark.sql import types as T
 
-from app.client import RegistryClient, Schema, SchemaNotFound, SerializationError
+from app.client import JsonDeserializer, RegistryClient, Schema, SchemaNotFound, SerializationError
 from app.client.framing import Framing, WriterKey
 from app.client.json_schema import RecordCheck, compile_validator
 from app.client.records import JSON
 from app.pipeline.formats.format import BadRecordHook, RecordDecoder, UnsupportedSchemaType
 from app.pipeline.formats.writer_cache import WriterCache, kept_decoder
+from app.pipeline.rule_decoder import RuleRecordDecoder, rule_reader
+from app.pipeline.rule_plan import DecodeRules
 from app.pipeline.types import SparkShape
 
 Convert = Callable[[Any], Any]
@@ -261,6 +263,18 @@ class JsonSchemaFormat:
                 message: str | None) -> RecordDecoder:
         return kept_decoder(registry, (JSON, reader.text, type(framing).__name__),
                             lambda client: JsonSchemaDecoder(client, reader, framing))
+
+    def rule_decoder(self, registry: RegistryClient, reader: Schema, framing: Framing, message: str | None,
+                     rules: DecodeRules) -> RecordDecoder:
+        """`app.client`'s `JsonDeserializer`: rules, then the record validated against the reader."""
+        convert = reader_node(reader).convert
+        assert convert is not None  # the reader's top level is always a struct
+        key = (JSON, "rules", reader.text, rules.subject, rules.reader_version, rules.config_key,
+               type(framing).__name__)
+        return kept_decoder(registry, key, lambda client: RuleRecordDecoder(
+            JsonDeserializer(client, reader=rule_reader(reader, rules), subject=rules.subject, framing=framing,
+                             rule_config=rules.config),
+            convert))
 
 
 JSON_SCHEMA_FORMAT = JsonSchemaFormat()

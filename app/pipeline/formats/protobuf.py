@@ -35,11 +35,13 @@ from pyspark.sql import types as T
 from app.client import RegistryClient, Schema, SchemaNotFound, SerializationError
 from app.client.framing import Framing, WriterKey
 from app.client.message_indexes import decode_indexes
-from app.client.protobuf import MessageType, WriterFile
+from app.client.protobuf import MessageType, ProtobufDeserializer, WriterFile
 from app.client.protobuf_files import SERIALIZED, build_pool, file_proto
 from app.client.records import PROTOBUF
 from app.pipeline.formats.format import BadRecordHook, RecordDecoder, UnsupportedSchemaType
 from app.pipeline.formats.writer_cache import WriterCache, kept_decoder
+from app.pipeline.rule_decoder import RuleRecordDecoder
+from app.pipeline.rule_plan import DecodeRules
 from app.pipeline.types import SparkShape
 
 Convert = Callable[[Any], Any]
@@ -226,6 +228,21 @@ class ProtobufFormat:
                 message: str | None) -> RecordDecoder:
         return kept_decoder(registry, (PROTOBUF, reader.text, reader.references, message, type(framing).__name__),
                             lambda client: ProtobufDecoder(client, reader, framing, message))
+
+    def rule_decoder(self, registry: RegistryClient, reader: Schema, framing: Framing, message: str | None,
+                     rules: DecodeRules) -> RecordDecoder:
+        """`app.client`'s `ProtobufDeserializer` with the reader's message class: the writer's
+        rules (the client migrates no Protobuf records), then the reader's Spark shape."""
+        key = (PROTOBUF, "rules", reader.text, reader.references, message, rules.subject, rules.config_key,
+               type(framing).__name__)
+
+        def make(client: RegistryClient) -> RecordDecoder:
+            message_class = reader_class(client, reader, message)
+            return RuleRecordDecoder(ProtobufDeserializer(client, message_class, subject=rules.subject,
+                                                          framing=framing, rule_config=rules.config),
+                                     message_shape(message_class)[1])
+
+        return kept_decoder(registry, key, make)
 
 
 PROTOBUF_FORMAT = ProtobufFormat()
