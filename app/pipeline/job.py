@@ -137,25 +137,6 @@ SCHEMA_TYPES = ("AVRO", "JSON", "PROTOBUF")
 SCHEMA_EXTENSIONS = {".avsc": "AVRO", ".json": "JSON", ".proto": "PROTOBUF"}
 
 
-class _RuleConfigEntry(argparse.Action):
-    """One `KEY=VALUE` of `--rule-config`, added to the dict `args.rule_config`."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
-                 option_string: str | None = None) -> None:
-        key, equals, value = str(values).partition("=")
-        if not equals or not key:
-            parser.error(f"{option_string} takes KEY=VALUE, not {values!r}")
-        setattr(namespace, self.dest, {**getattr(namespace, self.dest), key: value})
-
-
-def rule_config_argument(command: argparse.ArgumentParser) -> None:
-    """`--rule-config KEY=VALUE`, repeatable, into `args.rule_config: dict[str, str]`: what the
-    client's serdes hand their rule executors (a local KMS `secret`, AWS credentials)."""
-    command.add_argument("--rule-config", action=_RuleConfigEntry, default={}, metavar="KEY=VALUE",
-                         help="a setting for the schema's rule executors (e.g. secret=... for the local KMS); "
-                              "repeatable")
-
-
 class _RuleConfigItem(argparse.Action):
     """One `--rule-config KEY=VALUE` into `args.rule_config`. A malformed item is refused
     without echoing it: it may be a secret."""
