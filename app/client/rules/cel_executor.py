@@ -17,12 +17,17 @@ from typing import Any
 import celpy
 from celpy import celtypes
 
+from app.client.rules.cel_decimals import DECIMAL_FUNCTIONS, as_decimal
 from app.client.rules.cel_functions import FUNCTIONS
+from app.client.rules.cel_namespaces import NamespacedRunner
+from app.client.rules.cel_timestamps import TIMESTAMP_FUNCTIONS
 from app.client.rules.context import CONDITION, FieldContext, RuleContext
 from app.client.rules.executors import FieldRuleExecutor, RuleError
 
-_ENVIRONMENT = celpy.Environment()
+_ENVIRONMENT = celpy.Environment(runner_class=NamespacedRunner)
 _PROGRAMS: dict[str, Any] = {}
+# What an expression may call beyond CEL's standard library, as Confluent's executors give it.
+_FUNCTIONS = {**FUNCTIONS, **DECIMAL_FUNCTIONS, **TIMESTAMP_FUNCTIONS}
 _EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
 
 
@@ -30,7 +35,7 @@ def _program(expr: str) -> Any:
     found = _PROGRAMS.get(expr)
     if found is None:
         try:
-            found = _ENVIRONMENT.program(_ENVIRONMENT.compile(expr), functions=FUNCTIONS)
+            found = _ENVIRONMENT.program(_ENVIRONMENT.compile(expr), functions=_FUNCTIONS)
         except celpy.CELParseError as exc:
             raise RuleError(f"cannot parse the CEL expression {expr!r}: {exc}") from None
         found = _PROGRAMS.setdefault(expr, found)
@@ -38,7 +43,8 @@ def _program(expr: str) -> Any:
 
 
 def to_cel(value: Any) -> Any:
-    """A record's value as CEL sees it (Avro dates as days since the epoch, as Confluent's)."""
+    """A record's value as CEL sees it, as Confluent's executor binds it: Avro dates as days
+    since the epoch, decimals as `Decimal` (for `decimals.*`), Protobuf timestamps as CEL's."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -64,8 +70,13 @@ def to_cel(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return celtypes.StringType(str(value))
     if isinstance(value, Decimal):
-        return celtypes.DoubleType(float(value))
+        return value
     if hasattr(value, "DESCRIPTOR") and hasattr(value, "ListFields"):  # a Protobuf message
+        name = value.DESCRIPTOR.full_name
+        if name == "google.protobuf.Timestamp":
+            return celtypes.TimestampType(value.ToDatetime(tzinfo=datetime.timezone.utc))
+        if name == "confluent.type.Decimal":
+            return as_decimal(value)
         return _message_to_cel(value)
     return value
 
@@ -114,13 +125,15 @@ def evaluate(ctx: RuleContext, value: Any, variables: dict[str, Any]) -> Any:
         return True if ctx.rule.kind == CONDITION else value
     guard, sep, body = expr.partition(";")
     if sep:
-        if guard.strip() and not _run(guard, variables):
+        if guard.strip() and not run(guard, variables):
             return True if ctx.rule.kind == CONDITION else value
         expr = body
-    return _run(expr, variables)
+    return run(expr, variables)
 
 
-def _run(expr: str, variables: dict[str, Any]) -> Any:
+def run(expr: str, variables: dict[str, Any]) -> Any:
+    """One expression (no guard) over `variables`, its result as plain Python values; any
+    failure a RuleError naming the expression."""
     program = _program(expr)
     if "now" in expr and "now" not in variables:
         variables["now"] = celtypes.TimestampType(datetime.datetime.now(tz=datetime.timezone.utc))

@@ -1,0 +1,138 @@
+"""Confluent's CEL extensions in our CEL and CEL_FIELD executors: the decimal constructor and
+`decimals.*` (Java BigDecimal semantics), `==`/`!=`/`in` on decimals, the extended `timestamp`
+and `string`; an Avro decimal field reaches CEL as a Decimal, so a CEL_FIELD rule computes on it
+exactly and writes the bytes confluent-kafka's serializer writes."""
+from __future__ import annotations
+
+import datetime
+import json
+import uuid
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from confluent_rules import context, serializer
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from app.client import AvroDeserializer, AvroSerializer, RegistryClient, UseLatest
+from app.client.errors import RuleFailed
+from app.client.records import Rule, RuleSet, Schema
+from app.client.rules.cel_executor import run, to_cel
+from app.client.rules.executors import RuleError
+
+
+def cel(expr: str, **variables: Any) -> Any:
+    return run(expr, {name: to_cel(value) for name, value in variables.items()})
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ('string(decimals.add(decimal("1.10"), decimal("2.205")))', "3.305"),
+    ('string(decimals.sub(decimal("1"), decimal("0.001")))', "0.999"),
+    ('string(decimals.mul(decimal("1.5"), decimal("1.50")))', "2.250"),
+    ('string(decimals.div(decimal(2), decimal(3)))', "0.66666666666666666666666666666666666667"),
+    ('string(decimals.div(decimal("1.00"), decimal(4)))', "0.25"),
+    ('string(decimals.mod(decimal("-7.5"), decimal(2)))', "-1.5"),
+    ('string(decimals.sqrt(decimal("9.0")))', "3"),
+    ('string(decimals.sqrt(decimal(2)))', "1.4142135623730950488016887242096980786"),
+    ('string(decimals.round(decimal("2.345"), 2))', "2.35"),
+    ('string(decimals.round(decimal("-2.5")))', "-3"),
+    ('string(decimals.round(decimal("1234"), -2))', "1200"),
+    ('string(decimals.trunc(decimal("-2.789"), 1))', "-2.7"),
+    ('string(decimals.trunc(decimal("2.7"), 5))', "2.7"),
+    ('string(decimals.floor(decimal("-2.1")))', "-3"),
+    ('string(decimals.ceil(decimal("2.1")))', "3"),
+    ('string(decimals.neg(decimal("2.10")))', "-2.10"),
+    ('string(decimals.abs(decimal("-0.5")))', "0.5"),
+    ('decimals.sign(decimal("-0.0001"))', -1),
+    ('string(decimals.greatest(decimal("1.0"), decimal("1.5")))', "1.5"),
+    ('string(decimals.least(decimal("1.0"), 2))', "1.0"),
+    ('decimals.lt(decimal("1.9"), decimal(2)) && decimals.ge(decimal("2.0"), decimal(2))', True),
+    ('decimals.eq(decimal("2.50"), decimal("2.5"))', True),
+    ('string(decimal(b"\\xff\\x38", 2))', "-2.00"),
+    ('string(decimal("-0.00"))', "0.00"),
+    ('string(decimal(1.25))', "1.25"),
+    ('double(decimal("0.5")) == 0.5', True),
+])
+def test_decimal_functions_compute_as_bigdecimal(expr: str, expected: Any) -> None:
+    assert cel(expr) == expected
+
+
+@pytest.mark.parametrize("expr", [
+    'decimal("NaN")', 'decimal("1_000")', 'decimal(" 1")', 'decimal("1e-2147483648")', 'decimal(null)',
+    'decimal(true)', 'decimal(b"\\x01")', 'decimals.div(decimal(1), decimal(0))', 'decimals.mod(decimal(1), 0)',
+    'decimals.sqrt(decimal(-1))', 'decimals.round(decimal(1), 1u)', 'decimals.round(decimal(1), 1.0)',
+    'decimals.round(decimal(1), 2147483648)', 'decimals.add(decimal("1e2000000000"), decimal(1))',
+    'string(null)', 'string([1])', 'double(true)',
+])
+def test_decimal_misuse_is_a_rule_error(expr: str) -> None:
+    with pytest.raises(RuleError):
+        cel(expr)
+
+
+def test_decimals_compare_as_numbers_in_eq_ne_and_in() -> None:
+    assert cel('value == decimal("12.340")', value=Decimal("12.34")) is True
+    assert cel('value != decimal("12.34")', value=Decimal("12.340")) is False
+    assert cel('value in [decimal("1"), decimal("12.3400")]', value=Decimal("12.34")) is True
+    assert cel('[value] == [decimal("12.340")]', value=Decimal("12.34")) is True
+    assert cel('value == 12.34', value=Decimal("12.34")) is False  # a decimal never equals a double
+    assert cel('1 == 1 && "a" in ["a"]') is True  # decimal-free comparisons are CEL's own
+
+
+def test_an_avro_decimal_reaches_cel_as_a_decimal() -> None:
+    assert cel('string(decimals.add(value, decimal("0.01")))', value=Decimal("0.1")) == "0.11"
+    assert cel("value", value=Decimal("1.10")) == Decimal("1.10")
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("string(timestamp(1700000000))", "2023-11-14T22:13:20Z"),
+    ("string(timestamp(1700000000123, 3))", "2023-11-14T22:13:20.123Z"),
+    ("string(timestamp(1700000000123456, 6))", "2023-11-14T22:13:20.123456Z"),
+    ("string(timestamp(-1500000001, 9))", "1969-12-31T23:59:58.499999Z"),
+    ("string(timestamp(0, 0))", "1970-01-01T00:00:00Z"),
+    ('string(timestamp("2023-11-14T22:13:20.5+01:00"))', "2023-11-14T21:13:20.500Z"),
+    ("timestamp(1700000000) > timestamp(1699999999999, 3)", True),
+])
+def test_timestamp_takes_epochs_at_a_precision_and_renders_its_fraction(expr: str, expected: Any) -> None:
+    assert cel(expr) == expected
+
+
+@pytest.mark.parametrize("expr", ["timestamp(1, 2)", "timestamp(1u)", "timestamp(true)", "timestamp(1.5, 3)",
+                                  "timestamp(null)", "timestamp(9223372036854775807, 3)"])
+def test_timestamp_misuse_is_a_rule_error(expr: str) -> None:
+    with pytest.raises(RuleError):
+        cel(expr)
+
+
+def test_timestamp_takes_zoned_datetimes_and_protobuf_timestamps_but_not_naive_ones() -> None:
+    zoned = datetime.datetime(2024, 5, 6, 7, 8, 9, 10_000, tzinfo=datetime.timezone.utc)
+    assert cel("string(timestamp(value))", value=zoned) == "2024-05-06T07:08:09.010Z"
+    proto = Timestamp(seconds=1_700_000_000, nanos=123_456_789)
+    assert cel("string(timestamp(value))", value=proto) == "2023-11-14T22:13:20.123456Z"
+    with pytest.raises(RuleError, match="naive"):
+        run("timestamp(value)", {"value": datetime.datetime(2024, 5, 6)})
+
+
+PAYMENT = {"type": "record", "name": "Payment", "fields": [
+    {"name": "id", "type": "string"},
+    {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 12, "scale": 2},
+     "confluent:tags": ["MONEY"]}]}
+PAYMENT_RULES = (
+    Rule("positive", "CONDITION", "WRITE", "CEL", expr='decimals.gt(message.amount, decimal("0"))'),
+    Rule("fee", "TRANSFORM", "WRITE", "CEL_FIELD", ("MONEY",),
+         expr='decimals.round(decimals.mul(value, decimal("1.015")), 2)'),
+)
+
+
+def test_a_decimal_field_rule_writes_the_bytes_confluent_writes(live_server: str) -> None:
+    topic = f"pay-{uuid.uuid4().hex[:8]}"
+    subject = f"{topic}-value"
+    client = RegistryClient(live_server)
+    client.register(subject, Schema(json.dumps(PAYMENT), rule_set=RuleSet(domain_rules=PAYMENT_RULES)))
+    ours = AvroSerializer(client, subject=subject, writer=UseLatest())
+    theirs = serializer("AVRO", live_server)
+    record = {"id": "p1", "amount": Decimal("200.00")}
+    data = ours(dict(record))
+    assert data == theirs(dict(record), context(topic))
+    assert AvroDeserializer(client, subject=subject)(data)["amount"] == Decimal("203.00")
+    with pytest.raises(RuleFailed):
+        ours({"id": "p2", "amount": Decimal("-1.00")})
