@@ -18,6 +18,7 @@ import celpy
 from celpy import celtypes
 
 from app.client.rules.cel_decimals import DECIMAL_FUNCTIONS, as_decimal
+from app.client.rules.cel_format import FORMAT_FUNCTIONS
 from app.client.rules.cel_functions import FUNCTIONS
 from app.client.rules.cel_namespaces import NamespacedRunner
 from app.client.rules.cel_timestamps import TIMESTAMP_FUNCTIONS
@@ -27,7 +28,7 @@ from app.client.rules.executors import FieldRuleExecutor, RuleError
 _ENVIRONMENT = celpy.Environment(runner_class=NamespacedRunner)
 _PROGRAMS: dict[str, Any] = {}
 # What an expression may call beyond CEL's standard library, as Confluent's executors give it.
-_FUNCTIONS = {**FUNCTIONS, **DECIMAL_FUNCTIONS, **TIMESTAMP_FUNCTIONS}
+_FUNCTIONS = {**FUNCTIONS, **FORMAT_FUNCTIONS, **DECIMAL_FUNCTIONS, **TIMESTAMP_FUNCTIONS}
 _EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
 
 

@@ -136,3 +136,22 @@ def test_a_decimal_field_rule_writes_the_bytes_confluent_writes(live_server: str
     assert AvroDeserializer(client, subject=subject)(data)["amount"] == Decimal("203.00")
     with pytest.raises(RuleFailed):
         ours({"id": "p2", "amount": Decimal("-1.00")})
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ('"%s owes %.2f".format(["ann", 12.345])', "ann owes 12.35"),
+    ('"%d%% %x %X %o %b".format([50, 255, "hi", 8, 5])', "50% ff 6869 10 101"),
+    ('"%e|%.1e".format([1234.5, 0.25])', "1.234500e+03|2.5e-01"),
+    ('"%s".format([["a\\n", 1u, b"\\x01"]])', '["a\\n", 1, 01]'),
+    ('"%.3f".format([7])', "7"),  # an int under %f is written as it is, as Confluent's executor does
+    ('"%s".format([value])', "1.50"),
+])
+def test_format_writes_printf_style_as_confluents_executor(expr: str, expected: str) -> None:
+    assert cel(expr, value=Decimal("1.50")) == expected
+
+
+@pytest.mark.parametrize("expr", ['"%d".format([])', '"%d".format([1, 2])', '"%q".format([1])', '"%".format([1])',
+                                  '"%d".format(["x"])', '"%s".format(1)'])
+def test_format_misuse_is_a_rule_error(expr: str) -> None:
+    with pytest.raises(RuleError):
+        cel(expr)
