@@ -110,6 +110,18 @@ def as_decimal(value: Any) -> Decimal | None:
     return None
 
 
+def decimal_parts(value: Decimal) -> tuple[bytes, int, int]:
+    """A confluent.type.Decimal's `value` (the unscaled integer in BigInteger.toByteArray's
+    minimal two's complement), `precision` and `scale` for `value`."""
+    sign, digits, exponent = value.as_tuple()
+    if not isinstance(exponent, int) or not _INT_MIN <= -exponent <= _INT_MAX:
+        raise _fail(f"decimal {value} does not fit confluent.type.Decimal")
+    _within(len(digits), "decimal", "the coefficient", _MOST_COEFFICIENT_DIGITS)
+    unscaled = int("".join(map(str, digits))) * (-1 if sign else 1)
+    size = ((unscaled if unscaled >= 0 else ~unscaled).bit_length() + 8) // 8
+    return unscaled.to_bytes(size, "big", signed=True), len(digits), -exponent
+
+
 def make_decimal(*args: Any) -> Decimal:
     """`decimal(value)` and `decimal(bytes, scale)`."""
     if len(args) == 2:

@@ -17,7 +17,7 @@ from typing import Any
 import celpy
 from celpy import celtypes
 
-from app.client.rules.cel_decimals import DECIMAL_FUNCTIONS, as_decimal
+from app.client.rules.cel_decimals import DECIMAL_FUNCTIONS, as_decimal, decimal_parts
 from app.client.rules.cel_format import FORMAT_FUNCTIONS
 from app.client.rules.cel_functions import FUNCTIONS
 from app.client.rules.cel_namespaces import NamespacedRunner
@@ -76,6 +76,8 @@ def to_cel(value: Any) -> Any:
         name = value.DESCRIPTOR.full_name
         if name == "google.protobuf.Timestamp":
             return celtypes.TimestampType(value.ToDatetime(tzinfo=datetime.timezone.utc))
+        if name == "google.protobuf.Duration":
+            return celtypes.DurationType(value.ToTimedelta())
         if name == "confluent.type.Decimal":
             return as_decimal(value)
         return _message_to_cel(value)
@@ -167,8 +169,13 @@ class CelExecutor:
         return result
 
 
-def _as_message(values: dict[str, Any], message_type: Any) -> Any:
+def _as_message(values: Any, message_type: Any) -> Any:
+    """A message of `message_type` from a CEL result: a map of its fields, or for the types CEL
+    sees as values (google.protobuf.Timestamp, confluent.type.Decimal) a timestamp or decimal."""
     out = message_type()
+    if not isinstance(values, dict):
+        _set_value(out, values)
+        return out
     for name, value in values.items():
         fd = out.DESCRIPTOR.fields_by_name.get(name)
         if fd is None:
@@ -196,6 +203,18 @@ def _as_message(values: dict[str, Any], message_type: Any) -> Any:
         else:
             setattr(out, name, value)
     return out
+
+
+def _set_value(out: Any, value: Any) -> None:
+    name = out.DESCRIPTOR.full_name
+    if name == "google.protobuf.Timestamp" and isinstance(value, datetime.datetime):
+        out.FromDatetime(value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc))
+    elif name == "google.protobuf.Duration" and isinstance(value, datetime.timedelta):
+        out.FromTimedelta(value)
+    elif name == "confluent.type.Decimal" and isinstance(value, Decimal):
+        out.value, out.precision, out.scale = decimal_parts(value)
+    else:
+        raise RuleError(f"cannot write a {type(value).__name__} to a {name}")
 
 
 class CelFieldExecutor(FieldRuleExecutor):

@@ -155,3 +155,58 @@ def test_format_writes_printf_style_as_confluents_executor(expr: str, expected: 
 def test_format_misuse_is_a_rule_error(expr: str) -> None:
     with pytest.raises(RuleError):
         cel(expr)
+
+
+def payment_class(package: str) -> Any:
+    """A Payment message with a confluent.type.Decimal `amount` and a google.protobuf.Timestamp
+    `at`, in a pool of its own."""
+    from confluent_kafka.schema_registry.confluent.type import decimal_pb2
+    from google.protobuf import descriptor_pb2, descriptor_pool, timestamp_pb2
+    from google.protobuf.message_factory import GetMessageClass
+
+    pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(timestamp_pb2.DESCRIPTOR.serialized_pb)
+    pool.AddSerializedFile(decimal_pb2.DESCRIPTOR.serialized_pb)
+    file = descriptor_pb2.FileDescriptorProto(name=f"{package}.proto", package=package, syntax="proto3",
+                                              dependency=["google/protobuf/timestamp.proto",
+                                                          "confluent/type/decimal.proto"])
+    message = file.message_type.add(name="Payment")
+    kinds = descriptor_pb2.FieldDescriptorProto
+    message.field.add(name="id", number=1, type=kinds.TYPE_STRING, label=kinds.LABEL_OPTIONAL)
+    message.field.add(name="amount", number=2, type=kinds.TYPE_MESSAGE, type_name=".confluent.type.Decimal",
+                      label=kinds.LABEL_OPTIONAL)
+    message.field.add(name="at", number=3, type=kinds.TYPE_MESSAGE, type_name=".google.protobuf.Timestamp",
+                      label=kinds.LABEL_OPTIONAL)
+    pool.Add(file)
+    return GetMessageClass(pool.FindMessageTypeByName(f"{package}.Payment"))
+
+
+def test_protobuf_decimals_and_timestamps_reach_cel_as_values_and_write_back_as_confluents(live_server: str) -> None:
+    from confluent_kafka.schema_registry.confluent.type.decimal_utils import to_proto_decimal
+    from confluent_rules import protobuf_serializer
+
+    from app.client import ProtobufSerializer
+    from app.client.records import PROTOBUF
+
+    package = f"pay{uuid.uuid4().hex[:8]}"
+    topic = f"paypb-{package}"
+    proto = (f'syntax = "proto3";\npackage {package};\n\nimport "google/protobuf/timestamp.proto";\n'
+             f'import "confluent/type/decimal.proto";\n\nmessage Payment {{\n  string id = 1;\n'
+             f'  confluent.type.Decimal amount = 2;\n  google.protobuf.Timestamp at = 3;\n}}\n')
+    rules = (Rule("recent", "CONDITION", "WRITE", "CEL",
+                  expr='decimals.gt(message.amount, decimal(0)) && message.at > timestamp(1600000000)'),
+             Rule("fee", "TRANSFORM", "WRITE", "CEL", expr=(
+                 "{'id': message.id + '@' + string(message.at), "
+                 "'amount': decimals.mul(message.amount, decimal(\"1.5\")), "
+                 "'at': timestamp(1700000000123, 3)}")))
+    client = RegistryClient(live_server)
+    client.register(f"{topic}-value", Schema(proto, PROTOBUF, rule_set=RuleSet(domain_rules=rules)))
+    payment = payment_class(package)
+    record = payment(id="p1")
+    record.amount.MergeFromString(to_proto_decimal(Decimal("2.50")).SerializeToString())
+    record.at.FromDatetime(datetime.datetime(2024, 1, 2, 3, 4, 5, 600_000, tzinfo=datetime.timezone.utc))
+    ours = ProtobufSerializer(client, payment, subject=f"{topic}-value", writer=UseLatest())(record)
+    assert ours == protobuf_serializer(payment, live_server, {})(record, context(topic))
+    written = payment.FromString(ours[6:])
+    assert written.id == "p1@2024-01-02T03:04:05.600Z" and written.at.ToMilliseconds() == 1700000000123
+    assert (written.amount.value, written.amount.scale) == (to_proto_decimal(Decimal("3.750")).value, 3)
