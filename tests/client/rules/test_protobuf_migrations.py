@@ -6,6 +6,7 @@ reads version 3's records downgraded, and both give the message confluent-kafka'
 gives, against the registry under gunicorn."""
 from __future__ import annotations
 
+import pickle
 import uuid
 from typing import Any
 
@@ -92,6 +93,15 @@ def test_a_latest_reader_reads_old_messages_upgraded_as_confluent_does(live_serv
     assert ours.DESCRIPTOR.full_name == f"{package}.Person" and "nick" in ours.DESCRIPTOR.fields_by_name
     theirs = confluent_reads(live_server, topic, data, person_class(package, 3), {"use.latest.version": True})
     assert MessageToDict(ours) == MessageToDict(theirs)
+
+
+def test_a_migrating_deserializer_pickles_and_reads_again(live_server: str, chain) -> None:
+    """As a Spark worker receives it: the reader's file is rebuilt there, not pickled."""
+    topic, subject, package = chain
+    data = write(live_server, subject, package, 1, name="di", age=9)
+    deserializer = ProtobufDeserializer(RegistryClient(live_server), reader=ReaderVersion(subject))
+    deserializer(data)
+    assert MessageToDict(pickle.loads(pickle.dumps(deserializer))(data)) == {"name": "di", "years": 9}
 
 
 def test_a_reader_class_receives_the_migrated_message(live_server: str, chain) -> None:
