@@ -16,7 +16,15 @@ message the indexes name: into the class it was given (after checking that the w
 message has that class's full name, so bytes of another type are refused, not misread), or,
 without one, into a class made by `message_factory` from a descriptor pool built from the
 writer's file and its references (fetched once per subject version). Protobuf needs no
-projection: any class of a compatible file reads the bytes, so there is no reader schema.
+projection: any class of a compatible file reads the bytes.
+
+A `ReaderVersion` reader only matters when migration rules lie between it and a record's writer
+version: the record is then read with the writer's own message, turned into its JSON form
+(`MessageToDict`, JSON field names, every field without presence printed), migrated there by
+the rules (a JSONata rename works as for Avro and JSON Schema), and parsed into the reader's
+message: `message_type`, or the reader schema's message of the writer's message's name (its
+first message when none has it), as confluent-kafka's deserializer does. The parse refuses a
+field the reader lacks, as confluent-kafka's does, so a downgrade names the fields it keeps.
 """
 from __future__ import annotations
 
@@ -26,6 +34,7 @@ from typing import Any
 
 from google.protobuf.descriptor import FileDescriptor
 from google.protobuf.descriptor_pb2 import FileDescriptorProto
+from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 from google.protobuf.message import DecodeError, EncodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
@@ -37,8 +46,12 @@ from app.client.protobuf_files import SERIALIZED, build_pool, file_proto, is_wel
 from app.client.records import PROTOBUF, RegisteredSchema, Schema, SchemaReference
 from app.client.registry_client import RegistryClient
 from app.client.resolver import SchemaSource
+from app.client.rules.plans import ReadPlan
 from app.client.rules.protobuf_walker import ProtobufWalker
-from app.client.serde import AutoRegister, LookupOnly, RegistryDeserializer, RegistrySerializer, WriterState
+from app.client.rules.walkers import FieldWalker
+from app.client.serde import (
+    AutoRegister, LookupOnly, ReaderVersion, RegistryDeserializer, RegistrySerializer, WriterState,
+)
 
 MessageType = type[Message]
 
@@ -181,7 +194,8 @@ class ProtobufDeserializer(RegistryDeserializer[WriterFile]):
     """`deserializer(data) -> message`: an instance of `message_type`, or without one a dynamic
     message of the writer's type (its class made once per schema id and message path).
 
-    `subject` is only a context hint for id lookups, as for the other deserializers.
+    `subject` is only a context hint for id lookups, as for the other deserializers. `reader`
+    (a `ReaderVersion`) migrates records of other versions of its subject to it (see above).
     """
 
     schema_format = SERIALIZED
@@ -191,24 +205,68 @@ class ProtobufDeserializer(RegistryDeserializer[WriterFile]):
         source: SchemaSource,
         message_type: MessageType | Message | None = None,
         *,
+        reader: ReaderVersion | None = None,
         framing: Framing = CONFLUENT,
         subject: str | None = None,
         **rule_options: Any,
     ) -> None:
         """`rule_options`: `rule_config`, `dlq` and `rule_executors`, as for every deserializer."""
-        super().__init__(source, framing=id_framing_only(framing), subject=subject, **rule_options)
+        if reader is not None and not isinstance(reader, ReaderVersion):
+            raise TypeError(f"a Protobuf reader is a ReaderVersion (or a message_type), not {reader!r}")
+        super().__init__(source, reader=reader, framing=id_framing_only(framing), subject=subject, **rule_options)
         self.message_type = message_type_of(message_type) if message_type is not None else None
         self._header_size = self.framing.header_size
+        self._reader_file: FileDescriptor | None = None
 
     def compile(self, writer: Schema, key: WriterKey, project: bool = True) -> WriterFile:
+        """`project` False (records to migrate): the writer's own messages, even with a
+        `message_type`, since the reader's class may not read the writer's fields."""
         described = f"Protobuf schema id {key}"
         proto = file_proto(writer, described)
-        if self.message_type is not None:
+        if self.message_type is not None and project:
             return WriterFile(proto, described, self.message_type, None)
         return WriterFile(proto, described, None, build_pool(self.source, writer, described))
 
     def rule_walker(self, schema: Schema) -> ProtobufWalker:
         return ProtobufWalker()
+
+    def migration_walker(self, schema: Schema) -> FieldWalker | None:
+        """None: migrations see a record's JSON form, which field rules cannot walk (as in
+        confluent-kafka, whose migrations run no field rules in any format)."""
+        return None
+
+    def __getstate__(self) -> dict[str, object]:
+        state = super().__getstate__()
+        state["_reader_file"] = None
+        return state
+
+    def _migrated(self, plan: ReadPlan, message: Message) -> Message:
+        as_json = MessageToDict(message, always_print_fields_with_no_presence=True)
+        migrated = plan.migrate(as_json)
+        target = self._reader_class(message.DESCRIPTOR.name)()
+        try:
+            return ParseDict(migrated, target)
+        except (ParseError, TypeError, AttributeError) as exc:
+            raise SerializationError(f"the migrated record is not a {target.DESCRIPTOR.full_name}: "
+                                     f"{str(exc)[:300]}") from None
+
+    def _reader_class(self, name: str) -> MessageType:
+        """The class a migrated record is parsed into (see the module's docstring)."""
+        if self.message_type is not None:
+            return self.message_type
+        if self._reader_file is None:
+            assert self.reader is not None and self.reader_version is not None
+            self._reader_file = build_pool(self.source, self.reader,
+                                           f"Protobuf schema {self.reader_version.subject} "
+                                           f"version {self.reader_version.version}")
+        messages = self._reader_file.message_types_by_name
+        found = messages.get(name)
+        if found is None:
+            if not messages:
+                raise SerializationError(f"the reader schema {self.reader_version.subject} version "
+                                         f"{self.reader_version.version} has no message")
+            found = next(iter(messages.values()))
+        return GetMessageClass(found)
 
     def __call__(self, data: bytes) -> Message:
         writer = self._decoders.get(data[: self._header_size])
@@ -223,4 +281,6 @@ class ProtobufDeserializer(RegistryDeserializer[WriterFile]):
         except DecodeError as exc:
             raise SerializationError(f"cannot decode {len(data)} bytes as {message.DESCRIPTOR.full_name}: {exc}") \
                 from exc
-        return message if plan is None else plan.record(message)
+        if plan is None:
+            return message
+        return plan.read(self._migrated(plan, message)) if plan.migrations else plan.record(message)

@@ -207,7 +207,7 @@ class RegistrySerializer(Generic[Compiled]):
 
 def _reader_version(source: SchemaSource, reader: ReaderVersion, schema_format: str | None) -> RegisteredSchema:
     if reader.metadata is None:
-        return source.get_version(reader.subject, reader.version)
+        return source.get_version(reader.subject, reader.version, format=schema_format)
     with_metadata = getattr(source, "get_latest_with_metadata", None)
     if with_metadata is None:
         raise ValueError("a ReaderVersion with metadata needs a RegistryClient as the schema source")
@@ -258,6 +258,11 @@ class RegistryDeserializer(Generic[Compiled]):
     def rule_walker(self, schema: Schema) -> FieldWalker | None:
         """The format's walker for field rules over records of `schema` (None: no field rules)."""
         return None
+
+    def migration_walker(self, schema: Schema) -> FieldWalker | None:
+        """The walker for field rules of a migration to or from `schema`: the format's own,
+        unless the format migrates records in another form (Protobuf: as JSON)."""
+        return self.rule_walker(schema)
 
     def __getstate__(self) -> dict[str, object]:
         """Pickles settings, never compiled decoders or read plans (see the serializer's)."""
@@ -341,10 +346,10 @@ class RegistryDeserializer(Generic[Compiled]):
                 continue
             if mode == UPGRADE:
                 steps.append(MigrationStep(mode, before, before_version, after, after_version,
-                                           self.rule_walker(after)))
+                                           self.migration_walker(after)))
             else:
                 steps.append(MigrationStep(mode, after, after_version, before, before_version,
-                                           self.rule_walker(before)))
+                                           self.migration_walker(before)))
         if mode == DOWNGRADE:
             steps.reverse()
         return tuple(steps)

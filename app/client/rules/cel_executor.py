@@ -17,12 +17,18 @@ from typing import Any
 import celpy
 from celpy import celtypes
 
+from app.client.rules.cel_decimals import DECIMAL_FUNCTIONS, as_decimal, decimal_parts
+from app.client.rules.cel_format import FORMAT_FUNCTIONS
 from app.client.rules.cel_functions import FUNCTIONS
+from app.client.rules.cel_namespaces import NamespacedRunner
+from app.client.rules.cel_timestamps import TIMESTAMP_FUNCTIONS
 from app.client.rules.context import CONDITION, FieldContext, RuleContext
 from app.client.rules.executors import FieldRuleExecutor, RuleError
 
-_ENVIRONMENT = celpy.Environment()
+_ENVIRONMENT = celpy.Environment(runner_class=NamespacedRunner)
 _PROGRAMS: dict[str, Any] = {}
+# What an expression may call beyond CEL's standard library, as Confluent's executors give it.
+_FUNCTIONS = {**FUNCTIONS, **FORMAT_FUNCTIONS, **DECIMAL_FUNCTIONS, **TIMESTAMP_FUNCTIONS}
 _EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
 
 
@@ -30,7 +36,7 @@ def _program(expr: str) -> Any:
     found = _PROGRAMS.get(expr)
     if found is None:
         try:
-            found = _ENVIRONMENT.program(_ENVIRONMENT.compile(expr), functions=FUNCTIONS)
+            found = _ENVIRONMENT.program(_ENVIRONMENT.compile(expr), functions=_FUNCTIONS)
         except celpy.CELParseError as exc:
             raise RuleError(f"cannot parse the CEL expression {expr!r}: {exc}") from None
         found = _PROGRAMS.setdefault(expr, found)
@@ -38,7 +44,8 @@ def _program(expr: str) -> Any:
 
 
 def to_cel(value: Any) -> Any:
-    """A record's value as CEL sees it (Avro dates as days since the epoch, as Confluent's)."""
+    """A record's value as CEL sees it, as Confluent's executor binds it: Avro dates as days
+    since the epoch, decimals as `Decimal` (for `decimals.*`), Protobuf timestamps as CEL's."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -64,8 +71,15 @@ def to_cel(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return celtypes.StringType(str(value))
     if isinstance(value, Decimal):
-        return celtypes.DoubleType(float(value))
+        return value
     if hasattr(value, "DESCRIPTOR") and hasattr(value, "ListFields"):  # a Protobuf message
+        name = value.DESCRIPTOR.full_name
+        if name == "google.protobuf.Timestamp":
+            return celtypes.TimestampType(value.ToDatetime(tzinfo=datetime.timezone.utc))
+        if name == "google.protobuf.Duration":
+            return celtypes.DurationType(value.ToTimedelta())
+        if name == "confluent.type.Decimal":
+            return as_decimal(value)
         return _message_to_cel(value)
     return value
 
@@ -114,13 +128,15 @@ def evaluate(ctx: RuleContext, value: Any, variables: dict[str, Any]) -> Any:
         return True if ctx.rule.kind == CONDITION else value
     guard, sep, body = expr.partition(";")
     if sep:
-        if guard.strip() and not _run(guard, variables):
+        if guard.strip() and not run(guard, variables):
             return True if ctx.rule.kind == CONDITION else value
         expr = body
-    return _run(expr, variables)
+    return run(expr, variables)
 
 
-def _run(expr: str, variables: dict[str, Any]) -> Any:
+def run(expr: str, variables: dict[str, Any]) -> Any:
+    """One expression (no guard) over `variables`, its result as plain Python values; any
+    failure a RuleError naming the expression."""
     program = _program(expr)
     if "now" in expr and "now" not in variables:
         variables["now"] = celtypes.TimestampType(datetime.datetime.now(tz=datetime.timezone.utc))
@@ -153,8 +169,13 @@ class CelExecutor:
         return result
 
 
-def _as_message(values: dict[str, Any], message_type: Any) -> Any:
+def _as_message(values: Any, message_type: Any) -> Any:
+    """A message of `message_type` from a CEL result: a map of its fields, or for the types CEL
+    sees as values (google.protobuf.Timestamp, confluent.type.Decimal) a timestamp or decimal."""
     out = message_type()
+    if not isinstance(values, dict):
+        _set_value(out, values)
+        return out
     for name, value in values.items():
         fd = out.DESCRIPTOR.fields_by_name.get(name)
         if fd is None:
@@ -182,6 +203,18 @@ def _as_message(values: dict[str, Any], message_type: Any) -> Any:
         else:
             setattr(out, name, value)
     return out
+
+
+def _set_value(out: Any, value: Any) -> None:
+    name = out.DESCRIPTOR.full_name
+    if name == "google.protobuf.Timestamp" and isinstance(value, datetime.datetime):
+        out.FromDatetime(value if value.tzinfo is not None else value.replace(tzinfo=datetime.timezone.utc))
+    elif name == "google.protobuf.Duration" and isinstance(value, datetime.timedelta):
+        out.FromTimedelta(value)
+    elif name == "confluent.type.Decimal" and isinstance(value, Decimal):
+        out.value, out.precision, out.scale = decimal_parts(value)
+    else:
+        raise RuleError(f"cannot write a {type(value).__name__} to a {name}")
 
 
 class CelFieldExecutor(FieldRuleExecutor):

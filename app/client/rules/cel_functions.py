@@ -1,6 +1,6 @@
 """The functions Confluent's CEL executors add to the standard library, for the checks data
 contracts write most (`value.isEmail()`, `message.id.isUuid()`): protovalidate's string checks.
-Confluent's decimal, timestamp and variant extensions are not here."""
+The decimal and timestamp extensions are in cel_decimals.py and cel_timestamps.py."""
 from __future__ import annotations
 
 import ipaddress

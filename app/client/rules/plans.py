@@ -72,10 +72,18 @@ class ReadPlan:
         return self.runner.run(READ, ENCODING, self.subject, self.writer_version, None, self.writer, payload)
 
     def record(self, record: Any) -> Any:
+        return self.read(self.migrate(record))
+
+    def migrate(self, record: Any) -> Any:
+        """The migration steps alone (a Protobuf deserializer runs them on the record's JSON form)."""
         for step in self.migrations:
             version = step.target_version if step.mode == UPGRADE else step.source_version
             record = self.runner.run(step.mode, MIGRATION, self.subject, version, step.source, step.target, record,
                                      step.walker)
+        return record
+
+    def read(self, record: Any) -> Any:
+        """The reader's READ domain rules alone."""
         return self.runner.run(READ, DOMAIN, self.subject, self.reader_version, None, self.reader, record,
                                self.walker)
 
