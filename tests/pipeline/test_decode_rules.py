@@ -221,3 +221,41 @@ def test_a_missing_rules_library_is_one_line_naming_the_extra_before_any_spark_w
     assert len(failure) == 1 and "CEL rules need cel-python" in failure[0]
     assert "pip install 'sqlregistry[rules]'" in failure[0]
     assert not (tmp_path / "out").exists()
+
+
+def _proto_person(package: str, fields: tuple[tuple[str, str, int], ...]) -> tuple[str, Any]:
+    """A Person message's `.proto` text and its class, in a pool of its own."""
+    from google.protobuf import descriptor_pb2, descriptor_pool
+    from google.protobuf.message_factory import GetMessageClass
+
+    lines = "\n".join(f"  {kind} {name} = {number};" for kind, name, number in fields)
+    text = f'syntax = "proto3";\npackage {package};\n\nmessage Person {{\n{lines}\n}}\n'
+    file = descriptor_pb2.FileDescriptorProto(name=f"{package}.proto", package=package, syntax="proto3")
+    message = file.message_type.add(name="Person")
+    kinds = {"string": descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+             "int32": descriptor_pb2.FieldDescriptorProto.TYPE_INT32}
+    for kind, name, number in fields:
+        message.field.add(name=name, number=number, type=kinds[kind],
+                          label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return text, GetMessageClass(pool.FindMessageTypeByName(f"{package}.Person"))
+
+
+def test_protobuf_records_of_an_older_version_come_out_migrated_to_the_reader_version(spark, live_server):
+    from app.client import ProtobufSerializer
+    from app.client.records import PROTOBUF
+
+    client = RegistryClient(live_server)
+    package = f"pipemig{uuid.uuid4().hex[:8]}"
+    subject = f"{package}-value"
+    client.set_config(subject, compatibility="NONE")
+    v1_text, v1 = _proto_person(package, (("string", "name", 1), ("int32", "age", 2)))
+    v2_text, v2 = _proto_person(package, (("string", "name", 1), ("int32", "years", 3)))
+    client.register(subject, Schema(v1_text, PROTOBUF))
+    client.register(subject, Schema(v2_text, PROTOBUF, rule_set=RuleSet(migration_rules=(
+        Rule("age-to-years", "TRANSFORM", "UPGRADE", "JSONATA", expr=UP_1_2),))))
+    values = [ProtobufSerializer(client, v1, subject=subject, writer=PinnedVersion(1))(v1(name="ann", age=36)),
+              ProtobufSerializer(client, v2, subject=subject, writer=PinnedVersion(2))(v2(name="bob", years=7))]
+    out = decode(frame(spark, values), "value", client, subject=subject, reader=2).orderBy("offset").collect()
+    assert [row["value"].asDict() for row in out] == [{"name": "ann", "years": 36}, {"name": "bob", "years": 7}]

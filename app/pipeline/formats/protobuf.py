@@ -32,7 +32,7 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 from pyspark.sql import types as T
 
-from app.client import RegistryClient, Schema, SchemaNotFound, SerializationError
+from app.client import ReaderVersion, RegistryClient, Schema, SchemaNotFound, SerializationError
 from app.client.framing import Framing, WriterKey
 from app.client.message_indexes import decode_indexes
 from app.client.protobuf import MessageType, ProtobufDeserializer, WriterFile
@@ -40,7 +40,7 @@ from app.client.protobuf_files import SERIALIZED, build_pool, file_proto
 from app.client.records import PROTOBUF
 from app.pipeline.formats.format import BadRecordHook, RecordDecoder, UnsupportedSchemaType
 from app.pipeline.formats.writer_cache import WriterCache, kept_decoder
-from app.pipeline.rule_decoder import RuleRecordDecoder
+from app.pipeline.rule_decoder import RuleRecordDecoder, rule_reader
 from app.pipeline.rule_plan import DecodeRules
 from app.pipeline.types import SparkShape
 
@@ -231,16 +231,17 @@ class ProtobufFormat:
 
     def rule_decoder(self, registry: RegistryClient, reader: Schema, framing: Framing, message: str | None,
                      rules: DecodeRules) -> RecordDecoder:
-        """`app.client`'s `ProtobufDeserializer` with the reader's message class: the writer's
-        rules (the client migrates no Protobuf records), then the reader's Spark shape."""
-        key = (PROTOBUF, "rules", reader.text, reader.references, message, rules.subject, rules.config_key,
-               type(framing).__name__)
+        """`app.client`'s `ProtobufDeserializer` with the reader's message class and version:
+        records of other versions migrated to it, the rules run, then the reader's Spark shape."""
+        key = (PROTOBUF, "rules", reader.text, reader.references, message, rules.subject, rules.reader_version,
+               rules.config_key, type(framing).__name__)
+        version = rule_reader(reader, rules)
 
         def make(client: RegistryClient) -> RecordDecoder:
             message_class = reader_class(client, reader, message)
-            return RuleRecordDecoder(ProtobufDeserializer(client, message_class, subject=rules.subject,
-                                                          framing=framing, rule_config=rules.config),
-                                     message_shape(message_class)[1])
+            return RuleRecordDecoder(ProtobufDeserializer(
+                client, message_class, reader=version if isinstance(version, ReaderVersion) else None,
+                subject=rules.subject, framing=framing, rule_config=rules.config), message_shape(message_class)[1])
 
         return kept_decoder(registry, key, make)
 
