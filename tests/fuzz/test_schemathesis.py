@@ -161,7 +161,7 @@ def test_with_an_administrators_credentials_no_operation_fails_any_check(
     figures = run_schemathesis(
         fuzz_server, f"schemathesis-{request.node.callspec.id}", *chosen,
         "--auth", f"{ADMIN}:{PASSWORD}", "--checks", CHECKS,
-        "--phases", "examples,coverage,fuzzing", "--max-examples", "25",
+        "--phases", "examples,coverage,fuzzing", "--max-examples", "10",
         # A free-text path parameter (a context's name) loses many drawn values to what a URL
         # path cannot carry; Hypothesis's generation health check is no finding about the server.
         "--suppress-health-check", "filter_too_much",
