@@ -24,26 +24,14 @@ from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
 from app.client import RegisteredSchema, RegistryClient, Schema, SerializationError
-from app.client.records import AVRO, JSON, PROTOBUF
+from app.client.records import AVRO
 from app.client.rules.plans import WritePlan
 from app.pipeline.decode import BadRecord
 from app.pipeline.engine import choose_engine
-from app.pipeline.formats.avro_encoder import AVRO_ENCODER
-from app.pipeline.formats.encoding import FormatEncoder, batch_rows
-from app.pipeline.formats.json_schema_encoder import JSON_SCHEMA_ENCODER
-from app.pipeline.formats.protobuf_encoder import PROTOBUF_ENCODER
+from app.pipeline.formats import encoder_of
+from app.pipeline.formats.encoding import batch_rows
 from app.pipeline.jvm_encode import jvm_encode
 from app.pipeline.workers import worker_client
-
-_ENCODERS: dict[str, FormatEncoder] = {AVRO: AVRO_ENCODER, JSON: JSON_SCHEMA_ENCODER, PROTOBUF: PROTOBUF_ENCODER}
-
-
-def encoder_of(schema_type: str) -> FormatEncoder:
-    """The pipeline's encoder for a registry schema type (`AVRO`, `JSON`, `PROTOBUF`)."""
-    try:
-        return _ENCODERS[schema_type]
-    except KeyError:
-        raise ValueError(f"the pipeline cannot encode {schema_type} schemas") from None
 
 
 def jvm_encode_refusal(writer: Schema) -> str | None:

@@ -392,7 +392,8 @@ def writer_version(source: DataFrame, columns: list[str], registry: RegistryClie
         return version
     from pyspark.sql import types as T
 
-    from app.pipeline.encode import encoder_of, register_writer
+    from app.pipeline.encode import register_writer
+    from app.pipeline.formats import encoder_of
 
     record = T.StructType([source.schema[name] for name in columns])
     if args.writer == "auto-register":
