@@ -259,3 +259,22 @@ def test_protobuf_records_of_an_older_version_come_out_migrated_to_the_reader_ve
               ProtobufSerializer(client, v2, subject=subject, writer=PinnedVersion(2))(v2(name="bob", years=7))]
     out = decode(frame(spark, values), "value", client, subject=subject, reader=2).orderBy("offset").collect()
     assert [row["value"].asDict() for row in out] == [{"name": "ann", "years": 36}, {"name": "bob", "years": 7}]
+
+
+def test_a_stream_of_encrypted_records_comes_out_in_clear_on_both_paths(engine, encrypted_people, live_server,
+                                                                           tmp_path):
+    subject, df = encrypted_people
+    df.coalesce(1).write.parquet(str(tmp_path / "dumps" / "part-0"))
+    stream = df.sparkSession.readStream.schema(df.schema).parquet(str(tmp_path / "dumps" / "part-0"))
+    decoded = decode(stream, "value", RegistryClient(live_server), subject=subject, engine=engine,
+                     on_error="route", rule_config={"secret": SECRET})
+    name = f"people_{engine}_{uuid.uuid4().hex[:8]}"
+    query = (decoded.writeStream.format("memory").queryName(name).outputMode("append")
+             .option("checkpointLocation", str(tmp_path / "checkpoint")).start())
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    out = df.sparkSession.sql(f"select * from {name} order by offset").collect()
+    assert [row["value"].asDict() if row["value"] else None for row in out] == [*PEOPLE, None]
+    assert all(row["value_error"] is None for row in out)
