@@ -278,3 +278,36 @@ def test_a_stream_of_encrypted_records_comes_out_in_clear_on_both_paths(engine, 
     out = df.sparkSession.sql(f"select * from {name} order by offset").collect()
     assert [row["value"].asDict() if row["value"] else None for row in out] == [*PEOPLE, None]
     assert all(row["value_error"] is None for row in out)
+
+
+def test_an_unreachable_kms_fails_the_job_even_when_bad_records_are_routed(spark, live_server):
+    """Records encrypted under an AWS KMS key (moto on loopback); the job is pointed at a KMS
+    endpoint where nothing listens: no record is at fault, so routing does not hide it (boto3's
+    own retries make this about 14 s, so the fail mode, which fails anyway, is not run too)."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+    from support.postgres import free_port
+
+    port = free_port()
+    kms = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    kms.start()
+    try:
+        credentials = {"access.key.id": "testing", "secret.access.key": "testing"}
+        arn = boto3.client("kms", region_name="us-east-1", endpoint_url=f"http://127.0.0.1:{port}",
+                           aws_access_key_id="testing", aws_secret_access_key="testing"
+                           ).create_key(Description="pipeline rules")["KeyMetadata"]["Arn"]
+        client = RegistryClient(live_server)
+        subject = f"aws-people-{uuid.uuid4().hex[:8]}-value"
+        client.register(subject, Schema(json.dumps(PERSON), rule_set=RuleSet(domain_rules=(Rule(
+            "encrypt-pii", "TRANSFORM", "WRITEREAD", "ENCRYPT", ("PII",), (
+                ("encrypt.kek.name", f"aws_{uuid.uuid4().hex[:8]}"), ("encrypt.kms.key.id", arn),
+                ("encrypt.kms.type", "aws-kms"))),))))
+        write = AvroSerializer(client, subject=subject, writer=UseLatest(),
+                               rule_config={**credentials, "endpoint.url": f"http://127.0.0.1:{port}"})
+        values = [write(dict(person)) for person in PEOPLE[:3]]
+    finally:
+        kms.stop()
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(PySparkException, match="the KMS cannot be reached"):
+        decode(frame(spark, values), "value", RegistryClient(live_server), subject=subject, on_error="route",
+               rule_config={**credentials, "endpoint.url": nowhere}).collect()
