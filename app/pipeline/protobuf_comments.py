@@ -52,6 +52,7 @@ def field_comments(text: str) -> dict[str, dict[str, str]]:
     pending: list[str] = []  # the comment block directly above what comes next
     blank = False  # a blank line since the last comment: the block is detached
     newlines = 0
+    line_used = False  # something (code or a comment) already stands on this line
     statement: _Statement | None = None
     for match in _TOKEN.finditer(text):
         kind, token = match.lastgroup, match.group()
@@ -59,12 +60,14 @@ def field_comments(text: str) -> dict[str, dict[str, str]]:
             continue
         if kind == "newline":
             newlines += 1
+            line_used = False
             if newlines >= 2:
                 blank = True
             continue
         newlines = 0
+        trailing, line_used = line_used, True
         if kind in ("line", "block"):
-            if statement is not None or _trailing(match, text):
+            if statement is not None or trailing:
                 continue  # inside a statement, or trailing the previous one on its line
             if blank:
                 pending, blank = [], False
@@ -101,12 +104,6 @@ def field_comments(text: str) -> dict[str, dict[str, str]]:
         elif token in "<>," and not statement.seen_equals:
             statement.words.append(token)
     return found
-
-
-def _trailing(match: re.Match[str], text: str) -> bool:
-    """Whether a comment sits on the line of the statement before it (`int32 a = 1; // a`)."""
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    return bool(text[line_start:match.start()].strip())
 
 
 def _finish(statement: _Statement, scopes: list[tuple[str, str | None]], found: dict[str, dict[str, str]]) -> None:
