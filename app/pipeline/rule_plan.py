@@ -32,7 +32,7 @@ from typing import Any, Mapping
 from app.client import RegistryClient, Schema
 from app.client.records import AVRO, Rule
 from app.client.rules.context import DOWNGRADE, READ, TRANSFORM, UPGRADE, RuleContext
-from app.client.rules.execution import DOMAIN, ENCODING, MIGRATION, has_rules, rule_applies
+from app.client.rules.execution import DOMAIN, ENCODING, MIGRATION, config_digest, has_rules, rule_applies
 from app.client.rules.executors import DEFAULT_EXECUTORS
 from app.client.rules.kms import kms_driver
 
@@ -73,9 +73,7 @@ class DecodeRules:
     @property
     def config_key(self) -> str:
         """What worker caches key the configuration by: its digest, never the secrets."""
-        from app.client.serde import rule_runner
-
-        return rule_runner(None, self.config, None, None).config_digest
+        return config_digest(self.config)
 
 
 NO_RULES = DecodeRules(RulePath.NONE, "no rules")

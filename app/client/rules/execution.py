@@ -70,6 +70,12 @@ def has_rules(schema: Schema | None, phase: str, mode: str) -> bool:
     return schema is not None and any(rule_applies(rule, mode) for rule in _phase_rules(schema.rule_set, phase))
 
 
+def config_digest(config: Mapping[str, str]) -> str:
+    """What per-process caches (unwrapped DEKs, KMS clients, workers' decoders) key a rule
+    configuration by: its digest, never the secrets themselves."""
+    return hashlib.sha256(repr(sorted(config.items())).encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class RuleRunner:
     """The rule machinery a serde holds: executors, the rule configuration (KMS secrets and
@@ -84,10 +90,8 @@ class RuleRunner:
     config_digest: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        # What per-process caches (unwrapped DEKs, KMS clients) key the configuration by:
-        # computed once, and never the secrets themselves.
-        digest = hashlib.sha256(repr(sorted(self.config.items())).encode()).hexdigest()
-        object.__setattr__(self, "config_digest", digest)
+        # Computed once (the module's `config_digest`; the field shares its name).
+        object.__setattr__(self, "config_digest", config_digest(self.config))
 
     def run(self, mode: str, phase: str, subject: str, version: int | None, source: Schema | None,
             target: Schema, message: Any, walker: FieldWalker | None = None) -> Any:
