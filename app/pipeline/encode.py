@@ -25,13 +25,14 @@ from pyspark.sql import types as T
 
 from app.client import RegisteredSchema, RegistryClient, Schema, SerializationError
 from app.client.records import AVRO
+from app.client.rules.execution import config_digest
 from app.client.rules.plans import WritePlan
 from app.pipeline.decode import BadRecord
 from app.pipeline.engine import choose_engine
 from app.pipeline.formats import encoder_of
 from app.pipeline.formats.encoding import batch_rows
+from app.pipeline.formats.writer_cache import kept_in_worker
 from app.pipeline.jvm_encode import jvm_encode
-from app.pipeline.workers import worker_client
 
 
 def jvm_encode_refusal(writer: Schema) -> str | None:
@@ -113,14 +114,17 @@ class _BatchEncoder:
     def __init__(self, registry: RegistryClient, subject: str, writer: RegisteredSchema, record_type: T.StructType,
                  message: str | None, rule_config: dict[str, str], keep: list[str], output: str) -> None:
         assert writer.version is not None  # encode() refused a version-less answer
-        self.registry, self.subject, self.version = registry, subject, writer.version
+        self.registry, self.subject, self.version, self.schema_id = registry, subject, writer.version, writer.schema_id
         self.schema_type, self.record_type, self.message = writer.schema.schema_type, record_type, message
         self.rule_config, self.keep, self.output = rule_config, keep, output
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         form = encoder_of(self.schema_type)
-        write = form.row_writer(worker_client(self.registry), self.subject, self.version, self.record_type,
-                                self.message, self.rule_config)
+        # The schema id too: a subject deleted and registered again reuses its version numbers.
+        key = ("encode", self.schema_type, self.subject, self.version, self.schema_id, self.record_type.json(),
+               self.message, config_digest(self.rule_config))
+        write = kept_in_worker(self.registry, key, lambda client: form.row_writer(
+            client, self.subject, self.version, self.record_type, self.message, self.rule_config))
         names = self.record_type.names
         for batch in batches:
             encoded = []

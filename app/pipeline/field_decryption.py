@@ -31,7 +31,7 @@ from app.client.records import Rule
 from app.client.rules.context import READ, FieldTransform, FieldType, RuleContext
 from app.client.rules.execution import DOMAIN, RuleRunner
 from app.client.serde import rule_runner
-from app.pipeline.formats.writer_cache import kept_decoder
+from app.pipeline.formats.writer_cache import kept_in_worker
 from app.pipeline.jvm_decode import record_position
 from app.pipeline.rule_decoder import job_failure
 from app.pipeline.rule_plan import DecodeRules, EncryptedField
@@ -121,7 +121,7 @@ def decrypt_fields(df: DataFrame, registry: RegistryClient, reader: Schema, rule
     key = ("fields", reader.text, rules.subject, rules.reader_version, fields, rules.config_key)
 
     def decrypt(*arrays: pa.Array) -> pa.Array:
-        decryptor = kept_decoder(registry, key, lambda client: FieldDecryptor(client, reader, rules))
+        decryptor = kept_in_worker(registry, key, lambda client: FieldDecryptor(client, reader, rules))
         values = [array.to_pylist() for array in arrays]
         errors: list[str | None] = [None] * len(arrays[0])
 

@@ -1,7 +1,7 @@
 """The records path of a decode with rules: each record through an `app.client` deserializer.
 
 A Python worker keeps one client deserializer per (registry, format, reader, rule
-configuration) across tasks (`app.pipeline.formats.writer_cache.kept_decoder`), built with the
+configuration) across tasks (`app.pipeline.formats.writer_cache.kept_in_worker`), built with the
 reader's `ReaderVersion` and the job's `rule_config`, so it runs a record exactly as a consumer's
 deserializer does: the writer's READ encoding rules on the payload (ENCRYPT_PAYLOAD), the
 migrations to the reader's version, then the READ domain rules (ENCRYPT fields decrypted, CEL,

@@ -18,7 +18,7 @@ from app.client.avro import parse_avro
 from app.client.framing import Framing
 from app.client.records import AVRO
 from app.pipeline.formats.format import RecordDecoder
-from app.pipeline.formats.writer_cache import kept_decoder
+from app.pipeline.formats.writer_cache import kept_in_worker
 from app.pipeline.rule_decoder import RuleRecordDecoder, rule_reader
 from app.pipeline.rule_plan import DecodeRules
 from app.pipeline.types import SparkShape, avro_to_spark
@@ -61,7 +61,7 @@ class AvroFormat:
                      rules: DecodeRules) -> RecordDecoder:
         key = (AVRO, "rules", reader.text, rules.subject, rules.reader_version, rules.config_key,
                type(framing).__name__)
-        return kept_decoder(registry, key, lambda client: RuleRecordDecoder(
+        return kept_in_worker(registry, key, lambda client: RuleRecordDecoder(
             AvroDeserializer(client, reader=rule_reader(reader, rules), subject=rules.subject, framing=framing,
                              rule_config=rules.config),
             ReaderShape(client, reader)))

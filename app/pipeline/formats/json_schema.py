@@ -38,7 +38,7 @@ from app.client.framing import Framing, WriterKey
 from app.client.json_schema import RecordCheck, compile_validator
 from app.client.records import JSON
 from app.pipeline.formats.format import BadRecordHook, RecordDecoder, UnsupportedSchemaType
-from app.pipeline.formats.writer_cache import WriterCache, kept_decoder
+from app.pipeline.formats.writer_cache import WriterCache, kept_in_worker
 from app.pipeline.rule_decoder import RuleRecordDecoder, rule_reader
 from app.pipeline.rule_plan import DecodeRules
 from app.pipeline.types import SparkShape
@@ -261,7 +261,7 @@ class JsonSchemaFormat:
 
     def decoder(self, registry: RegistryClient, reader: Schema, framing: Framing,
                 message: str | None) -> RecordDecoder:
-        return kept_decoder(registry, (JSON, reader.text, type(framing).__name__),
+        return kept_in_worker(registry, (JSON, reader.text, type(framing).__name__),
                             lambda client: JsonSchemaDecoder(client, reader, framing))
 
     def rule_decoder(self, registry: RegistryClient, reader: Schema, framing: Framing, message: str | None,
@@ -271,7 +271,7 @@ class JsonSchemaFormat:
         assert convert is not None  # the reader's top level is always a struct
         key = (JSON, "rules", reader.text, rules.subject, rules.reader_version, rules.config_key,
                type(framing).__name__)
-        return kept_decoder(registry, key, lambda client: RuleRecordDecoder(
+        return kept_in_worker(registry, key, lambda client: RuleRecordDecoder(
             JsonDeserializer(client, reader=rule_reader(reader, rules), subject=rules.subject, framing=framing,
                              rule_config=rules.config),
             convert))

@@ -39,7 +39,7 @@ from app.client.protobuf import MessageType, ProtobufDeserializer, WriterFile
 from app.client.protobuf_files import SERIALIZED, build_pool, file_proto
 from app.client.records import PROTOBUF
 from app.pipeline.formats.format import BadRecordHook, RecordDecoder, UnsupportedSchemaType
-from app.pipeline.formats.writer_cache import WriterCache, kept_decoder
+from app.pipeline.formats.writer_cache import WriterCache, kept_in_worker
 from app.pipeline.rule_decoder import RuleRecordDecoder, rule_reader
 from app.pipeline.rule_plan import DecodeRules
 from app.pipeline.types import SparkShape
@@ -226,7 +226,7 @@ class ProtobufFormat:
 
     def decoder(self, registry: RegistryClient, reader: Schema, framing: Framing,
                 message: str | None) -> RecordDecoder:
-        return kept_decoder(registry, (PROTOBUF, reader.text, reader.references, message, type(framing).__name__),
+        return kept_in_worker(registry, (PROTOBUF, reader.text, reader.references, message, type(framing).__name__),
                             lambda client: ProtobufDecoder(client, reader, framing, message))
 
     def rule_decoder(self, registry: RegistryClient, reader: Schema, framing: Framing, message: str | None,
@@ -243,7 +243,7 @@ class ProtobufFormat:
                 client, message_class, reader=version if isinstance(version, ReaderVersion) else None,
                 subject=rules.subject, framing=framing, rule_config=rules.config), message_shape(message_class)[1])
 
-        return kept_decoder(registry, key, make)
+        return kept_in_worker(registry, key, make)
 
 
 PROTOBUF_FORMAT = ProtobufFormat()

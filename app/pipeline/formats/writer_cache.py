@@ -51,9 +51,10 @@ class WriterCache(Generic[Compiled]):
         return self._compiled.setdefault(header, self.compile(writer, key))
 
 
-def kept_decoder(client: RegistryClient, key: Hashable, make: Callable[[RegistryClient], Kept]) -> Kept:
-    """This worker's decoder for `key` (a format's reader and options) and `client`'s
-    registry, made once with the worker's long-lived client."""
+def kept_in_worker(client: RegistryClient, key: Hashable, make: Callable[[RegistryClient], Kept]) -> Kept:
+    """This worker's decoder or row writer for `key` (a format's reader or writer and options)
+    and `client`'s registry, made once with the worker's long-lived client and kept across
+    tasks: compiling a schema per task would repeat for every partition."""
     full = (client_key(client), key)
     with _LOCK:
         found = _KEPT.get(full)
