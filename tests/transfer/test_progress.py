@@ -41,18 +41,9 @@ def test_a_terminal_gets_bars_on_stderr_and_stdout_only_the_dump(registry, tmp_p
         process = subprocess.Popen([sys.executable, "-m", "app.cli", "export", "--from", source],
                                    cwd=REPO_ROOT, stdout=stdout, stderr=slave)
     os.close(slave)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        seen += chunk
+    text = _read_terminal(master)
     assert wait(process) == 0
     os.close(master)
-    text = seen.decode("utf-8", "replace")
     assert "\r" in text and "export" in text and "5/5" in text
     assert len(read_dump(out).versions) == 5
 
