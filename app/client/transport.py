@@ -69,6 +69,15 @@ def basic_auth_header(auth: str | tuple[str, str]) -> str:
     return f"Basic {token}"
 
 
+# The most a reply may hold: far above any registry answer (a schema's text is capped well below
+# it), and a peer that sends more (a wrong URL, a hostile host) costs no more memory than this.
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+
+
+class ReplyTooLarge(Exception):
+    """A reply longer than the transport reads; that URL has failed, as a refused connection has."""
+
+
 class Transport:
     """Sends one logical request, trying URLs and rounds until a non-5xx answer arrives."""
 
@@ -81,6 +90,7 @@ class Transport:
         timeout: float = 10.0,
         policy: RetryPolicy = RetryPolicy(),
         pool_size: int = 16,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         if not urls:
             raise ValueError("at least one registry URL is needed")
@@ -88,6 +98,7 @@ class Transport:
         self.timeout = timeout
         self.policy = policy
         self.pool_size = pool_size
+        self.max_reply_bytes = max_reply_bytes
         self._headers = {"Accept": ACCEPT, "User-Agent": USER_AGENT}
         if auth is not None and bearer_token is not None:
             raise ValueError("give Basic credentials or a bearer token, not both")
@@ -138,7 +149,7 @@ class Transport:
                 index = (start + offset) % len(self.urls)
                 try:
                     reply = self._send(method, self.urls[index] + target, headers, payload)
-                except (Urllib3Error, OSError) as exc:
+                except (Urllib3Error, OSError, ReplyTooLarge) as exc:
                     last_failure = RegistryUnavailable(f"{method} {self.urls[index]}{path}: {_describe(exc)}")
                     continue
                 if reply.status >= 500:
@@ -152,8 +163,16 @@ class Transport:
         raise last_failure
 
     def _send(self, method: str, url: str, headers: Mapping[str, str], payload: bytes | None) -> Reply:
-        response = self._pool.request(method, url, body=payload, headers=headers, redirect=False)
-        return decoded(response.status, response.data)
+        response = self._pool.request(method, url, body=payload, headers=headers, redirect=False,
+                                      preload_content=False)
+        try:
+            data = response.read(self.max_reply_bytes + 1)
+            if len(data) > self.max_reply_bytes:
+                response.close()  # the rest stays unread: this connection is not reused
+                raise ReplyTooLarge(f"a reply of more than {self.max_reply_bytes} bytes")
+        finally:
+            response.release_conn()
+        return decoded(response.status, data)
 
 
 def decoded(status: int, data: bytes) -> Reply:

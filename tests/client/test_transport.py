@@ -127,3 +127,15 @@ def test_7x_reply_shapes_are_read_and_a_bare_register_reply_fills_the_id_cache(s
     fetched = client.get_schema(10)
     assert (fetched.text, fetched.schema_type) == ('"long"', "AVRO")  # no schemaType means AVRO
     assert len(stub.hits) == 2
+
+
+def test_a_reply_past_the_byte_limit_is_a_failed_url_and_the_next_one_answers(stub_server):
+    from app.client.transport import Transport
+
+    huge = stub_server(default=Scripted(200, ["x" * 100] * 10))
+    live = stub_server(default=Scripted(200, ["orders-value"]))
+    transport = Transport([huge.url, live.url], max_reply_bytes=512, policy=quick_client(live.url).transport.policy)
+    assert transport.request("GET", "/subjects") == ["orders-value"]
+    alone = Transport([huge.url], max_reply_bytes=512, policy=quick_client(live.url).transport.policy)
+    with pytest.raises(RegistryUnavailable, match="a reply of more than 512 bytes"):
+        alone.request("GET", "/subjects")
