@@ -5,6 +5,9 @@ as fastavro resolves them. A field's full name is its record's full name and the
 (`ns.Person.ssn`), its inline tags the field's `confluent:tags`. A union value goes down the
 branch its `(name, value)` tuple names, else the first branch that accepts it (as
 Confluent's walk picks it); a null is a leaf like any other, so a rule can guard on it.
+
+A record of Confluent's logical type `variant` (`{metadata: bytes, value: bytes}`) is walked
+as a record, as Confluent's walk does; `with_variants` gives CEL its values as Variants.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from app.client.rules.context import FieldTransform, FieldType, RuleContext
+from app.client.rules.variant_codec import Variant, VariantError
 from app.client.rules.walkers import settle
 
 _PRIMITIVE_TYPES = {
@@ -33,6 +37,7 @@ class _Field:
 class _Record:
     full_name: str
     fields: tuple[_Field, ...]
+    variant: bool = False  # of logical type `variant`
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,7 @@ class AvroWalker:
         for dependency in dependencies:
             self._normalize(dependency, "")
         self.root = self._normalize(schema, "")
+        self._has_variants = any(isinstance(node, _Record) and node.variant for node in self._names.values())
 
     # ------------------------------------------------------------------ building
     def _normalize(self, node: Any, namespace: str) -> Any:
@@ -103,7 +109,8 @@ class AvroWalker:
             record_fields.append(_Field(field_name, f"{full}.{field_name}", self._normalize(item.get("type"), space),
                                         frozenset(str(t) for t in tags) if isinstance(tags, list) else frozenset(),
                                         "default" in item))
-        record = _Record(full, tuple(record_fields))
+        is_variant = node.get("logicalType") == "variant" and _variant_shaped(record_fields)
+        record = _Record(full, tuple(record_fields), is_variant)
         self._names[full] = record
         return record
 
@@ -186,6 +193,40 @@ class AvroWalker:
             return transform(ctx, current, message)
         return message
 
+    # ------------------------------------------------------------------ variants
+    def with_variants(self, message: Any) -> Any:
+        """`message` with the value of each `variant` record as a Variant (copies made only
+        where one is, and nothing walked for schemas without them)."""
+        return self._variants(self.root, message) if self._has_variants else message
+
+    def _variants(self, node: Any, message: Any) -> Any:
+        node = _resolved(node)
+        if isinstance(node, list):
+            branch, value = self._branch(node, message)
+            if branch is None:
+                return message
+            changed = self._variants(branch, value)
+            return (message[0], changed) if value is not message else changed
+        if isinstance(node, _Container):
+            if node.kind == FieldType.ARRAY and isinstance(message, list):
+                return [self._variants(node.element, item) for item in message]
+            if node.kind == FieldType.MAP and isinstance(message, dict):
+                return {key: self._variants(node.element, value) for key, value in message.items()}
+            return message
+        if not isinstance(node, _Record) or not isinstance(message, dict):
+            return message
+        if node.variant:
+            return _as_variant(message)
+        out = message
+        for field in node.fields:
+            if field.name in message:
+                value = message[field.name]
+                changed = self._variants(field.type, value)
+                if changed is not value:
+                    out = dict(message) if out is message else out
+                    out[field.name] = changed
+        return out
+
     def _branch(self, union: list[Any], message: Any) -> tuple[Any, Any]:
         if isinstance(message, tuple) and len(message) == 2 and isinstance(message[0], str):
             for exact in (True, False):
@@ -208,6 +249,25 @@ class _Ref:
     def target(self) -> Any:
         # A short name inside a namespace may also name a type of the null namespace.
         return self.names.get(self.name) or self.names.get(self.written, "null")
+
+
+def _variant_shaped(fields: list[_Field]) -> bool:
+    """Two fields, `metadata` and `value`, both bytes (what VariantLogicalType accepts)."""
+    return len(fields) == 2 and {field.name: field.type for field in fields} == {"metadata": "bytes", "value": "bytes"}
+
+
+def _as_variant(record: dict[str, Any]) -> Any:
+    """A variant record's Variant; None when it is empty (as CEL then has nothing to read), the
+    record itself when its bytes are not a variant (`variant(...)` then says why)."""
+    value, metadata = record.get("value"), record.get("metadata")
+    if not isinstance(value, (bytes, bytearray)) or not isinstance(metadata, (bytes, bytearray)):
+        return record
+    if not metadata:
+        return None
+    try:
+        return Variant(value, metadata)
+    except VariantError:
+        return record
 
 
 def _resolved(node: Any) -> Any:

@@ -17,18 +17,21 @@ from typing import Any
 import celpy
 from celpy import celtypes
 
+from app.client.rules.avro_walker import AvroWalker
 from app.client.rules.cel_decimals import DECIMAL_FUNCTIONS, as_decimal, decimal_parts
 from app.client.rules.cel_format import FORMAT_FUNCTIONS
 from app.client.rules.cel_functions import FUNCTIONS
 from app.client.rules.cel_namespaces import NamespacedRunner
 from app.client.rules.cel_timestamps import TIMESTAMP_FUNCTIONS
+from app.client.rules.cel_variants import VARIANT_FUNCTIONS, VARIANT_MESSAGE, as_variant
 from app.client.rules.context import CONDITION, FieldContext, RuleContext
 from app.client.rules.executors import FieldRuleExecutor, RuleError
+from app.client.rules.variant_codec import Variant
 
 _ENVIRONMENT = celpy.Environment(runner_class=NamespacedRunner)
 _PROGRAMS: dict[str, Any] = {}
 # What an expression may call beyond CEL's standard library, as Confluent's executors give it.
-_FUNCTIONS = {**FUNCTIONS, **FORMAT_FUNCTIONS, **DECIMAL_FUNCTIONS, **TIMESTAMP_FUNCTIONS}
+_FUNCTIONS = {**FUNCTIONS, **FORMAT_FUNCTIONS, **DECIMAL_FUNCTIONS, **TIMESTAMP_FUNCTIONS, **VARIANT_FUNCTIONS}
 _EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
 
 
@@ -45,7 +48,8 @@ def _program(expr: str) -> Any:
 
 def to_cel(value: Any) -> Any:
     """A record's value as CEL sees it, as Confluent's executor binds it: Avro dates as days
-    since the epoch, decimals as `Decimal` (for `decimals.*`), Protobuf timestamps as CEL's."""
+    since the epoch, decimals as `Decimal` (for `decimals.*`), Protobuf timestamps as CEL's,
+    variants (a confluent.type.Variant, another client's Variant object) as a `Variant`."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -70,10 +74,12 @@ def to_cel(value: Any) -> Any:
         return celtypes.IntType(value.toordinal() - _EPOCH_DAY)
     if isinstance(value, uuid.UUID):
         return celtypes.StringType(str(value))
-    if isinstance(value, Decimal):
+    if isinstance(value, (Decimal, Variant)):
         return value
     if hasattr(value, "DESCRIPTOR") and hasattr(value, "ListFields"):  # a Protobuf message
         name = value.DESCRIPTOR.full_name
+        if name == VARIANT_MESSAGE:
+            return as_variant(value)
         if name == "google.protobuf.Timestamp":
             return celtypes.TimestampType(value.ToDatetime(tzinfo=datetime.timezone.utc))
         if name == "google.protobuf.Duration":
@@ -81,7 +87,8 @@ def to_cel(value: Any) -> Any:
         if name == "confluent.type.Decimal":
             return as_decimal(value)
         return _message_to_cel(value)
-    return value
+    found = as_variant(value)
+    return value if found is None else found
 
 
 def _message_to_cel(message: Any) -> Any:
@@ -102,7 +109,8 @@ def _message_to_cel(message: Any) -> Any:
 
 
 def from_cel(value: Any) -> Any:
-    """A CEL result as plain Python values (what fastavro and `json` write)."""
+    """A CEL result as plain Python values (what fastavro and `json` write): a Variant as the
+    `{metadata, value}` record an Avro variant field or a confluent.type.Variant holds."""
     if isinstance(value, celtypes.BoolType):
         return bool(value)
     if isinstance(value, (celtypes.IntType, celtypes.UintType)):
@@ -117,6 +125,8 @@ def from_cel(value: Any) -> Any:
         return {str(k): from_cel(v) for k, v in value.items()}
     if isinstance(value, list):
         return [from_cel(item) for item in value]
+    if isinstance(value, Variant):
+        return {"metadata": value.metadata, "value": value.value_bytes()}
     return value
 
 
@@ -158,12 +168,14 @@ def _reason(error: celpy.CELEvalError) -> str:
 
 class CelExecutor:
     """CEL over the whole record, bound to `message`. A TRANSFORM of a Protobuf message gives a
-    map, made into a new message of the same type (fields the map leaves out are unset)."""
+    map, made into a new message of the same type (fields the map leaves out are unset). An
+    Avro record's variant fields are Variants here (the schema tells which they are)."""
 
     type = "CEL"
 
     def transform(self, ctx: RuleContext, message: Any) -> Any:
-        result = evaluate(ctx, message, {"message": to_cel(message)})
+        bound = ctx.walker.with_variants(message) if isinstance(ctx.walker, AvroWalker) else message
+        result = evaluate(ctx, message, {"message": to_cel(bound)})
         if ctx.rule.kind != CONDITION and isinstance(result, dict) and hasattr(message, "DESCRIPTOR"):
             return _as_message(result, type(message))
         return result
