@@ -35,6 +35,10 @@ def dotted_name(tree: Any) -> str | None:
 
 
 class _NamespacedEvaluator(celpy.Evaluator):
+    def sub_evaluator(self, ast: lark.Tree) -> celpy.Evaluator:
+        """A macro's body (`list.all(x, variants.isNull(x))`) sees namespaced functions too."""
+        return _NamespacedEvaluator(ast, activation=self.activation)
+
     def member_dot_arg(self, tree: lark.Tree) -> Any:
         receiver, method = tree.children[0], tree.children[1]
         namespace = dotted_name(receiver)

@@ -102,7 +102,8 @@ def _convert(value: Any) -> Variant | None:
     if found is not None or _message_parts(value) is not None:
         return found
     if isinstance(value, dict):
-        metadata, raw = value.get("metadata"), value.get("value")
+        # (celpy's MapType.get raises on a missing key)
+        metadata, raw = dict.get(value, "metadata"), dict.get(value, "value")
         if metadata is not None and raw is not None:
             return _from_parts(_bytes(raw, "variant"), _bytes(metadata, "variant"))
         if metadata is not None or raw is not None:

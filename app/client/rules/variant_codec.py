@@ -381,6 +381,8 @@ def java_float_text(value: float, single: bool = False) -> str:
                             if struct.unpack("<f", struct.pack("<f", float(text)))[0] == value), repr(value))
     else:
         digits_text = repr(value)
+    if len(Decimal(digits_text).normalize().as_tuple().digits) == 1:  # Java writes two digits at least,
+        digits_text = f"{value:.1e}"  # the pair nearest the exact value (4.9E-324, not 5.0E-324)
     sign, digits, exponent = Decimal(digits_text).normalize().as_tuple()
     assert isinstance(exponent, int)
     text = "".join(map(str, digits))
