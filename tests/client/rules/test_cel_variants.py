@@ -345,3 +345,50 @@ def test_random_variant_expressions_agree_with_confluents_executor() -> None:
 
     same()
     assert sum(result != ERROR for result in results) > len(results) // 2  # values were compared, not only errors
+
+
+def event_class(package: str) -> Any:
+    """An Event message with a confluent.type.Variant `payload`, in a pool of its own."""
+    from google.protobuf import descriptor_pb2, descriptor_pool
+    from google.protobuf.message_factory import GetMessageClass
+
+    pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(variant_pb2.DESCRIPTOR.serialized_pb)
+    file = descriptor_pb2.FileDescriptorProto(name=f"{package}.proto", package=package, syntax="proto3",
+                                              dependency=["confluent/type/variant.proto"])
+    message = file.message_type.add(name="Event")
+    kinds = descriptor_pb2.FieldDescriptorProto
+    message.field.add(name="id", number=1, type=kinds.TYPE_STRING, label=kinds.LABEL_OPTIONAL)
+    message.field.add(name="payload", number=2, type=kinds.TYPE_MESSAGE, type_name=".confluent.type.Variant",
+                      label=kinds.LABEL_OPTIONAL)
+    pool.Add(file)
+    return GetMessageClass(pool.FindMessageTypeByName(f"{package}.Event"))
+
+
+def test_a_protobuf_variant_field_reaches_cel_as_a_variant_and_a_transform_writes_one_back(live_server: str) -> None:
+    from confluent_rules import protobuf_serializer
+
+    from app.client import ProtobufSerializer
+    from app.client.records import PROTOBUF
+
+    package = f"ev{uuid.uuid4().hex[:8]}"
+    topic = f"evpb-{package}"
+    proto = (f'syntax = "proto3";\npackage {package};\n\nimport "confluent/type/variant.proto";\n\n'
+             f'message Event {{\n  string id = 1;\n  confluent.type.Variant payload = 2;\n}}\n')
+    rules = (Rule("typed", "CONDITION", "WRITE", "CEL",
+                  expr='variants.as(variants.path(message.payload, "$.kind"), "string") == "click"'),
+             Rule("narrow", "TRANSFORM", "WRITE", "CEL",
+                  expr="{'id': message.id, 'payload': variants.path(message.payload, '$.at')}"))
+    client = RegistryClient(live_server)
+    client.register(f"{topic}-value", Schema(proto, PROTOBUF, rule_set=RuleSet(domain_rules=rules)))
+    event = event_class(package)
+    parsed = parse_json('{"kind": "click", "at": [1, 2]}')
+    record = event(id="e1", payload={"metadata": parsed.metadata, "value": parsed.value})
+    serialize = ProtobufSerializer(client, event, subject=f"{topic}-value", writer=UseLatest())
+    ours = serialize(record)
+    assert ours == protobuf_serializer(event, live_server, {})(record, context(topic))
+    written = event.FromString(ours[6:]).payload
+    assert Variant(written.value, written.metadata).to_json() == "[1,2]"
+    refused = parse_json('{"kind": 7}')
+    with pytest.raises(RuleFailed):
+        serialize(event(id="e2", payload={"metadata": refused.metadata, "value": refused.value}))

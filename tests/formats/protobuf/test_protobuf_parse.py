@@ -94,6 +94,7 @@ def test_a_type_from_an_indirect_import_is_not_visible() -> None:
     ("google/type/phone_number.proto", "google.type.PhoneNumber"),
     ("confluent/meta.proto", "confluent.Meta"),
     ("confluent/type/decimal.proto", "confluent.type.Decimal"),
+    ("confluent/type/variant.proto", "confluent.type.Variant"),
 ])
 def test_well_known_imports_need_no_reference(import_name: str, type_name: str) -> None:
     parsed = FORMAT.parse(f'syntax = "proto3";\nimport "{import_name}";\nmessage A {{\n  {type_name} v = 1;\n}}\n', {})
@@ -175,7 +176,7 @@ def test_the_well_known_files_ship_as_package_data() -> None:
     patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["app.formats.protobuf"]
     package = root / "app" / "formats" / "protobuf"
     files = [p.relative_to(package).as_posix() for p in (package / "well_known").rglob("*.proto")]
-    assert len(files) == len(GOOGLE_TYPES) + 2
+    assert len(files) == len(GOOGLE_TYPES) + 3  # and confluent/meta.proto, confluent/type/{decimal,variant}.proto
     assert all(any(fnmatch.fnmatch(f, pattern) and f.count("/") == pattern.count("/") for pattern in patterns) for f in files)
 
 
