@@ -25,7 +25,6 @@ from app.client.rules.variant_codec import Variant, VariantError, VariantKind, p
 from app.client.rules.variant_path import PathError, walk
 
 VARIANT_MESSAGE = "confluent.type.Variant"
-_INT_MAX = 2**31 - 1
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 _INTS = (VariantKind.BYTE, VariantKind.SHORT, VariantKind.INT, VariantKind.LONG)
 _DECIMALS = (VariantKind.DECIMAL4, VariantKind.DECIMAL8, VariantKind.DECIMAL16)
@@ -189,9 +188,7 @@ def _path(value: Any, path: Any) -> Variant | None:
 def _field(value: Any, key: Any) -> Variant | None:
     name = _text(key, "variants.field", "key")
     found = _variant_or_null(value, "variants.field")
-    if found is None or found.kind() != VariantKind.OBJECT:
-        return None
-    return found.field(name)
+    return None if found is None else found.field(name)
 
 
 @_cel_errors
@@ -199,9 +196,7 @@ def _index(value: Any, index: Any) -> Variant | None:
     if isinstance(index, (bool, celtypes.BoolType, celtypes.UintType)) or not isinstance(index, int):
         raise CELEvalError(f"variants.index: expected an int index, got {_type_name(index)}")
     found = _variant_or_null(value, "variants.index")
-    if found is None or found.kind() != VariantKind.ARRAY or not 0 <= int(index) <= _INT_MAX:
-        return None
-    return found.element(int(index))
+    return None if found is None else found.element(int(index))  # out of bounds (negative too): a miss
 
 
 def _timestamp(found: Variant) -> celtypes.TimestampType | None:

@@ -247,8 +247,10 @@ class Variant:
             yield key, self._child(offsets, offset_size, count, index)
 
     def field(self, key: str) -> Variant | None:
-        """An object's field, None when it has none of that name (by binary search over the
-        sorted keys)."""
+        """An object's field, None when it has none of that name or is no object (by binary
+        search over the sorted keys)."""
+        if self.kind() != VariantKind.OBJECT:
+            return None
         count, ids, id_size, offsets, offset_size = self._layout()
         wanted = key.encode("utf-8", "surrogatepass")
         low, high = 0, count - 1
@@ -272,7 +274,9 @@ class Variant:
             yield self._child(offsets, offset_size, count, index)
 
     def element(self, index: int) -> Variant | None:
-        """An array's element, None when the index is out of its bounds."""
+        """An array's element, None when the index is out of its bounds or it is no array."""
+        if self.kind() != VariantKind.ARRAY:
+            return None
         count, _, _, offsets, offset_size = self._layout()
         if not 0 <= index < count:
             return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.client.rules.variant_codec import Variant, VariantKind
+from app.client.rules.variant_codec import Variant
 
 _KEPT = 1000
 _INT_MAX = 2**31 - 1
@@ -50,10 +50,7 @@ def walk(root: Variant, path: str) -> Variant | None:
     for step in parse_path(path):
         if current is None:
             return None
-        if step.key is not None:
-            current = current.field(step.key) if current.kind() == VariantKind.OBJECT else None
-        else:
-            current = current.element(step.index) if current.kind() == VariantKind.ARRAY else None
+        current = current.field(step.key) if step.key is not None else current.element(step.index)
     return current
 
 

@@ -26,7 +26,8 @@ scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), 
                     st.sampled_from([0, -1, 127, 128, -129, 32767, 32768, 2**31, -(2**31) - 1, "", "é" * 40]))
 fractions = st.floats(allow_nan=False, allow_infinity=False)
 json_without_fractions = st.recursive(
-    scalars, lambda inner: st.one_of(st.lists(inner, max_size=6), st.dictionaries(st.text(max_size=8), inner, max_size=6)),
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=6), st.dictionaries(st.text(max_size=8), inner, max_size=6)),
     max_leaves=40)
 json_values = st.recursive(
     st.one_of(scalars, fractions),
