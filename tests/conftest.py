@@ -28,7 +28,7 @@ import pytest
 # Make `support` importable however pytest was configured to import test modules.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import live  # noqa: E402
+from support import live, spark_jvm  # noqa: E402
 from support.forkserver import ForkServer  # noqa: E402
 from support.live import LiveServer, start_server  # noqa: E402
 from support.postgres import (  # noqa: E402
@@ -58,7 +58,6 @@ def in_ci() -> bool:
 RUN_DIR_VARIABLE = "SQLREGISTRY_TEST_RUN_DIR"
 # Tests that share one heavy thing per process run on one worker, so that a run starts it once.
 XDIST_GROUPS = {"pipeline": "spark", "test_browser.py": "browser"}
-SPARK_CONF_DIR = Path(__file__).resolve().parent / "support" / "spark_conf"
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -72,9 +71,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("the suite's per-test time limit needs pytest-timeout: pip install -e '.[test]'")
     if not _is_worker(config):
         os.environ[RUN_DIR_VARIABLE] = tempfile.mkdtemp(prefix="sqlregistry-tests-")
-    # Every Spark process a test starts, in this process or as a command, reads its defaults
-    # from support/spark_conf (the JIT's first tier only, no UI: see the file).
-    os.environ["SPARK_CONF_DIR"] = str(SPARK_CONF_DIR)
+    # Every Spark JVM a test starts, in this process or as a command, gets its options from the
+    # environment: the JIT's first tier, no UI, and the class-data-sharing archive that
+    # scripts/test makes (support/spark_jvm.py).
+    os.environ.update(spark_jvm.current().environment())
     # Live servers start as forks of a process that imported the registry once
     # (support/forkserver.py); SQLREGISTRY_TEST_FORK_SERVER=0 starts each as a new interpreter.
     if os.environ.get("SQLREGISTRY_TEST_FORK_SERVER", "1") != "0":

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from format_samples import READING_V1, reading
 from support.commands import run_command
+from support import spark_jvm
 from support.live import REPO_ROOT
 from support.spark_standalone import StandaloneCluster, loopback_env, spark_bin, start_cluster
 
@@ -112,8 +113,9 @@ def test_spark_submit_with_the_jar_in_jars_decodes_on_the_clusters_executor(
     job = tmp_path / "job.py"
     job.write_text(JOB, encoding="utf-8")
     before = cluster.app_dirs()
-    done = run([str(spark_bin() / "spark-submit"), "--master", cluster.url, "--jars", str(decoder_jar),
-                "--conf", "spark.ui.enabled=false", str(job),
+    conf = [argument for key, value in spark_jvm.current().submit_conf().items()
+            for argument in ("--conf", f"{key}={value}")]
+    done = run([str(spark_bin() / "spark-submit"), "--master", cluster.url, "--jars", str(decoder_jar), *conf, str(job),
                 live_server, str(tmp_path / "dump.parquet"), subject, str(tmp_path / "out")], tmp_path)
 
     # The jar came with --jars: decode found the class without adding it. (spark-submit relays

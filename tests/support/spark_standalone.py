@@ -30,10 +30,9 @@ def spark_bin() -> Path:
 
 def loopback_env(root: Path) -> dict[str, str]:
     """The environment every Spark process of a test runs in: loopback only, scratch under `root`."""
-    # The Master and Worker daemons take their JVM options from here, as the tests' other Spark
-    # processes take theirs from support/spark_conf (the JIT's first tier only).
-    return {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOCAL_DIRS": str(root / "local"),
-            "SPARK_DAEMON_JAVA_OPTS": "-XX:TieredStopAtLevel=1"}
+    # The Master and Worker daemons take their JVM options from SPARK_DAEMON_JAVA_OPTS, which
+    # tests/conftest.py sets with the others (support/spark_jvm.py).
+    return {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOCAL_DIRS": str(root / "local")}
 
 
 @dataclass
