@@ -35,7 +35,8 @@ Data-contract rules (`rule_config=`: the client's rule configuration, e.g. a loc
 `secret`): the driver decides once, before Spark work starts, whether records must pass through
 rules (`app.pipeline.rule_plan`) and logs it beside the engine choice. Without rules the decode
 is exactly the one above. With field-level ENCRYPT rules only, it is that decode followed by
-the encrypted columns decrypted in Python workers (`app.pipeline.field_decryption`); with any
+the encrypted columns decrypted: on the JVM when the decode runs there and the driver can plan
+it (`app.pipeline.jvm_decrypt`), else in Python workers (`app.pipeline.field_decryption`); with any
 other rule (CEL, JSONata migrations, ENCRYPT_PAYLOAD), every record goes through an
 `app.client` deserializer in the Python workers (`app.pipeline.rule_decoder`). A rule that
 refuses a record is that record's fault (routed or stopping the job, naming the rule); a KMS
@@ -312,15 +313,13 @@ def _decode(df: DataFrame, column: str, registry: RegistryClient, schema: Schema
     if rules.path is not RulePath.FIELDS:
         return decoded
     names = ", ".join(found.full_name for found in rules.fields)
-    decryption = plan_jvm_decryption(registry, schema, rules) if on_jvm else None
+    decryption = plan_jvm_decryption(registry, schema, rules, streaming=df.isStreaming) if on_jvm else None
     if decryption is None or decryption.plan is None:
         why = f" ({decryption.reason})" if decryption is not None else ""
         LOG.info("then decrypting %s in Spark's Python workers%s: %s", names, why, rules.reason)
         return decrypt_fields(decoded, registry, schema, rules, column=column, output=output or column,
                               on_error=on_error, position=position)
-    LOG.info("then decrypting %s on the JVM (%s; a value it cannot decrypt goes to Spark's Python workers%s): %s",
-             names, decryption.reason,
-             ", as a DEK version made after the job started will" if df.isStreaming else "", rules.reason)
+    LOG.info("then decrypting %s on the JVM (%s): %s", names, decryption.reason, rules.reason)
     return decrypt_fields(decoded, registry, schema, rules, column=column, output=output or column,
                           on_error=on_error, position=position,
                           jvm_clear=partial(jvm_clear, df.sparkSession, decryption, rules.fields))

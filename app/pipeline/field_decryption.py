@@ -37,7 +37,6 @@ from app.pipeline.rule_decoder import job_failure
 from app.pipeline.rule_plan import DecodeRules, EncryptedField
 
 _CLEAR = "__sqlregistry_clear"
-_JVM = "__sqlregistry_jvm_clear"
 _ERROR = "error"
 
 
@@ -115,49 +114,19 @@ def _field_column(output: str, found: EncryptedField) -> Column:
 def decrypt_fields(df: DataFrame, registry: RegistryClient, reader: Schema, rules: DecodeRules, *, column: str,
                    output: str, on_error: str, position: list[str],
                    jvm_clear: Callable[[Column], Column] | None = None) -> DataFrame:
-    """`df` (decoded, `output` the reader's struct) with the fields of `rules` decrypted.
-    `jvm_clear`: the JVM's decryption of a struct of the stored values (`app.pipeline.jvm_decrypt`),
-    null for a record it leaves to this module; then only such records' values reach Python."""
+    """`df` (decoded, `output` the reader's struct) with the fields of `rules` decrypted, in
+    the Python workers, or by `jvm_clear` (`app.pipeline.jvm_decrypt`): a function of a struct
+    of the fields' stored values giving struct(f0, f1, ..., error) as the Python UDF does."""
     fields = rules.fields
-    types = [pa.binary() if found.binary else pa.string() for found in fields]
-    result = T.StructType([T.StructField(f"f{index}", T.BinaryType() if found.binary else T.StringType(), True)
-                           for index, found in enumerate(fields)] + [T.StructField(_ERROR, T.StringType(), True)])
-    key = ("fields", reader.text, rules.subject, rules.reader_version, fields, rules.config_key)
-
-    def decrypt(*arrays: pa.Array) -> pa.Array:
-        rows = len(arrays[0])
-        if all(array.null_count == rows for array in arrays):
-            # Every value null: the JVM decrypted this batch (or it holds no value), nothing to do here.
-            return pa.StructArray.from_arrays([pa.nulls(rows, kind) for kind in [*types, pa.string()]],
-                                              names=[field.name for field in result.fields])
-        decryptor = kept_in_worker(registry, key, lambda client: FieldDecryptor(client, reader, rules))
-        values = [array.to_pylist() for array in arrays]
-        errors: list[str | None] = [None] * rows
-
-        def bad(row: int, exc: Exception) -> None:
-            errors[row] = f"{type(exc).__name__}: {exc}"
-
-        clear = decryptor.decrypt(values, bad)
-        arrays_out = [pa.array(items, type=kind) for items, kind in zip(clear, types)]
-        arrays_out.append(pa.array(errors, type=pa.string()))
-        return pa.StructArray.from_arrays(arrays_out, names=[field.name for field in result.fields])
-
     stored = [_field_column(output, found) for found in fields]
-    staged = df
-    python_clear = F.col(_CLEAR)
     if jvm_clear is not None:
-        staged = staged.withColumn(_JVM, jvm_clear(F.struct(*[value.alias(f"f{index}")
-                                                              for index, value in enumerate(stored)])))
-        left = F.col(_JVM).isNull()
-        stored = [F.when(left, value) for value in stored]
-    udf = F.arrow_udf(decrypt, result)
-    staged = staged.withColumn(_CLEAR, udf(*stored))
+        staged = df.withColumn(_CLEAR, jvm_clear(F.struct(*[value.alias(f"f{index}")
+                                                           for index, value in enumerate(stored)])))
+    else:
+        staged = df.withColumn(_CLEAR, _python_udf(registry, reader, rules)(*stored))
     value = F.col(output)
     for index, found in enumerate(fields):
-        clear = python_clear[f"f{index}"]
-        if jvm_clear is not None:
-            clear = F.when(F.col(_JVM).isNull(), clear).otherwise(F.col(_JVM)[f"f{index}"])
-        value = value.withField(".".join(found.path), clear)
+        value = value.withField(".".join(found.path), F.col(_CLEAR)[f"f{index}"])
     error = F.col(_CLEAR)[_ERROR]
     if on_error == "route":
         error_column = f"{output}_error"
@@ -167,4 +136,28 @@ def decrypt_fields(df: DataFrame, registry: RegistryClient, reader: Schema, rule
         # As the JVM path stops a job: Spark's raise_error, naming the record's position.
         message = F.concat(F.lit(f"cannot decode {column}"), record_position(position), F.lit(": "), error)
         staged = staged.withColumn(output, F.when(error.isNull(), value).otherwise(F.raise_error(message)))
-    return staged.drop(_CLEAR, _JVM)
+    return staged.drop(_CLEAR)
+
+
+def _python_udf(registry: RegistryClient, reader: Schema, rules: DecodeRules) -> Callable[..., Column]:
+    """The Arrow UDF decrypting the fields' columns a batch at a time in the Python workers."""
+    fields = rules.fields
+    types = [pa.binary() if found.binary else pa.string() for found in fields]
+    result = T.StructType([T.StructField(f"f{index}", T.BinaryType() if found.binary else T.StringType(), True)
+                           for index, found in enumerate(fields)] + [T.StructField(_ERROR, T.StringType(), True)])
+    key = ("fields", reader.text, rules.subject, rules.reader_version, fields, rules.config_key)
+
+    def decrypt(*arrays: pa.Array) -> pa.Array:
+        decryptor = kept_in_worker(registry, key, lambda client: FieldDecryptor(client, reader, rules))
+        values = [array.to_pylist() for array in arrays]
+        errors: list[str | None] = [None] * len(arrays[0])
+
+        def bad(row: int, exc: Exception) -> None:
+            errors[row] = f"{type(exc).__name__}: {exc}"
+
+        clear = decryptor.decrypt(values, bad)
+        arrays_out = [pa.array(items, type=kind) for items, kind in zip(clear, types)]
+        arrays_out.append(pa.array(errors, type=pa.string()))
+        return pa.StructArray.from_arrays(arrays_out, names=[field.name for field in result.fields])
+
+    return F.arrow_udf(decrypt, result)

@@ -197,7 +197,7 @@ def test_the_command_takes_the_secret_from_rule_config_and_never_prints_it(encry
     assert [row["value"].asDict() if row["value"] else None for row in rows] == [*PEOPLE, None]
     err = capsys.readouterr().err
     assert "sqlregistry pipeline: decoding on the JVM path" in err
-    assert "sqlregistry pipeline: then decrypting shop.Person.ssn in Spark's Python workers" in err
+    assert "sqlregistry pipeline: then decrypting shop.Person.ssn on the JVM" in err
     assert SECRET not in err
 
 

@@ -46,6 +46,12 @@ DEK_EXPIRY_DAYS = "encrypt.dek.expiry.days"
 _DAY_MS = 24 * 60 * 60 * 1000
 _NO_AAD = b""
 GCM_ALGORITHMS = ("AES128_GCM", "AES256_GCM")
+# Why READ refuses a value: fixed texts (never Tink's own, which carries a thread's address and
+# a library's source path), so that every reader words one fault alike (the pipeline's JVM too).
+NOT_BASE64 = "the field is not base64 ciphertext"
+NO_VERSION = "the ciphertext is too short to carry a DEK version"
+UNDECRYPTABLE = "decryption failed: the ciphertext is damaged or was not made with this DEK"
+NOT_UTF8 = "the decrypted value of a string field is not UTF-8 text"
 
 
 def _siv_template() -> tink_pb2.KeyTemplate:
@@ -204,7 +210,7 @@ class _Encryptor:
                    and (self.clock() - dek.ts) / _DAY_MS > self.expiry_days)
         if dek is None or expired:
             if reading:
-                raise RuleError(f"no DEK for KEK {kek.name!r} and subject {self.ctx.subject} version {wanted}")
+                raise RuleError(no_dek(kek.name, self.ctx.subject, wanted))
             wrapped = None if kek.shared else self._kms(kek).encrypt(self.cipher.new_key(), _NO_AAD)
             new_version = dek.version + 1 if dek is not None and expired else 1
             made = self.registry.create_dek(kek.name, self.ctx.subject, new_version, self.cipher.algorithm, wrapped) \
@@ -248,7 +254,7 @@ class _Encryptor:
                 try:
                     ciphertext = base64.b64decode(value, validate=True)
                 except (binascii.Error, ValueError, TypeError):
-                    raise RuleError("the field is not base64 ciphertext") from None
+                    raise RuleError(NOT_BASE64) from None
             else:
                 found = _as_bytes(field_type, value)
                 if found is None:
@@ -257,14 +263,19 @@ class _Encryptor:
             version = None
             if rotating:
                 if len(ciphertext) < 5:
-                    raise RuleError("the ciphertext is too short to carry a DEK version")
+                    raise RuleError(NO_VERSION)
                 version, ciphertext = int.from_bytes(ciphertext[1:5], "big"), ciphertext[5:]
             _, key = self.dek(version)
             try:
                 plaintext = self.cipher.decrypt(key, ciphertext)
-            except TinkError as exc:
-                raise RuleError(f"decryption failed: {exc}") from None
-            return plaintext.decode("utf-8") if field_type == FieldType.STRING else plaintext
+            except TinkError:
+                raise RuleError(UNDECRYPTABLE) from None
+            if field_type != FieldType.STRING:
+                return plaintext
+            try:
+                return plaintext.decode("utf-8")
+            except UnicodeDecodeError:
+                raise RuleError(NOT_UTF8) from None
         raise RuleError(f"ENCRYPT rules run on WRITE and READ, not {self.ctx.mode}")
 
     def decrypt_all(self, field_type: FieldType, values: list[Any]) -> tuple[list[Any], set[int]]:
@@ -299,6 +310,11 @@ class _Encryptor:
                 failed.add(row)
                 out.append(value)
         return out, failed
+
+
+def no_dek(kek: str, subject: str, version: int) -> str:
+    """Why READ refuses a value whose DEK version the registry does not hold."""
+    return f"no DEK for KEK {kek!r} and subject {subject} version {version}"
 
 
 def _as_bytes(field_type: FieldType, value: Any) -> bytes | None:

@@ -5,8 +5,11 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -21,20 +24,18 @@ import org.apache.spark.sql.api.java.UDF2;
 
 /**
  * Spark SQL function: (struct of a record's ENCRYPT'd field values as stored, plan file name)
- * -> struct of the same fields in clear, or null when any of them does not decrypt here.
+ * -> struct(the same fields in clear, error), as the Python workers' decryption returns it.
  *
- * The plan (per ENCRYPT rule: the raw AES keys of its DEK versions, resolved on the driver by the
- * client's own code, and whether a version leads the ciphertext; per field: its rule and whether
- * it is bytes or a string holding base64) travels as an owner-only file added with
- * SparkContext.addFile, as the decoder's does, and is read once per executor JVM.
+ * The plan travels as an owner-only file added with SparkContext.addFile, as the decoder's does,
+ * and is read once per executor JVM. Per ENCRYPT rule, in the order READ runs them: the raw AES
+ * keys of its DEK versions (found on the driver by the client's own code), whether a version
+ * leads the ciphertext, and what a value that does not decrypt does: nothing ("fail" null: the
+ * rule's values stay as stored, onFailure NONE) or fail the record with the client's words, one
+ * text per reason, probed on the driver through the client. Per field: its rule, bytes or string.
  * A value decrypts as the client's ENCRYPT executor decrypts it on READ: Tink's RAW AES-GCM
- * layout (12-byte IV, ciphertext, 16-byte tag, no associated data), led by a zero byte and the
- * DEK version (4 bytes, big-endian) when DEKs rotate; a string field's text must be padded
- * base64 and its clear bytes UTF-8.
- * This side only ever says yes or "not here": a null result (not base64, too short, a DEK
- * version the plan lacks, a failed tag, not UTF-8) sends the record's values to the Python
- * workers, where the client's RuleRunner decides by the rule's onFailure action and words the
- * reason, so every outcome but a clean decryption is the client's own.
+ * layout (12-byte IV, ciphertext, 16-byte tag, no associated data), led by a byte the client
+ * skips and the DEK version (4 bytes, big-endian; 0 reads version 1) when DEKs rotate; a string
+ * field's text must be padded base64 and its clear bytes UTF-8.
  */
 public final class FieldDecryptUdf implements UDF2<Row, String, Row> {
     private static final long serialVersionUID = 1L;
@@ -42,61 +43,167 @@ public final class FieldDecryptUdf implements UDF2<Row, String, Row> {
     private static final int IV_BYTES = 12;
     private static final int TAG_BITS = 128;
     private static final int VERSION_PREFIX = 5;
+    private static final long MAX_VERSION = Integer.MAX_VALUE;
+
+    /** How a value fails, as the client's fixed texts name it (no_dek: with the version). */
+    private enum Fault { NOT_BASE64, NO_VERSION, NO_DEK, UNDECRYPTABLE, NOT_UTF8 }
+
+    /** One rule: its keys and, unless onFailure is NONE, its record errors. */
+    private static final class RulePlan {
+        final boolean versioned;
+        final Map<Long, SecretKeySpec> keys = new HashMap<>();
+        final Map<Fault, String> errors = new EnumMap<>(Fault.class);
+        final List<List<String>> noDek = new ArrayList<>();  // the text around the version, per range
+        final boolean keeps;
+        int[] fields;
+
+        RulePlan(JsonNode rule) {
+            versioned = rule.get("versioned").asBoolean();
+            for (Map.Entry<String, JsonNode> entry : rule.get("keys").properties()) {
+                keys.put(Long.valueOf(entry.getKey()),
+                        new SecretKeySpec(PlanFiles.bytes(entry.getValue().asText()), "AES"));
+            }
+            JsonNode fail = rule.get("fail");
+            keeps = fail == null || fail.isNull();
+            if (!keeps) {
+                errors.put(Fault.NOT_BASE64, fail.get("not_base64").asText());
+                errors.put(Fault.NO_VERSION, fail.get("no_version").asText());
+                errors.put(Fault.UNDECRYPTABLE, fail.get("undecryptable").asText());
+                errors.put(Fault.NOT_UTF8, fail.get("not_utf8").asText());
+                JsonNode ranges = fail.get("no_dek");
+                if (ranges != null) {
+                    for (JsonNode parts : ranges) {
+                        List<String> texts = new ArrayList<>();
+                        parts.forEach(part -> texts.add(part.asText()));
+                        noDek.add(texts);
+                    }
+                }
+            }
+        }
+
+        String error(Fault fault, long version) {
+            if (fault != Fault.NO_DEK) {
+                return errors.get(fault);
+            }
+            return String.join(Long.toString(version), noDek.get(version > MAX_VERSION ? 1 : 0));
+        }
+    }
 
     private static final class Plan {
-        final boolean[] versioned;
-        final Map<Integer, SecretKeySpec>[] keys;
+        final RulePlan[] rules;
         final int[] ruleOf;
         final boolean[] binary;
         final ThreadLocal<Map<Long, Cipher>> ciphers = ThreadLocal.withInitial(HashMap::new);
         final ThreadLocal<CharsetDecoder> utf8 = ThreadLocal.withInitial(StandardCharsets.UTF_8::newDecoder);
+        final ThreadLocal<Opened> opened = ThreadLocal.withInitial(Opened::new);
 
-        @SuppressWarnings("unchecked")
         Plan(JsonNode plan) {
-            JsonNode rules = plan.get("rules");
-            versioned = new boolean[rules.size()];
-            keys = new Map[rules.size()];
-            for (int r = 0; r < rules.size(); r++) {
-                JsonNode rule = rules.get(r);
-                versioned[r] = rule.get("versioned").asBoolean();
-                keys[r] = new HashMap<>();
-                for (Map.Entry<String, JsonNode> entry : rule.get("keys").properties()) {
-                    keys[r].put(Integer.valueOf(entry.getKey()),
-                            new SecretKeySpec(PlanFiles.bytes(entry.getValue().asText()), "AES"));
-                }
+            JsonNode ruleNodes = plan.get("rules");
+            rules = new RulePlan[ruleNodes.size()];
+            for (int r = 0; r < rules.length; r++) {
+                rules[r] = new RulePlan(ruleNodes.get(r));
             }
             JsonNode fields = plan.get("fields");
             ruleOf = new int[fields.size()];
             binary = new boolean[fields.size()];
+            List<List<Integer>> byRule = new ArrayList<>();
+            for (int r = 0; r < rules.length; r++) {
+                byRule.add(new ArrayList<>());
+            }
             for (int f = 0; f < fields.size(); f++) {
                 ruleOf[f] = fields.get(f).get("rule").asInt();
                 binary[f] = fields.get(f).get("binary").asBoolean();
+                byRule.get(ruleOf[f]).add(f);
+            }
+            for (int r = 0; r < rules.length; r++) {
+                rules[r].fields = byRule.get(r).stream().mapToInt(Integer::intValue).toArray();
             }
         }
 
         Row decrypt(Row stored) {
-            Object[] clear = new Object[binary.length];
-            for (int f = 0; f < binary.length; f++) {
-                Object value = stored.get(f);
-                if (value == null) {
+            Object[] out = new Object[binary.length + 1];
+            Opened result = opened.get();
+            for (int r = 0; r < rules.length; r++) {
+                RulePlan rule = rules[r];
+                Fault fault = null;
+                // As the client's field walker: the rule's fields in order, stopping at the first fault.
+                for (int f : rule.fields) {
+                    Object value = stored.get(f);
+                    if (value == null) {
+                        continue;
+                    }
+                    fault = open(r, f, value, result);
+                    if (fault != null) {
+                        break;
+                    }
+                    out[f] = result.clear;
+                }
+                if (fault == null) {
                     continue;
                 }
-                byte[] data = binary[f] ? (byte[]) value : unbase64((String) value);
-                byte[] plain = data == null ? null : open(ruleOf[f], data);
-                if (plain == null) {
-                    return null;
-                }
-                if (binary[f]) {
-                    clear[f] = plain;
-                } else {
-                    String text = utf8(plain);
-                    if (text == null) {
-                        return null;
+                if (rule.keeps) {
+                    for (int f : rule.fields) {
+                        out[f] = stored.get(f);
                     }
-                    clear[f] = text;
+                    continue;
+                }
+                Object[] failed = new Object[binary.length + 1];
+                failed[binary.length] = rule.error(fault, result.version);
+                return RowFactory.create(failed);
+            }
+            return RowFactory.create(out);
+        }
+
+        /** Null with `result.clear` set when the value decrypts, else why not. */
+        private Fault open(int r, int f, Object value, Opened result) {
+            byte[] data;
+            if (binary[f]) {
+                data = (byte[]) value;
+            } else {
+                data = unbase64((String) value);
+                if (data == null) {
+                    return Fault.NOT_BASE64;
                 }
             }
-            return RowFactory.create(clear);
+            RulePlan rule = rules[r];
+            int from = 0;
+            long version = 1;
+            if (rule.versioned) {
+                if (data.length < VERSION_PREFIX) {
+                    return Fault.NO_VERSION;
+                }
+                version = ByteBuffer.wrap(data, 1, 4).getInt() & 0xffffffffL;
+                if (version == 0) {
+                    version = 1;  // as the client: version 0 reads the first DEK
+                }
+                from = VERSION_PREFIX;
+            }
+            result.version = version;
+            SecretKeySpec key = rule.keys.get(version);
+            if (key == null) {
+                return Fault.NO_DEK;
+            }
+            if (data.length - from < IV_BYTES + TAG_BITS / 8) {
+                return Fault.UNDECRYPTABLE;
+            }
+            byte[] plain;
+            try {
+                Cipher cipher = cipher(r, version);
+                cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, data, from, IV_BYTES));
+                plain = cipher.doFinal(data, from + IV_BYTES, data.length - from - IV_BYTES);
+            } catch (GeneralSecurityException e) {
+                return Fault.UNDECRYPTABLE;
+            }
+            if (binary[f]) {
+                result.clear = plain;
+                return null;
+            }
+            try {
+                result.clear = utf8.get().decode(ByteBuffer.wrap(plain)).toString();
+            } catch (CharacterCodingException e) {
+                return Fault.NOT_UTF8;
+            }
+            return null;
         }
 
         /** The ciphertext behind padded base64 text (as Python's b64decode(validate=True)), or null. */
@@ -111,41 +218,10 @@ public final class FieldDecryptUdf implements UDF2<Row, String, Row> {
             }
         }
 
-        private String utf8(byte[] plain) {
-            try {
-                return utf8.get().decode(ByteBuffer.wrap(plain)).toString();
-            } catch (CharacterCodingException e) {
-                return null;
-            }
-        }
-
-        private byte[] open(int rule, byte[] data) {
-            int from = 0;
-            int version = 1;
-            if (versioned[rule]) {
-                if (data.length < VERSION_PREFIX) {
-                    return null;
-                }
-                version = ByteBuffer.wrap(data, 1, 4).getInt();  // the client reads bytes 1-4, as here
-                from = VERSION_PREFIX;
-            }
-            SecretKeySpec key = keys[rule].get(version);
-            if (key == null || data.length - from < IV_BYTES + TAG_BITS / 8) {
-                return null;
-            }
-            try {
-                Cipher cipher = cipher(rule, version);
-                cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, data, from, IV_BYTES));
-                return cipher.doFinal(data, from + IV_BYTES, data.length - from - IV_BYTES);
-            } catch (GeneralSecurityException e) {
-                return null;
-            }
-        }
-
         /** This thread's cipher for one rule's DEK version: made once, initialised per value. */
-        private Cipher cipher(int rule, int version) throws GeneralSecurityException {
+        private Cipher cipher(int rule, long version) throws GeneralSecurityException {
             Map<Long, Cipher> mine = ciphers.get();
-            long slot = ((long) rule << 32) | (version & 0xffffffffL);
+            long slot = ((long) rule << 32) | version;
             Cipher found = mine.get(slot);
             if (found == null) {
                 found = Cipher.getInstance("AES/GCM/NoPadding");
@@ -153,6 +229,12 @@ public final class FieldDecryptUdf implements UDF2<Row, String, Row> {
             }
             return found;
         }
+    }
+
+    /** One value's outcome, reused by a thread: its clear value, and the DEK version read. */
+    private static final class Opened {
+        Object clear;
+        long version;
     }
 
     @Override
