@@ -218,3 +218,22 @@ def test_the_keys_travel_in_an_owner_only_plan_file_and_nowhere_else(spark, live
     for key in keys:
         for text in (explained.lower(), logged.lower(), repr(planned).lower()):
             assert key not in text
+
+
+
+def test_a_stream_whose_deks_rotate_is_decrypted_in_the_python_workers(live_server):
+    """A DEK version made after a stream started is one the driver could not give the JVM."""
+    from app.pipeline.jvm_decrypt import plan_jvm_decryption
+    from app.pipeline.rule_plan import plan_rules
+
+    client = RegistryClient(live_server)
+    subject = f"jd-stream-{uuid.uuid4().hex[:8]}-value"
+    client.register(subject, Schema(json.dumps(PERSON), rule_set=rules(f"kek_{uuid.uuid4().hex[:8]}", "ERROR,ERROR")))
+    AvroSerializer(client, subject=subject, writer=UseLatest(), rule_config={"secret": SECRET})(dict(ANN))
+    schema = client.get_latest_version(subject)
+    planned = plan_rules(client, subject, schema.schema, schema.version, {"secret": SECRET})
+    assert plan_jvm_decryption(client, schema.schema, planned, streaming=False).plan is not None
+    streamed = plan_jvm_decryption(client, schema.schema, planned, streaming=True)
+    assert streamed.plan is None
+    assert streamed.reason == ("rule 'encrypt-pii' rotates DEKs (encrypt.dek.expiry.days), and a stream may meet "
+                               "a DEK version made after the job started")
