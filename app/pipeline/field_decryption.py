@@ -2,9 +2,11 @@
 
 When the only READ rules are field-level ENCRYPT rules (`app.pipeline.rule_plan`), records
 decode as they would without rules (on the JVM for Avro), the encrypted fields coming out as
-stored (base64 text for a string, the bytes for bytes), and then only those field columns go
-to Spark's Python workers, a batch at a time, in one Arrow UDF; the decoded struct is rebuilt
-with `withField`. No row crosses into Python whole.
+stored (base64 text for a string, the bytes for bytes), and then only those field columns are
+decrypted and the decoded struct is rebuilt with `withField`: by the JVM when the driver could
+plan it (`app.pipeline.jvm_decrypt`, which also runs this module's `FieldDecryptor` on the
+driver to learn how the client words a failure), else in Spark's Python workers, a batch at a
+time, in one Arrow UDF. No row crosses into Python whole.
 
 Each worker keeps one `FieldDecryptor` per (registry, reader, fields, rule configuration)
 across tasks. Each column goes through its rule's `app.client` ENCRYPT executor whole
@@ -63,7 +65,8 @@ def _field_type(found: EncryptedField) -> FieldType:
 
 
 class FieldDecryptor:
-    """One worker's decryption of a job's ENCRYPT'd fields, a batch of columns at a time."""
+    """One worker's decryption of a job's ENCRYPT'd fields, a batch of columns at a time (and, on the
+    driver, the probes that show `app.pipeline.jvm_decrypt` how the client fails a value)."""
 
     def __init__(self, client: RegistryClient, reader: Schema, rules: DecodeRules) -> None:
         assert rules.subject is not None and reader.rule_set is not None
