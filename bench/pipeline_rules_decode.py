@@ -6,13 +6,15 @@ dumps: once under a subject without rules, once under a subject whose ENCRYPT ru
 (AES256_GCM, local KMS) encrypts `ssn`, by our `AvroSerializer`. Then both are decoded with
 `decode(..., engine="auto")` to Spark's no-op sink, taking turns for `--runs` runs each (the
 first of each untimed: it starts the workers and fetches the writer and the DEK). Without the
-rule the decode runs on the JVM; with it, on the JVM and then the `ssn` column is decrypted in
-the Python workers (`app.pipeline.field_decryption`). `--records-path` adds a third variant: the
+rule the decode runs on the JVM; with it, on the JVM and then the `ssn` column is decrypted on
+the JVM too, with the keys the driver found (`app.pipeline.jvm_decrypt`). `--python-decrypt`
+adds the same rule with AES256_SIV, whose fields the Python workers decrypt after the JVM decode
+(`app.pipeline.field_decryption`), to show what that path costs. `--records-path` adds a variant: the
 same rule forced through the records path (a CEL rule beside it that is always true), to show
 what the per-record path costs. The registry runs under gunicorn on SQLite (`support.live`).
 Prints p50/p90/p99 of per-run wall seconds and the ratio of the medians; asserts nothing.
 
-    python bench/pipeline_rules_decode.py [--records 300000] [--runs 7] [--records-path]
+    python bench/pipeline_rules_decode.py [--records 300000] [--runs 7] [--python-decrypt] [--records-path]
 """
 from __future__ import annotations
 
@@ -44,6 +46,9 @@ PERSON = json.dumps({"type": "record", "name": "Person", "namespace": "bench", "
 ENCRYPT = Rule("encrypt-pii", "TRANSFORM", "WRITEREAD", "ENCRYPT", ("PII",), (
     ("encrypt.kek.name", f"bench-kek-{uuid.uuid4().hex[:6]}"), ("encrypt.kms.key.id", "bench-key"),
     ("encrypt.kms.type", "local-kms")))
+ENCRYPT_SIV = Rule("encrypt-pii", "TRANSFORM", "WRITEREAD", "ENCRYPT", ("PII",), (
+    ("encrypt.dek.algorithm", "AES256_SIV"), ("encrypt.kek.name", f"bench-siv-{uuid.uuid4().hex[:6]}"),
+    ("encrypt.kms.key.id", "bench-key"), ("encrypt.kms.type", "local-kms")))
 ALWAYS = Rule("always", "CONDITION", "READ", "CEL", expr="message.age >= 0")
 
 
@@ -62,12 +67,16 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=300_000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--records-path", action="store_true", help="also time the per-record path")
+    parser.add_argument("--python-decrypt", action="store_true",
+                        help="also time an AES256_SIV rule, decrypted in the Python workers")
     args = parser.parse_args()
     from support.live import scratch_registry
 
     with scratch_registry("bench-rules-") as scratch:
         client = RegistryClient(scratch.server.url)
         subjects = {"without the rule": ("plain-value", None), "ENCRYPT one field": ("encrypted-value", (ENCRYPT,))}
+        if args.python_decrypt:
+            subjects["ENCRYPT (SIV, Python workers)"] = ("siv-value", (ENCRYPT_SIV,))
         if args.records_path:
             subjects["ENCRYPT + CEL (records path)"] = ("checked-value", (ENCRYPT, ALWAYS))
         dumps = {}

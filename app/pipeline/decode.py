@@ -35,7 +35,8 @@ Data-contract rules (`rule_config=`: the client's rule configuration, e.g. a loc
 `secret`): the driver decides once, before Spark work starts, whether records must pass through
 rules (`app.pipeline.rule_plan`) and logs it beside the engine choice. Without rules the decode
 is exactly the one above. With field-level ENCRYPT rules only, it is that decode followed by
-the encrypted columns decrypted in Python workers (`app.pipeline.field_decryption`); with any
+the encrypted columns decrypted: on the JVM when the decode runs there and the driver can plan
+it (`app.pipeline.jvm_decrypt`), else in Python workers (`app.pipeline.field_decryption`); with any
 other rule (CEL, JSONata migrations, ENCRYPT_PAYLOAD), every record goes through an
 `app.client` deserializer in the Python workers (`app.pipeline.rule_decoder`). A rule that
 refuses a record is that record's fault (routed or stopping the job, naming the rule); a KMS
@@ -44,6 +45,7 @@ or registry that cannot be reached fails the job in both modes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -59,6 +61,7 @@ from app.pipeline.field_decryption import decrypt_fields
 from app.pipeline.formats import format_of, jvm_refusal
 from app.pipeline.formats.format import RecordDecoder
 from app.pipeline.jvm_decode import jvm_decode_with_schema
+from app.pipeline.jvm_decrypt import jvm_clear, plan_jvm_decryption
 from app.pipeline.rule_plan import NO_RULES, DecodeRules, RulePath, plan_rules
 
 ON_ERROR = ("fail", "route")
@@ -294,7 +297,8 @@ def _decode(df: DataFrame, column: str, registry: RegistryClient, schema: Schema
     if rules.path is RulePath.RECORDS:
         python_only = f"every record passes through app.client's rules ({rules.reason})"
     position = [name for name in POSITION_COLUMNS if name in df.columns]
-    if choose_engine(df.sparkSession, engine, streaming=df.isStreaming, python_only=python_only).jvm:
+    on_jvm = choose_engine(df.sparkSession, engine, streaming=df.isStreaming, python_only=python_only).jvm
+    if on_jvm:
         if df.isStreaming or (headers is not None and len(headers) > MAX_PLANNED_HEADERS):
             headers = None  # read ahead they cannot be (a stream), or too many to plan: executors fetch writers
         elif headers is None:
@@ -308,10 +312,17 @@ def _decode(df: DataFrame, column: str, registry: RegistryClient, schema: Schema
         decoded = df.mapInArrow(job, out_schema)
     if rules.path is not RulePath.FIELDS:
         return decoded
-    LOG.info("then decrypting %s in Spark's Python workers: %s",
-             ", ".join(found.full_name for found in rules.fields), rules.reason)
+    names = ", ".join(found.full_name for found in rules.fields)
+    decryption = plan_jvm_decryption(registry, schema, rules, streaming=df.isStreaming) if on_jvm else None
+    if decryption is None or decryption.plan is None:
+        why = f" ({decryption.reason})" if decryption is not None else ""
+        LOG.info("then decrypting %s in Spark's Python workers%s: %s", names, why, rules.reason)
+        return decrypt_fields(decoded, registry, schema, rules, column=column, output=output or column,
+                              on_error=on_error, position=position)
+    LOG.info("then decrypting %s on the JVM (%s): %s", names, decryption.reason, rules.reason)
     return decrypt_fields(decoded, registry, schema, rules, column=column, output=output or column,
-                          on_error=on_error, position=position)
+                          on_error=on_error, position=position,
+                          jvm_clear=partial(jvm_clear, df.sparkSession, decryption, rules.fields))
 
 
 def batch_decoder(

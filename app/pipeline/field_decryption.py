@@ -2,9 +2,11 @@
 
 When the only READ rules are field-level ENCRYPT rules (`app.pipeline.rule_plan`), records
 decode as they would without rules (on the JVM for Avro), the encrypted fields coming out as
-stored (base64 text for a string, the bytes for bytes), and then only those field columns go
-to Spark's Python workers, a batch at a time, in one Arrow UDF; the decoded struct is rebuilt
-with `withField`. No row crosses into Python whole.
+stored (base64 text for a string, the bytes for bytes), and then only those field columns are
+decrypted and the decoded struct is rebuilt with `withField`: by the JVM when the driver could
+plan it (`app.pipeline.jvm_decrypt`, which also runs this module's `FieldDecryptor` on the
+driver to learn how the client words a failure), else in Spark's Python workers, a batch at a
+time, in one Arrow UDF. No row crosses into Python whole.
 
 Each worker keeps one `FieldDecryptor` per (registry, reader, fields, rule configuration)
 across tasks. Each column goes through its rule's `app.client` ENCRYPT executor whole
@@ -63,7 +65,8 @@ def _field_type(found: EncryptedField) -> FieldType:
 
 
 class FieldDecryptor:
-    """One worker's decryption of a job's ENCRYPT'd fields, a batch of columns at a time."""
+    """One worker's decryption of a job's ENCRYPT'd fields, a batch of columns at a time (and, on the
+    driver, the probes that show `app.pipeline.jvm_decrypt` how the client fails a value)."""
 
     def __init__(self, client: RegistryClient, reader: Schema, rules: DecodeRules) -> None:
         assert rules.subject is not None and reader.rule_set is not None
@@ -112,8 +115,35 @@ def _field_column(output: str, found: EncryptedField) -> Column:
 
 
 def decrypt_fields(df: DataFrame, registry: RegistryClient, reader: Schema, rules: DecodeRules, *, column: str,
-                   output: str, on_error: str, position: list[str]) -> DataFrame:
-    """`df` (decoded, `output` the reader's struct) with the fields of `rules` decrypted."""
+                   output: str, on_error: str, position: list[str],
+                   jvm_clear: Callable[[Column], Column] | None = None) -> DataFrame:
+    """`df` (decoded, `output` the reader's struct) with the fields of `rules` decrypted, in
+    the Python workers, or by `jvm_clear` (`app.pipeline.jvm_decrypt`): a function of a struct
+    of the fields' stored values giving struct(f0, f1, ..., error) as the Python UDF does."""
+    fields = rules.fields
+    stored = [_field_column(output, found) for found in fields]
+    if jvm_clear is not None:
+        staged = df.withColumn(_CLEAR, jvm_clear(F.struct(*[value.alias(f"f{index}")
+                                                           for index, value in enumerate(stored)])))
+    else:
+        staged = df.withColumn(_CLEAR, _python_udf(registry, reader, rules)(*stored))
+    value = F.col(output)
+    for index, found in enumerate(fields):
+        value = value.withField(".".join(found.path), F.col(_CLEAR)[f"f{index}"])
+    error = F.col(_CLEAR)[_ERROR]
+    if on_error == "route":
+        error_column = f"{output}_error"
+        staged = staged.withColumn(output, F.when(error.isNull(), value)) \
+            .withColumn(error_column, F.coalesce(F.col(error_column), error))
+    else:
+        # As the JVM path stops a job: Spark's raise_error, naming the record's position.
+        message = F.concat(F.lit(f"cannot decode {column}"), record_position(position), F.lit(": "), error)
+        staged = staged.withColumn(output, F.when(error.isNull(), value).otherwise(F.raise_error(message)))
+    return staged.drop(_CLEAR)
+
+
+def _python_udf(registry: RegistryClient, reader: Schema, rules: DecodeRules) -> Callable[..., Column]:
+    """The Arrow UDF decrypting the fields' columns a batch at a time in the Python workers."""
     fields = rules.fields
     types = [pa.binary() if found.binary else pa.string() for found in fields]
     result = T.StructType([T.StructField(f"f{index}", T.BinaryType() if found.binary else T.StringType(), True)
@@ -133,18 +163,4 @@ def decrypt_fields(df: DataFrame, registry: RegistryClient, reader: Schema, rule
         arrays_out.append(pa.array(errors, type=pa.string()))
         return pa.StructArray.from_arrays(arrays_out, names=[field.name for field in result.fields])
 
-    udf = F.arrow_udf(decrypt, result)
-    staged = df.withColumn(_CLEAR, udf(*[_field_column(output, found) for found in fields]))
-    value = F.col(output)
-    for index, found in enumerate(fields):
-        value = value.withField(".".join(found.path), F.col(_CLEAR)[f"f{index}"])
-    error = F.col(_CLEAR)[_ERROR]
-    if on_error == "route":
-        error_column = f"{output}_error"
-        staged = staged.withColumn(output, F.when(error.isNull(), value)) \
-            .withColumn(error_column, F.coalesce(F.col(error_column), error))
-    else:
-        # As the JVM path stops a job: Spark's raise_error, naming the record's position.
-        message = F.concat(F.lit(f"cannot decode {column}"), record_position(position), F.lit(": "), error)
-        staged = staged.withColumn(output, F.when(error.isNull(), value).otherwise(F.raise_error(message)))
-    return staged.drop(_CLEAR)
+    return F.arrow_udf(decrypt, result)

@@ -14,7 +14,8 @@ Three paths follow (`RulePath`), each logged with its reason beside the engine c
 - `FIELDS`: the only READ rules are field-level `ENCRYPT` rules over string or bytes fields
   reached through records alone, and nothing migrates. The records decode as today (the
   encrypted fields come out as stored: base64 text for strings, bytes for bytes) and then only
-  those field columns are decrypted, a batch at a time (`app.pipeline.field_decryption`).
+  those field columns are decrypted, on the JVM for AES-GCM DEKs (`app.pipeline.jvm_decrypt`),
+  else a batch at a time in the Python workers (`app.pipeline.field_decryption`).
 - `RECORDS`: anything else (CEL, JSONata, migrations, ENCRYPT_PAYLOAD, other formats): every
   record goes through a client deserializer kept by each Python worker
   (`app.pipeline.rule_decoder`).

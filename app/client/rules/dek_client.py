@@ -21,6 +21,9 @@ from app.client.rules.executors import RuleError
 
 ROOT = "/dek-registry/v1"
 LATEST = -1
+# The most DEK versions `dek_versions` reads; a longer list is refused (real subjects rotate
+# yearly or so, so this many means a damaged or hostile reply).
+MAX_DEK_VERSIONS = 1000
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,23 @@ class DekRegistry:
                 return None
             found = _DEKS.setdefault(key, dek)
         return found
+
+    def dek_versions(self, kek: str, subject: str, algorithm: str) -> list[int]:
+        """The versions of `subject`'s DEK under `kek` (deleted ones too, as a reader may meet
+        them), oldest first; an empty list when there are none."""
+        try:
+            body = self._transport.request(
+                "GET", f"{ROOT}/keks/{_segment(kek)}/deks/{_segment(subject)}/versions",
+                query={"algorithm": algorithm, "deleted": "true", "limit": str(MAX_DEK_VERSIONS + 1)})
+        except RegistryRequestError as exc:
+            if exc.http_status == 404:
+                return []
+            raise
+        if not isinstance(body, list) or not all(type(item) is int and item > 0 for item in body):
+            raise RuleError("the registry's DEK version list is not a list of positive numbers")
+        if len(body) > MAX_DEK_VERSIONS:
+            raise RuleError(f"the registry lists more than {MAX_DEK_VERSIONS} DEK versions")
+        return sorted(set(body))
 
     def create_dek(self, kek: str, subject: str, version: int, algorithm: str,
                    encrypted_key_material: bytes | None) -> Dek | None:

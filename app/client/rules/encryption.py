@@ -22,11 +22,12 @@ import base64
 import binascii
 import time
 import weakref
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
 
 from tink import TinkError, aead, daead
 from tink.core import Registry
-from tink.proto import aes_siv_pb2, tink_pb2
+from tink.proto import aes_gcm_pb2, aes_siv_pb2, tink_pb2
 
 from app.client.errors import RegistryClientError
 from app.client.rules.context import READ, WRITE, FieldContext, FieldType, RuleContext
@@ -44,6 +45,13 @@ DEK_ALGORITHM = "encrypt.dek.algorithm"
 DEK_EXPIRY_DAYS = "encrypt.dek.expiry.days"
 _DAY_MS = 24 * 60 * 60 * 1000
 _NO_AAD = b""
+GCM_ALGORITHMS = ("AES128_GCM", "AES256_GCM")
+# Why READ refuses a value: fixed texts (never Tink's own, which carries a thread's address and
+# a library's source path), so that every reader words one fault alike (the pipeline's JVM too).
+NOT_BASE64 = "the field is not base64 ciphertext"
+NO_VERSION = "the ciphertext is too short to carry a DEK version"
+UNDECRYPTABLE = "decryption failed: the ciphertext is damaged or was not made with this DEK"
+NOT_UTF8 = "the decrypted value of a string field is not UTF-8 text"
 
 
 def _siv_template() -> tink_pb2.KeyTemplate:
@@ -77,6 +85,17 @@ def _context_of(subject: str) -> str | None:
         context = subject[1:cut + 2] if cut >= 0 else subject[1:]
         return None if context == "." else context
     return None
+
+
+@dataclass(frozen=True)
+class GcmKeys:
+    """What it takes to decrypt a rule's AES-GCM field values elsewhere (the pipeline's JVM):
+    the raw AES key of each DEK version a reader would use, and whether the ciphertext leads
+    with the version (`encrypt.dek.expiry.days` set). Secret: never in a repr."""
+
+    algorithm: str
+    versioned: bool
+    keys: Mapping[int, bytes] = field(repr=False)
 
 
 class _Cipher:
@@ -191,7 +210,7 @@ class _Encryptor:
                    and (self.clock() - dek.ts) / _DAY_MS > self.expiry_days)
         if dek is None or expired:
             if reading:
-                raise RuleError(f"no DEK for KEK {kek.name!r} and subject {self.ctx.subject} version {wanted}")
+                raise RuleError(no_dek(kek.name, self.ctx.subject, wanted))
             wrapped = None if kek.shared else self._kms(kek).encrypt(self.cipher.new_key(), _NO_AAD)
             new_version = dek.version + 1 if dek is not None and expired else 1
             made = self.registry.create_dek(kek.name, self.ctx.subject, new_version, self.cipher.algorithm, wrapped) \
@@ -203,6 +222,18 @@ class _Encryptor:
             return dek, dek.key_material
         assert dek.encrypted_key_material is not None
         return dek, self._unwrap(kek, dek.encrypted_key_material)
+
+    def gcm_keys(self) -> GcmKeys:
+        """The raw AES keys `transform` would decrypt with on READ: DEK version 1 alone when
+        DEKs do not rotate (as `dek(None)`), else every version the DEK API lists."""
+        algorithm = self.cipher.algorithm
+        if algorithm not in GCM_ALGORITHMS:
+            raise RuleError(f"{algorithm} is not an AES-GCM DEK algorithm")
+        versioned = self.expiry_days > 0
+        versions = self.registry.dek_versions(self.kek().name, self.ctx.subject, algorithm) if versioned else [1]
+        keys = {version: bytes(aes_gcm_pb2.AesGcmKey.FromString(self.dek(version)[1]).key_value)
+                for version in versions}
+        return GcmKeys(algorithm, versioned, keys)
 
     # ------------------------------------------------------------------ values
     def transform(self, field_type: FieldType, value: Any) -> Any:
@@ -223,7 +254,7 @@ class _Encryptor:
                 try:
                     ciphertext = base64.b64decode(value, validate=True)
                 except (binascii.Error, ValueError, TypeError):
-                    raise RuleError("the field is not base64 ciphertext") from None
+                    raise RuleError(NOT_BASE64) from None
             else:
                 found = _as_bytes(field_type, value)
                 if found is None:
@@ -232,14 +263,19 @@ class _Encryptor:
             version = None
             if rotating:
                 if len(ciphertext) < 5:
-                    raise RuleError("the ciphertext is too short to carry a DEK version")
+                    raise RuleError(NO_VERSION)
                 version, ciphertext = int.from_bytes(ciphertext[1:5], "big"), ciphertext[5:]
             _, key = self.dek(version)
             try:
                 plaintext = self.cipher.decrypt(key, ciphertext)
-            except TinkError as exc:
-                raise RuleError(f"decryption failed: {exc}") from None
-            return plaintext.decode("utf-8") if field_type == FieldType.STRING else plaintext
+            except TinkError:
+                raise RuleError(UNDECRYPTABLE) from None
+            if field_type != FieldType.STRING:
+                return plaintext
+            try:
+                return plaintext.decode("utf-8")
+            except UnicodeDecodeError:
+                raise RuleError(NOT_UTF8) from None
         raise RuleError(f"ENCRYPT rules run on WRITE and READ, not {self.ctx.mode}")
 
     def decrypt_all(self, field_type: FieldType, values: list[Any]) -> tuple[list[Any], set[int]]:
@@ -259,7 +295,8 @@ class _Encryptor:
                 out.append(None)
                 continue
             try:
-                ciphertext = unbase64(value) if text else bytes(value)
+                # strict_mode: the text `b64decode(validate=True)` takes in `transform`, no other
+                ciphertext = unbase64(value, strict_mode=True) if text else bytes(value)
                 version = None
                 if rotating:
                     version, ciphertext = int.from_bytes(ciphertext[1:5], "big"), ciphertext[5:]
@@ -273,6 +310,11 @@ class _Encryptor:
                 failed.add(row)
                 out.append(value)
         return out, failed
+
+
+def no_dek(kek: str, subject: str, version: int) -> str:
+    """Why READ refuses a value whose DEK version the registry does not hold."""
+    return f"no DEK for KEK {kek!r} and subject {subject} version {version}"
 
 
 def _as_bytes(field_type: FieldType, value: Any) -> bytes | None:
@@ -315,6 +357,13 @@ class FieldEncryptionExecutor(FieldRuleExecutor):
         column per batch): the values in clear and the rows left as they were because they did
         not decrypt (see `_Encryptor.decrypt_all`)."""
         return _guarded(lambda: _Encryptor(ctx, self.clock)).decrypt_all(field_type, values)
+
+    def gcm_keys(self, ctx: RuleContext) -> GcmKeys:
+        """The keys of the rule of `ctx` on READ (see `_Encryptor.gcm_keys`), through this
+        client's own KEK and DEK lookups and KMS unwrap, for a caller that decrypts the
+        rule's AES-GCM values itself; a RuleError when they cannot be found."""
+        encryptor = _guarded(lambda: _Encryptor(ctx, self.clock))
+        return _guarded(encryptor.gcm_keys)
 
 
 class PayloadEncryptionExecutor:

@@ -5,6 +5,8 @@ way round; AES256_SIV gives the same ciphertext in both; DEK versions rotate wit
 `encrypt.dek.expiry.days` on a clock of the test's."""
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 import uuid
@@ -109,6 +111,63 @@ def test_dek_versions_rotate_after_the_expiry_days_and_both_clients_read_every_v
 def _kek_of(url: str, subject: str) -> str:
     rule = RegistryClient(url).get_latest_version(subject).schema.rule_set.domain_rules[0]  # type: ignore[union-attr]
     return str(rule.param("encrypt.kek.name"))
+
+
+def test_gcm_keys_are_the_raw_aes_keys_of_every_dek_version_a_reader_uses(live_server: str) -> None:
+    """What the pipeline's JVM decrypts with: each listed DEK version's raw AES key, which opens
+    Tink's RAW layout (12-byte IV, ciphertext, tag) behind the version prefix; never in a repr."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    from app.client.rules.context import READ, RuleContext
+
+    topic, subject = setup(live_server, AVRO, **{"encrypt.dek.expiry.days": "1"})
+    now = [0]
+    executors = ExecutorRegistry()
+    executors.register(FieldEncryptionExecutor(clock=lambda: now[0]))
+    write, _ = ours(AVRO, live_server, subject, rule_executors=executors)
+    first = write(RECORD)
+    made = RegistryClient(live_server).transport.request(
+        "GET", f"/dek-registry/v1/keks/{_kek_of(live_server, subject)}/deks/{subject}")
+    now[0] = made["ts"] + 2 * 24 * 3600 * 1000
+    second = write(RECORD)
+    schema = RegistryClient(live_server).get_latest_version(subject).schema
+    rule = schema.rule_set.domain_rules[0]  # type: ignore[union-attr]
+    ctx = RuleContext(subject, 1, READ, rule, 0, (rule,), None, schema, {"secret": SECRET}, None,
+                      RegistryClient(live_server), "digest")
+    keys = FieldEncryptionExecutor().gcm_keys(ctx)
+    assert (keys.algorithm, keys.versioned, sorted(keys.keys)) == ("AES256_GCM", True, [1, 2])
+    assert all(key.hex() not in repr(keys) for key in keys.keys.values())
+    for data, version in ((first, 1), (second, 2)):
+        stored = base64.b64decode(_avro_ssn(data))
+        assert int.from_bytes(stored[1:5], "big") == version
+        assert AESGCM(keys.keys[version]).decrypt(stored[5:17], stored[17:], None) == SSN.encode()
+
+
+def _avro_ssn(data: bytes) -> str:
+    from fastavro import parse_schema, schemaless_reader
+
+    parsed = parse_schema(json.loads(TEXTS[AVRO]))
+    return schemaless_reader(io.BytesIO(data[5:]), parsed, parsed)["ssn"]
+
+
+def test_a_tampered_value_fails_with_the_clients_fixed_text_not_tinks(live_server: str) -> None:
+    """Tink's own message carries a thread's address and a source path, so two readers would
+    word one fault differently; the client's text is one for all."""
+    from app.client.rules.encryption import UNDECRYPTABLE
+
+    subject = f"people-{uuid.uuid4().hex[:8]}-value"
+    strict = Rule("encrypt-pii", "TRANSFORM", "WRITEREAD", "ENCRYPT", ("PII",), tuple(sorted({
+        "encrypt.kek.name": f"kek_{uuid.uuid4().hex[:8]}", "encrypt.kms.type": "local-kms",
+        "encrypt.kms.key.id": "strict-key"}.items())))  # onFailure ERROR
+    RegistryClient(live_server).register(subject, Schema(TEXTS[AVRO], AVRO, rule_set=RuleSet(domain_rules=(strict,))))
+    write, read = ours(AVRO, live_server, subject)
+    data = write(RECORD)
+    stored = _avro_ssn(data)
+    tampered = data.replace(stored.encode(), base64.b64encode(base64.b64decode(stored)[:-1] + b"\0").decode().encode())
+    assert tampered != data
+    with pytest.raises(RuleFailed) as caught:
+        read(tampered)
+    assert str(caught.value.__cause__) == UNDECRYPTABLE
 
 
 def test_two_serializers_in_one_process_use_their_own_secrets(live_server: str) -> None:
