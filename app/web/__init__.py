@@ -27,6 +27,7 @@ from app.web.errors import PageError
 from app.web.permissions import may, read_only
 from app.web.protection import FIELD, UI_PREFIX, check_csrf, check_text, csrf_token, secure_headers
 from app.web.reads import utc
+from app.web.template_code import TEMPLATE_CODE
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ def register_web(app: Flask) -> None:
     app.add_url_rule("/ui", "ui_root", lambda: redirect(url_for("ui.index"), 308), strict_slashes=True)
     app.register_blueprint(bp, url_prefix="/ui")
     app.jinja_env.finalize = printable
+    app.jinja_env.bytecode_cache = TEMPLATE_CODE
     app.after_request(secure_headers)
     # A wrong method on a UI route matches no rule, so the blueprint's handler never sees it.
     answer_unrouted_errors(app, UI_PREFIX.strip("/"), error_page)
