@@ -28,6 +28,8 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any, Iterator
 
+from app.fingerprinting.java_numbers import java_double_text
+
 # Basic types (the header's low two bits) and primitive type ids (its upper six bits).
 _PRIMITIVE, _SHORT_STRING, _OBJECT, _ARRAY = 0, 1, 2, 3
 _NULL, _TRUE, _FALSE, _INT8, _INT16, _INT32, _INT64, _DOUBLE = 0, 1, 2, 3, 4, 5, 6, 7
@@ -326,7 +328,7 @@ def _scalar_json(kind: VariantKind, value: Any) -> str:
     if kind in (VariantKind.DOUBLE, VariantKind.FLOAT):
         if math.isnan(value) or math.isinf(value):  # Jackson quotes what JSON has no number for
             return '"NaN"' if math.isnan(value) else ('"Infinity"' if value > 0 else '"-Infinity"')
-        return java_float_text(value, single=kind == VariantKind.FLOAT)
+        return java_double_text(value, single=kind == VariantKind.FLOAT)
     if kind in (VariantKind.DECIMAL4, VariantKind.DECIMAL8, VariantKind.DECIMAL16):
         return format(value, "f")
     if kind == VariantKind.STRING:
@@ -373,32 +375,6 @@ _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r
 def _quote(text: str) -> str:
     """A JSON string as Jackson writes it: other control characters as uppercase \\u00XX."""
     return '"' + "".join(_ESCAPES.get(char) or (f"\\u{ord(char):04X}" if char < " " else char) for char in text) + '"'
-
-
-def java_float_text(value: float, single: bool = False) -> str:
-    """`Double.toString` (or `Float.toString`): the shortest digits that read back to the same
-    value, in plain notation from 10^-3 to 10^7 and as `d.dddE±n` outside."""
-    if value == 0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    if single:
-        digits_text = next((text for text in (f"{value:.{places}e}" for places in range(9))
-                            if struct.unpack("<f", struct.pack("<f", float(text)))[0] == value), repr(value))
-    else:
-        digits_text = repr(value)
-    if len(Decimal(digits_text).normalize().as_tuple().digits) == 1:  # Java writes two digits at least,
-        digits_text = f"{value:.1e}"  # the pair nearest the exact value (4.9E-324, not 5.0E-324)
-    sign, digits, exponent = Decimal(digits_text).normalize().as_tuple()
-    assert isinstance(exponent, int)
-    text = "".join(map(str, digits))
-    point = len(text) + exponent  # where the decimal point falls in the digit string
-    prefix = "-" if sign else ""
-    if 1e-3 <= abs(value) < 1e7:
-        if point <= 0:
-            return f"{prefix}0.{'0' * -point}{text}"
-        if point >= len(text):
-            return f"{prefix}{text}{'0' * (point - len(text))}.0"
-        return f"{prefix}{text[:point]}.{text[point:]}"
-    return f"{prefix}{text[0]}.{text[1:] or '0'}E{point - 1}"
 
 
 # ---------------------------------------------------------------------- writing

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.sql.variant_utils import VariantUtils as Spark
 
-from app.client.rules.variant_codec import Variant, VariantError, VariantKind, java_float_text, parse_json
+from app.client.rules.variant_codec import Variant, VariantError, VariantKind, parse_json
+from app.fingerprinting.java_numbers import java_double_text
 
 # An empty key dictionary: version 1, one-byte offsets, no keys.
 EMPTY_METADATA = b"\x01\x00\x00"
@@ -114,7 +115,7 @@ def test_each_scalar_type_renders_as_confluents_canonical_json(variant: Variant,
     (struct.unpack("<f", struct.pack("<f", 0.1))[0], True, "0.1"),
 ])
 def test_doubles_and_floats_print_as_java_does(value: float, single: bool, text: str) -> None:
-    assert java_float_text(value, single) == text
+    assert java_double_text(value, single) == text
 
 
 def test_an_array_whose_offsets_share_bytes_is_refused_before_it_renders_exponentially() -> None:
