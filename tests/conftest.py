@@ -29,6 +29,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support import live, spark_jvm  # noqa: E402
+from support.ci import in_ci  # noqa: E402
 from support.forkserver import ForkServer  # noqa: E402
 from support.live import LiveServer, start_server  # noqa: E402
 from support.postgres import (  # noqa: E402
@@ -44,10 +45,6 @@ DATABASE_KINDS = [
     pytest.param("sqlite", id="sqlite"),
     pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
 ]
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 # ------------------------------------------------------------------ one run, several processes

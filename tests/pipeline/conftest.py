@@ -18,11 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.ci import in_ci
 from support.counting import CountingRegistry, counting_server
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def _spark_missing() -> str | None:

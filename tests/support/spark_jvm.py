@@ -12,7 +12,7 @@ process, the standalone cluster's daemons, executors and drivers. Measured on on
   cost about half as much (15 CPU-s and 14 s for the command without the archive, 8.5 CPU-s
   and 7 s with it).
 
-The archive is made once per installed Java and PySpark (`build`: one small Spark job lists the
+The archive is made once per installed Java and PySpark install (`build`: one small Spark job lists the
 classes it loads, then `java -Xshare:dump` writes them), under `~/.cache/sqlregistry/spark-cds`,
 and `scripts/test` makes it before the run. Java maps it only when the class path is the one it
 was made with, and refuses any class path holding a non-empty directory, which is where Spark
@@ -95,7 +95,10 @@ def _folder() -> Path | None:
     java, jars = _java(), _pyspark_jars()
     if java is None or jars is None:
         return None
+    # The archive holds the class path it was made with (each jar's path): another
+    # environment's PySpark, even the same version, needs its own.
     key = hashlib.sha256()
+    key.update(str(jars.resolve()).encode())
     key.update(os.path.realpath(java).encode())
     key.update(str(os.stat(os.path.realpath(java)).st_mtime_ns).encode())
     for jar in sorted(jars.glob("*.jar")):
