@@ -72,6 +72,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # environment: the JIT's first tier, no UI, and the class-data-sharing archive that
     # scripts/test makes (support/spark_jvm.py).
     os.environ.update(spark_jvm.current().environment())
+    # boto3 asks an AWS endpoint up to five times, backing off between tries: the tests' KMS is
+    # moto on loopback, where a refusal is the answer (an unreachable KMS cost a test 14 s).
+    os.environ.setdefault("AWS_MAX_ATTEMPTS", "1")
     # Live servers start as forks of a process that imported the registry once
     # (support/forkserver.py); SQLREGISTRY_TEST_FORK_SERVER=0 starts each as a new interpreter.
     if os.environ.get("SQLREGISTRY_TEST_FORK_SERVER", "1") != "0":

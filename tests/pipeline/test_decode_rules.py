@@ -287,10 +287,10 @@ def test_a_stream_of_encrypted_records_comes_out_in_clear_on_both_paths(engine, 
 
 def test_an_unreachable_kms_fails_the_job_even_when_bad_records_are_routed(spark, live_server):
     """Records encrypted under an AWS KMS key (moto on loopback); the job is pointed at a KMS
-    endpoint where nothing listens: no record is at fault, so routing does not hide it (boto3's
-    own retries make this about 14 s, so the fail mode, which fails anyway, is not run too; on the
-    Python path, since on the JVM's the driver would first spend as long finding the keys before it
-    leaves the decryption to the workers, as the wrong-secret test shows)."""
+    endpoint where nothing listens: no record is at fault, so routing does not hide it (the fail
+    mode fails anyway, so it is not run too; on the Python path, since on the JVM's the driver
+    would first try to find the keys before it leaves the decryption to the workers, as the
+    wrong-secret test shows)."""
     import boto3
     from moto.server import ThreadedMotoServer
     from support.postgres import free_port

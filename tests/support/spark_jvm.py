@@ -119,16 +119,22 @@ def current() -> SparkJvm:
     return SparkJvm(conf_dir, archive if archive.exists() else None)
 
 
-# The job whose loaded classes go into the archive: a session, Parquet both ways, SQL, a
-# shuffle, an Arrow UDF, and Avro's Java library (the pipeline's decoder uses it).
+# The job whose loaded classes go into the archive: a session with Hive support (the table
+# tests' and `--table`'s metastore), Parquet both ways, SQL, a shuffle, a table, an Arrow UDF,
+# and Avro's Java library (the pipeline's decoder uses it).
 _LISTING_JOB = """
 import sys
 from pyspark.sql import SparkSession, functions as F
 out = sys.argv[1]
 spark = SparkSession.builder.master("local[1]").config("spark.driver.host", "127.0.0.1") \\
-    .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate()
+    .config("spark.driver.bindAddress", "127.0.0.1").config("spark.sql.warehouse.dir", out + "/w") \\
+    .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={out}/m;create=true") \\
+    .enableHiveSupport().getOrCreate()
 df = spark.range(200).withColumn("s", F.concat(F.lit("v"), F.col("id").cast("string")))
 df.write.parquet(out + "/p")
+df.write.saveAsTable("listing")
+spark.sql("ALTER TABLE listing ADD COLUMNS (extra STRING COMMENT 'c')")
+spark.table("listing").count()
 back = spark.read.parquet(out + "/p")
 back.groupBy((F.col("id") % 3).alias("k")).agg(F.count("*"), F.max("s")).collect()
 back.withColumn("b", F.col("s").cast("binary")).withColumn("t", F.struct("id", "s")).selectExpr(
