@@ -11,7 +11,7 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
 from confluent_kafka.schema_registry.rule_registry import RuleRegistry
-from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor
+from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor, _value_to_cel
 from confluent_kafka.schema_registry.rules.cel.cel_field_executor import CelFieldExecutor
 from confluent_kafka.schema_registry.rules.encryption.encrypt_executor import (
     EncryptionExecutor, FieldEncryptionExecutor,
@@ -20,7 +20,10 @@ from confluent_kafka.schema_registry.rules.encryption.localkms.local_driver impo
 from confluent_kafka.schema_registry.rules.jsonata.jsonata_executor import JsonataExecutor
 from confluent_kafka.serialization import MessageField, SerializationContext
 
+from app.client.rules.cel_executor import from_cel
+
 LocalKmsDriver.register()
+_CEL = CelExecutor()
 WRITER_CONF = {"auto.register.schemas": False, "use.latest.version": True}
 
 
@@ -102,3 +105,20 @@ message Person {{
   string ssn = 2 [(confluent.field_meta).tags = "PII"];
 }}
 """
+
+
+class ConfluentCelFailed(Exception):
+    """confluent-kafka's CEL executor refused or failed the expression: what a rule reports as failed."""
+
+
+def confluent_cel(expr: str, variables: dict[str, Any]) -> Any:
+    """confluent-kafka's CEL executor over `expr` with `variables` bound as it binds a record's
+    values; the result as our executor's `from_cel` gives it back."""
+    try:
+        program = _CEL._env.program(_CEL._env.compile(expr), functions=_CEL._funcs)
+        result = program.evaluate({name: _value_to_cel(value) for name, value in variables.items()})
+    except Exception as exc:  # any failure: what a rule reports as failed
+        raise ConfluentCelFailed(str(exc)) from exc
+    if isinstance(result, Exception):
+        raise ConfluentCelFailed(str(result))
+    return from_cel(result)

@@ -8,24 +8,21 @@ import datetime
 from decimal import Decimal
 from typing import Any
 
-from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor, _value_to_cel
+from confluent_rules import ConfluentCelFailed, confluent_cel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.client.rules.cel_executor import from_cel, run, to_cel
+from app.client.rules.cel_executor import run, to_cel
 from app.client.rules.executors import RuleError
 
-CONFLUENT = CelExecutor()
 ERROR = "error"
 
 
 def theirs(expr: str, variables: dict[str, Any]) -> Any:
     try:
-        program = CONFLUENT._env.program(CONFLUENT._env.compile(expr), functions=CONFLUENT._funcs)
-        result = program.evaluate({name: _value_to_cel(value) for name, value in variables.items()})
-    except Exception:  # any failure: what a rule reports as failed
+        return _plain(confluent_cel(expr, variables))
+    except ConfluentCelFailed:
         return ERROR
-    return ERROR if isinstance(result, Exception) else _plain(from_cel(result))
 
 
 def ours(expr: str, variables: dict[str, Any]) -> Any:

@@ -15,13 +15,13 @@ from typing import Any
 import fastavro.read
 import pytest
 from confluent_kafka.schema_registry.confluent.type import variant_pb2
-from confluent_rules import context, deserializer, serializer
+from confluent_rules import ConfluentCelFailed, confluent_cel, context, deserializer, serializer
 
 from app.client import AvroDeserializer, AvroSerializer, RegistryClient, UseLatest
 from app.client.errors import RuleFailed
 from app.client.records import Rule, RuleSet, Schema
 from app.client.rules.avro_walker import AvroWalker
-from app.client.rules.cel_executor import from_cel, run, to_cel
+from app.client.rules.cel_executor import run, to_cel
 from app.client.rules.context import WRITE
 from app.client.rules.execution import DOMAIN, RuleRunner
 from app.client.rules.executors import RuleError
@@ -278,15 +278,10 @@ def test_a_record_of_two_bytes_fields_without_the_logical_type_stays_a_map() -> 
 
 def theirs(expr: str, variables: dict[str, Any]) -> Any:
     """confluent-kafka 2.16's CEL executor over the same expression and variables."""
-    from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor, _value_to_cel
-
-    executor = CelExecutor()
     try:
-        program = executor._env.program(executor._env.compile(expr), functions=executor._funcs)
-        result = program.evaluate({name: _value_to_cel(value) for name, value in variables.items()})
-    except Exception:  # any failure: what a rule reports as failed
+        return comparable(confluent_cel(expr, variables))
+    except ConfluentCelFailed:
         return ERROR
-    return ERROR if isinstance(result, Exception) else comparable(from_cel(result))
 
 
 def comparable(value: Any) -> Any:
