@@ -10,7 +10,7 @@ import io
 import json
 import os
 import uuid
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import pytest
 from confluent_rules import (
@@ -89,23 +89,39 @@ def test_deterministic_encryption_gives_confluents_bytes(live_server: str, fmt: 
 
 
 def test_dek_versions_rotate_after_the_expiry_days_and_both_clients_read_every_version(live_server: str) -> None:
-    topic, subject = setup(live_server, AVRO, **{"encrypt.dek.expiry.days": "1"})
-    now = [0]
-    executors = ExecutorRegistry()
-    executors.register(FieldEncryptionExecutor(clock=lambda: now[0]))
-    write, read = ours(AVRO, live_server, subject, rule_executors=executors)
-    first = write(RECORD)
-    made = RegistryClient(live_server).transport.request(
-        "GET", f"/dek-registry/v1/keks/{_kek_of(live_server, subject)}/deks/{subject}")
-    now[0] = made["ts"] + 2 * 24 * 3600 * 1000  # two days after the first DEK was made
-    second = write(RECORD)
+    written = _written_under_two_dek_versions(live_server)
+    topic, subject = written.topic, written.subject
     versions = RegistryClient(live_server).transport.request(
         "GET", f"/dek-registry/v1/keks/{_kek_of(live_server, subject)}/deks/{subject}/versions")
     assert versions == [1, 2]
     confluent = deserializer(AVRO, live_server, {"secret": SECRET})
-    for data in (first, second):
-        assert read(data) == RECORD
+    for data in (written.first, written.second):
+        assert written.read(data) == RECORD
         assert confluent(data, context(topic)) == RECORD
+
+
+class TwoDekVersions(NamedTuple):
+    """A topic, its subject (one-day DEK expiry), a record written under DEK version 1 and one
+    written two days later under version 2, and our deserializer for them."""
+
+    topic: str
+    subject: str
+    first: bytes
+    second: bytes
+    read: Callable[[bytes], Any]
+
+
+def _written_under_two_dek_versions(url: str) -> TwoDekVersions:
+    topic, subject = setup(url, AVRO, **{"encrypt.dek.expiry.days": "1"})
+    now = [0]
+    executors = ExecutorRegistry()
+    executors.register(FieldEncryptionExecutor(clock=lambda: now[0]))
+    write, read = ours(AVRO, url, subject, rule_executors=executors)
+    first = write(RECORD)
+    made = RegistryClient(url).transport.request(
+        "GET", f"/dek-registry/v1/keks/{_kek_of(url, subject)}/deks/{subject}")
+    now[0] = made["ts"] + 2 * 24 * 3600 * 1000  # two days after the first DEK was made
+    return TwoDekVersions(topic, subject, first, write(RECORD), read)
 
 
 def _kek_of(url: str, subject: str) -> str:
@@ -120,16 +136,8 @@ def test_gcm_keys_are_the_raw_aes_keys_of_every_dek_version_a_reader_uses(live_s
 
     from app.client.rules.context import READ, RuleContext
 
-    topic, subject = setup(live_server, AVRO, **{"encrypt.dek.expiry.days": "1"})
-    now = [0]
-    executors = ExecutorRegistry()
-    executors.register(FieldEncryptionExecutor(clock=lambda: now[0]))
-    write, _ = ours(AVRO, live_server, subject, rule_executors=executors)
-    first = write(RECORD)
-    made = RegistryClient(live_server).transport.request(
-        "GET", f"/dek-registry/v1/keks/{_kek_of(live_server, subject)}/deks/{subject}")
-    now[0] = made["ts"] + 2 * 24 * 3600 * 1000
-    second = write(RECORD)
+    written = _written_under_two_dek_versions(live_server)
+    subject, first, second = written.subject, written.first, written.second
     schema = RegistryClient(live_server).get_latest_version(subject).schema
     rule = schema.rule_set.domain_rules[0]  # type: ignore[union-attr]
     ctx = RuleContext(subject, 1, READ, rule, 0, (rule,), None, schema, {"secret": SECRET}, None,
