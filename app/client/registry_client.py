@@ -36,7 +36,7 @@ from app.client.records import (
     Schema,
     SubjectVersion,
 )
-from app.client.transport import RetryPolicy, Transport
+from app.client.transport import MAX_REPLY_BYTES, RetryPolicy, Transport
 
 _LIVE: weakref.WeakSet[RegistryClient] = weakref.WeakSet()
 LATEST = "latest"
@@ -79,6 +79,7 @@ class RegistryClient:
         cache_ttl: float = 30.0,
         pool_size: int = 16,
         bearer_token: str | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         url_list = [url.strip() for url in urls.split(",")] if isinstance(urls, str) else list(urls)
         for url in url_list:
@@ -88,9 +89,11 @@ class RegistryClient:
         self._options: dict[str, Any] = dict(
             urls=url_list, auth=auth, timeout=timeout, retries=retries, backoff=backoff,
             backoff_max=backoff_max, cache_ttl=cache_ttl, pool_size=pool_size, bearer_token=bearer_token,
+            max_reply_bytes=max_reply_bytes,
         )
         self.transport = Transport(url_list, auth=auth, bearer_token=bearer_token, timeout=timeout,
-                                   pool_size=pool_size, policy=RetryPolicy(retries, backoff, backoff_max))
+                                   pool_size=pool_size, policy=RetryPolicy(retries, backoff, backoff_max),
+                                   max_reply_bytes=max_reply_bytes)
         self._schemas: OnceCache[tuple[int, str | None, str | None], Schema] = OnceCache()
         self._registered: OnceCache[tuple[str, Schema, bool], RegisteredSchema] = OnceCache()
         self._looked_up: OnceCache[tuple[str, Schema, bool], RegisteredSchema] = OnceCache()

@@ -37,7 +37,7 @@ def registry_access(registry: RegistryClient) -> dict[str, object]:
     transport = registry.transport
     return {"urls": list(transport.urls), "authorization": transport.authorization, "timeout": transport.timeout,
             "retries": transport.policy.retries, "backoff": transport.policy.backoff,
-            "backoff_max": transport.policy.backoff_max}
+            "backoff_max": transport.policy.backoff_max, "max_reply_bytes": transport.max_reply_bytes}
 
 
 def decode_plan(headers: list[bytes] | None, registry: RegistryClient, reader_text: str, framing: Framing,

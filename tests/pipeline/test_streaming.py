@@ -165,6 +165,25 @@ def test_an_unreachable_registry_fails_the_stream_rather_than_its_records(engine
 
 
 @live_sqlite
+def test_a_registry_reply_longer_than_the_clients_bound_fails_the_stream(engine, spark, live_server, unique_subject,
+                                                                         tmp_path):
+    """The executors read a writer's reply up to the client's `max_reply_bytes`, as the client
+    does: a longer one is refused as an unreachable peer is, never read whole."""
+    client = RegistryClient(live_server)
+    dumps = tmp_path / "dumps"
+    drop(spark, dumps / "part-0", [AvroSerializer(client, EVENT_V1, subject=unique_subject())(event(1, 0))], 0)
+    bounded = RegistryClient(live_server, retries=0, max_reply_bytes=64)  # less than the writer's schema
+    decoded = decode_with_schema(stream_of(spark, dumps), "value", bounded, EVENT_V1, on_error="route",
+                                 engine=engine)
+    query = memory_query(decoded, f"bounded_{engine}", tmp_path / "checkpoint")
+    try:
+        with pytest.raises(StreamingQueryException, match="(more|longer) than 64 bytes"):
+            query.processAllAvailable()
+    finally:
+        query.stop()
+
+
+@live_sqlite
 def test_a_stream_writer_with_references_decodes_with_them_fetched_first(engine, spark, live_server, unique_subject,
                                                                           tmp_path):
     client = RegistryClient(live_server)

@@ -1,6 +1,7 @@
 package org.sqlregistry.pipeline;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,6 +57,7 @@ final class RegistryWriters {
     private final int retries;
     private final double backoff;
     private final double backoffMax;
+    private final int maxReplyBytes;
     private final boolean byFingerprint;
     private final HttpClient http;
     private final ConcurrentHashMap<ByteBuffer, Lookup> lookups = new ConcurrentHashMap<>();
@@ -81,6 +83,7 @@ final class RegistryWriters {
         retries = registry.get("retries").asInt();
         backoff = registry.get("backoff").asDouble();
         backoffMax = registry.get("backoff_max").asDouble();
+        maxReplyBytes = registry.get("max_reply_bytes").asInt();
         this.byFingerprint = byFingerprint;
         http = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER).build();
     }
@@ -178,9 +181,9 @@ final class RegistryWriters {
             int start = preferred;
             for (int offset = 0; offset < urls.size(); offset++) {
                 int index = (start + offset) % urls.size();
-                HttpResponse<String> reply;
+                Reply reply;
                 try {
-                    reply = http.send(request(urls.get(index) + path), HttpResponse.BodyHandlers.ofString());
+                    reply = fetch(urls.get(index) + path);
                 } catch (IOException e) {
                     lastFailure = "RegistryUnavailable: GET " + urls.get(index) + path + ": " + e;
                     continue;
@@ -188,19 +191,19 @@ final class RegistryWriters {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("interrupted while asking the registry for " + path, e);
                 }
-                if (reply.statusCode() >= 500) {
+                if (reply.status >= 500) {
                     lastFailure = "RegistryServerError: " + errorText(reply);
                     continue;
                 }
                 preferred = index;
-                if (reply.statusCode() >= 400) {
-                    JsonNode body = parse(reply.body());
+                if (reply.status >= 400) {
+                    JsonNode body = parse(reply.body);
                     if (writerLookup && body != null && body.path("error_code").asInt() == 40403) {
                         throw new WriterNotFound("SchemaNotFound: " + errorText(reply));
                     }
                     throw new IllegalStateException("the registry refused GET " + path + ": " + errorText(reply));
                 }
-                JsonNode body = parse(reply.body());
+                JsonNode body = parse(reply.body);
                 if (body == null) {
                     throw new IllegalStateException("the registry's answer to GET " + path + " is not JSON");
                 }
@@ -230,16 +233,41 @@ final class RegistryWriters {
         }
     }
 
+    /** A reply: its status and its body, read up to the client's max_reply_bytes. */
+    private static final class Reply {
+        final int status;
+        final String body;
+
+        Reply(int status, String body) {
+            this.status = status;
+            this.body = body;
+        }
+    }
+
+    /** GET `url`; a reply longer than the client's max_reply_bytes fails as a refused connection does (the next
+     * URL is tried), as the Python transport's does, so a wrong or hostile peer cannot fill an
+     * executor's memory. */
+    private Reply fetch(String url) throws IOException, InterruptedException {
+        HttpResponse<InputStream> response = http.send(request(url), HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream in = response.body()) {
+            byte[] bytes = in.readNBytes(maxReplyBytes + 1);
+            if (bytes.length > maxReplyBytes) {
+                throw new IOException("the reply is longer than " + maxReplyBytes + " bytes");
+            }
+            return new Reply(response.statusCode(), new String(bytes, StandardCharsets.UTF_8));
+        }
+    }
+
     /** The message as the Python client words it: "{message} (error_code N, HTTP S)". */
-    private static String errorText(HttpResponse<String> reply) {
-        JsonNode body = parse(reply.body());
-        int status = reply.statusCode();
+    private static String errorText(Reply reply) {
+        JsonNode body = parse(reply.body);
+        int status = reply.status;
         if (body != null && body.path("error_code").isInt()) {
             String message = body.path("message").asText("");
-            return (message.isEmpty() ? reply.body() : message) + " (error_code " + body.path("error_code").asInt()
+            return (message.isEmpty() ? reply.body : message) + " (error_code " + body.path("error_code").asInt()
                     + ", HTTP " + status + ")";
         }
-        String text = reply.body() == null || reply.body().isEmpty() ? "HTTP " + status : reply.body();
+        String text = reply.body.isEmpty() ? "HTTP " + status : reply.body;
         return text + " (error_code " + status + ", HTTP " + status + ")";
     }
 
